@@ -1,0 +1,352 @@
+//! Field errors shaped like the API server's `StatusCause`: upstream field paths, cause types
+//! and the exact message text of `field.Error.Error()`.
+
+use crate::gofmt;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+
+/// A field path built the way apimachinery's `field.Path` builds it: `.child`, `[index]`,
+/// `[key]`. The empty path renders as `<nil>`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Path(String);
+
+impl Path {
+    /// The root (empty) path.
+    pub fn root() -> Self {
+        Path(String::new())
+    }
+
+    /// A path starting with one named element.
+    pub fn new(name: &str) -> Self {
+        Path(name.to_string())
+    }
+
+    /// A path from an already rendered string (`spec.x[0]`).
+    pub fn from_rendered(s: impl Into<String>) -> Self {
+        Path(s.into())
+    }
+
+    pub fn child(&self, name: &str) -> Self {
+        if self.0.is_empty() {
+            Path(name.to_string())
+        } else {
+            let mut s = String::with_capacity(self.0.len() + 1 + name.len());
+            s.push_str(&self.0);
+            s.push('.');
+            s.push_str(name);
+            Path(s)
+        }
+    }
+
+    pub fn index(&self, i: usize) -> Self {
+        Path(format!("{}[{}]", self.0, i))
+    }
+
+    pub fn key(&self, k: &str) -> Self {
+        Path(format!("{}[{}]", self.0, k))
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("<nil>")
+        } else {
+            f.write_str(&self.0)
+        }
+    }
+}
+
+/// The cause types of `k8s.io/apimachinery/pkg/util/validation/field`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorType {
+    NotFound,
+    Required,
+    Duplicate,
+    Invalid,
+    NotSupported,
+    Forbidden,
+    TooLong,
+    TooMany,
+    Internal,
+    TypeInvalid,
+}
+
+impl ErrorType {
+    /// The `StatusCause.reason` string.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "FieldValueNotFound",
+            ErrorType::Required => "FieldValueRequired",
+            ErrorType::Duplicate => "FieldValueDuplicate",
+            ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::Forbidden => "FieldValueForbidden",
+            ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::TooMany => "FieldValueTooMany",
+            ErrorType::Internal => "InternalError",
+            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
+        }
+    }
+
+    /// Parses a `StatusCause.reason` string.
+    pub fn from_reason(s: &str) -> Option<Self> {
+        Some(match s {
+            "FieldValueNotFound" => ErrorType::NotFound,
+            "FieldValueRequired" => ErrorType::Required,
+            "FieldValueDuplicate" => ErrorType::Duplicate,
+            "FieldValueInvalid" => ErrorType::Invalid,
+            "FieldValueNotSupported" => ErrorType::NotSupported,
+            "FieldValueForbidden" => ErrorType::Forbidden,
+            "FieldValueTooLong" => ErrorType::TooLong,
+            "FieldValueTooMany" => ErrorType::TooMany,
+            "InternalError" => ErrorType::Internal,
+            "FieldValueTypeInvalid" => ErrorType::TypeInvalid,
+            _ => return None,
+        })
+    }
+
+    /// The human text of the type (`ErrorType.String()`).
+    pub fn text(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "Not found",
+            ErrorType::Required => "Required value",
+            ErrorType::Duplicate => "Duplicate value",
+            ErrorType::Invalid | ErrorType::TypeInvalid => "Invalid value",
+            ErrorType::NotSupported => "Unsupported value",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::TooLong => "Too long",
+            ErrorType::TooMany => "Too many",
+            ErrorType::Internal => "Internal error",
+        }
+    }
+}
+
+/// A bad value as the Go code holds it, which decides how the message prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BadValue {
+    /// `field.OmitValueType`: not printed.
+    Omit,
+    /// A Go `int`/`int64`: printed with `%v`.
+    Int(i64),
+    /// A Go `float64`: printed with `%v`.
+    Float(f64),
+    Bool(bool),
+    /// A Go `string`: printed with `%q`.
+    Str(String),
+    /// Any other value: printed as `json.Marshal` prints it (`null` for nil).
+    Json(Value),
+    /// A value whose JSON rendering is already known (a Go struct, say).
+    Rendered { json: String, value: Value },
+}
+
+impl BadValue {
+    /// The bad value as a decoded JSON value would be held by Go code
+    /// (`interface{}` holding `int64`, `float64`, `string`, `bool`, maps or slices).
+    pub fn from_value(v: &Value) -> Self {
+        match v {
+            Value::Bool(b) => BadValue::Bool(*b),
+            Value::String(s) => BadValue::Str(s.clone()),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => BadValue::Int(i),
+                None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
+            },
+            other => BadValue::Json(other.clone()),
+        }
+    }
+
+    /// The rendering used inside messages.
+    pub fn render(&self) -> Option<String> {
+        Some(match self {
+            BadValue::Omit => return None,
+            BadValue::Int(i) => i.to_string(),
+            BadValue::Float(f) => gofmt::float_v(*f),
+            BadValue::Bool(b) => b.to_string(),
+            BadValue::Str(s) => gofmt::quote(s),
+            BadValue::Json(v) => gofmt::json(v),
+            BadValue::Rendered { json, .. } => json.clone(),
+        })
+    }
+
+    /// The value as JSON (for `badValue` in JSON output).
+    pub fn to_json(&self) -> Value {
+        match self {
+            BadValue::Omit => Value::Null,
+            BadValue::Int(i) => Value::from(*i),
+            BadValue::Float(f) => serde_json::Number::from_f64(*f)
+                .map(Value::Number)
+                .unwrap_or(Value::Null),
+            BadValue::Bool(b) => Value::Bool(*b),
+            BadValue::Str(s) => Value::String(s.clone()),
+            BadValue::Json(v) => v.clone(),
+            BadValue::Rendered { value, .. } => value.clone(),
+        }
+    }
+}
+
+/// One field error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cause {
+    pub field: Path,
+    pub kind: ErrorType,
+    pub bad_value: BadValue,
+    pub detail: String,
+}
+
+impl Cause {
+    pub fn new(kind: ErrorType, field: Path, bad_value: BadValue, detail: impl Into<String>) -> Self {
+        Cause {
+            field,
+            kind,
+            bad_value,
+            detail: detail.into(),
+        }
+    }
+
+    pub fn required(field: Path, detail: impl Into<String>) -> Self {
+        Cause::new(ErrorType::Required, field, BadValue::Str(String::new()), detail)
+    }
+
+    pub fn forbidden(field: Path, detail: impl Into<String>) -> Self {
+        Cause::new(ErrorType::Forbidden, field, BadValue::Str(String::new()), detail)
+    }
+
+    pub fn invalid(field: Path, value: BadValue, detail: impl Into<String>) -> Self {
+        Cause::new(ErrorType::Invalid, field, value, detail)
+    }
+
+    pub fn type_invalid(field: Path, value: BadValue, detail: impl Into<String>) -> Self {
+        Cause::new(ErrorType::TypeInvalid, field, value, detail)
+    }
+
+    pub fn internal(field: Path, detail: impl Into<String>) -> Self {
+        Cause::new(ErrorType::Internal, field, BadValue::Omit, detail)
+    }
+
+    pub fn duplicate(field: Path, value: BadValue) -> Self {
+        Cause::new(ErrorType::Duplicate, field, value, "")
+    }
+
+    /// `field.NotSupported`: the detail lists the quoted supported values.
+    pub fn not_supported<S: AsRef<str>>(field: Path, value: BadValue, supported: &[S]) -> Self {
+        let detail = if supported.is_empty() {
+            String::new()
+        } else {
+            let quoted: Vec<String> = supported.iter().map(|s| gofmt::quote(s.as_ref())).collect();
+            format!("supported values: {}", quoted.join(", "))
+        };
+        Cause::new(ErrorType::NotSupported, field, value, detail)
+    }
+
+    /// `field.TooLong` (also what `TooLongMaxLength` produces).
+    pub fn too_long(field: Path, value: BadValue, max_length: i64) -> Self {
+        let detail = if max_length >= 0 {
+            let unit = if max_length == 1 { "byte" } else { "bytes" };
+            format!("may not be more than {max_length} {unit}")
+        } else {
+            "value is too long".to_string()
+        };
+        Cause::new(ErrorType::TooLong, field, value, detail)
+    }
+
+    /// `field.TooMany`.
+    pub fn too_many(field: Path, actual: i64, max: i64) -> Self {
+        let detail = if max >= 0 {
+            let unit = if max == 1 { "item" } else { "items" };
+            format!("must have at most {max} {unit}")
+        } else {
+            "has too many items".to_string()
+        };
+        let value = if actual >= 0 {
+            BadValue::Int(actual)
+        } else {
+            BadValue::Omit
+        };
+        Cause::new(ErrorType::TooMany, field, value, detail)
+    }
+
+    /// `ErrorBody()`: the message without the field.
+    pub fn body(&self) -> String {
+        let mut s = String::from(self.kind.text());
+        let prints_value = !matches!(
+            self.kind,
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal
+        );
+        if prints_value && let Some(v) = self.bad_value.render() {
+            s.push_str(": ");
+            s.push_str(&v);
+        }
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+
+    /// `Error()`: `field: body`.
+    pub fn message(&self) -> String {
+        format!("{}: {}", self.field, self.body())
+    }
+
+    /// The JSON shape of DESIGN.md (a `StatusCause` plus detail and badValue).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "field": self.field.to_string(),
+            "type": self.kind.reason(),
+            "detail": self.detail,
+            "badValue": self.bad_value.to_json(),
+            "message": self.message(),
+        })
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl Serialize for Cause {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_render_like_field_path() {
+        let p = Path::new("spec").child("versions").index(0).child("schema");
+        assert_eq!(p.to_string(), "spec.versions[0].schema");
+        assert_eq!(p.child("properties").key("a.b").to_string(), "spec.versions[0].schema.properties[a.b]");
+        assert_eq!(Path::root().to_string(), "<nil>");
+        assert_eq!(Path::root().child("x").to_string(), "x");
+    }
+
+    #[test]
+    fn messages_match_upstream_text() {
+        let c = Cause::invalid(Path::new("spec").child("x"), BadValue::Str("ab".into()), "bad");
+        assert_eq!(c.message(), r#"spec.x: Invalid value: "ab": bad"#);
+        let c = Cause::required(Path::new("spec"), "");
+        assert_eq!(c.message(), "spec: Required value");
+        let c = Cause::not_supported(Path::new("t"), BadValue::Str("bag".into()), &["atomic", "set"]);
+        assert_eq!(c.message(), r#"t: Unsupported value: "bag": supported values: "atomic", "set""#);
+        let c = Cause::too_many(Path::new("l"), 3, 1);
+        assert_eq!(c.message(), "l: Too many: 3: must have at most 1 item");
+        let c = Cause::too_long(Path::new("s"), BadValue::Str("abc".into()), 2);
+        assert_eq!(c.message(), "s: Too long: may not be more than 2 bytes");
+        let c = Cause::invalid(Path::root(), BadValue::Json(Value::Null), "x");
+        assert_eq!(c.message(), "<nil>: Invalid value: null: x");
+    }
+}

@@ -1,0 +1,13 @@
+//! crd-audit: audit CustomResourceDefinition schemas and the objects stored under them with
+//! the semantics of kube-apiserver.
+//!
+//! The engine (everything but `cli`) is pure: it takes `serde_json::Value`s and returns
+//! field errors ([`cause::Cause`]), with no I/O.
+
+pub mod cause;
+pub mod crd;
+pub mod gofmt;
+pub mod load;
+pub mod schema;
+pub mod structural;
+pub mod validate;

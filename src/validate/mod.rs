@@ -1,0 +1,5 @@
+//! Object validation with API-server semantics.
+
+pub mod formats;
+pub mod goregex;
+pub mod objectmeta;
