@@ -1,1 +1,3 @@
-//! (being written)
+//! ObjectMeta validation of custom resources.
+//!
+//! STUB: being replaced by the full implementation.
