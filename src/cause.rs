@@ -146,7 +146,10 @@ pub enum BadValue {
     /// Any other value: printed as `json.Marshal` prints it (`null` for nil).
     Json(Value),
     /// A value whose JSON rendering is already known (a Go struct, say).
-    Rendered { json: String, value: Value },
+    Rendered {
+        json: String,
+        value: Value,
+    },
 }
 
 impl BadValue {
@@ -203,7 +206,12 @@ pub struct Cause {
 }
 
 impl Cause {
-    pub fn new(kind: ErrorType, field: Path, bad_value: BadValue, detail: impl Into<String>) -> Self {
+    pub fn new(
+        kind: ErrorType,
+        field: Path,
+        bad_value: BadValue,
+        detail: impl Into<String>,
+    ) -> Self {
         Cause {
             field,
             kind,
@@ -213,11 +221,21 @@ impl Cause {
     }
 
     pub fn required(field: Path, detail: impl Into<String>) -> Self {
-        Cause::new(ErrorType::Required, field, BadValue::Str(String::new()), detail)
+        Cause::new(
+            ErrorType::Required,
+            field,
+            BadValue::Str(String::new()),
+            detail,
+        )
     }
 
     pub fn forbidden(field: Path, detail: impl Into<String>) -> Self {
-        Cause::new(ErrorType::Forbidden, field, BadValue::Str(String::new()), detail)
+        Cause::new(
+            ErrorType::Forbidden,
+            field,
+            BadValue::Str(String::new()),
+            detail,
+        )
     }
 
     pub fn invalid(field: Path, value: BadValue, detail: impl Into<String>) -> Self {
@@ -329,19 +347,33 @@ mod tests {
     fn paths_render_like_field_path() {
         let p = Path::new("spec").child("versions").index(0).child("schema");
         assert_eq!(p.to_string(), "spec.versions[0].schema");
-        assert_eq!(p.child("properties").key("a.b").to_string(), "spec.versions[0].schema.properties[a.b]");
+        assert_eq!(
+            p.child("properties").key("a.b").to_string(),
+            "spec.versions[0].schema.properties[a.b]"
+        );
         assert_eq!(Path::root().to_string(), "<nil>");
         assert_eq!(Path::root().child("x").to_string(), "x");
     }
 
     #[test]
     fn messages_match_upstream_text() {
-        let c = Cause::invalid(Path::new("spec").child("x"), BadValue::Str("ab".into()), "bad");
+        let c = Cause::invalid(
+            Path::new("spec").child("x"),
+            BadValue::Str("ab".into()),
+            "bad",
+        );
         assert_eq!(c.message(), r#"spec.x: Invalid value: "ab": bad"#);
         let c = Cause::required(Path::new("spec"), "");
         assert_eq!(c.message(), "spec: Required value");
-        let c = Cause::not_supported(Path::new("t"), BadValue::Str("bag".into()), &["atomic", "set"]);
-        assert_eq!(c.message(), r#"t: Unsupported value: "bag": supported values: "atomic", "set""#);
+        let c = Cause::not_supported(
+            Path::new("t"),
+            BadValue::Str("bag".into()),
+            &["atomic", "set"],
+        );
+        assert_eq!(
+            c.message(),
+            r#"t: Unsupported value: "bag": supported values: "atomic", "set""#
+        );
         let c = Cause::too_many(Path::new("l"), 3, 1);
         assert_eq!(c.message(), "l: Too many: 3: must have at most 1 item");
         let c = Cause::too_long(Path::new("s"), BadValue::Str("abc".into()), 2);

@@ -120,7 +120,12 @@ impl Crd {
         let legacy = match api_version {
             "apiextensions.k8s.io/v1" => false,
             "apiextensions.k8s.io/v1beta1" => true,
-            other => return Err(err("apiVersion", format!("unsupported apiVersion {other:?}"))),
+            other => {
+                return Err(err(
+                    "apiVersion",
+                    format!("unsupported apiVersion {other:?}"),
+                ));
+            }
         };
         let empty = Value::Null;
         let meta = doc.get("metadata").unwrap_or(&empty);
@@ -149,14 +154,18 @@ impl Crd {
                     .and_then(|s| s.get("openAPIV3Schema"))
                     .cloned()
                     .or_else(|| if legacy { shared_schema.clone() } else { None });
-                let sub = v.get("subresources").or(if legacy { shared_sub } else { None });
+                let sub = v
+                    .get("subresources")
+                    .or(if legacy { shared_sub } else { None });
                 versions.push(Version {
                     name: str_at(v, "name").to_string(),
                     served: bool_at(v, "served").unwrap_or(false),
                     storage: bool_at(v, "storage").unwrap_or(false),
                     deprecated: bool_at(v, "deprecated").unwrap_or(false),
                     schema,
-                    status_subresource: sub.and_then(|s| s.get("status")).is_some_and(|s| !s.is_null()),
+                    status_subresource: sub
+                        .and_then(|s| s.get("status"))
+                        .is_some_and(|s| !s.is_null()),
                     scale: parse_scale(sub.and_then(|s| s.get("scale"))),
                 });
             }
@@ -192,7 +201,12 @@ impl Crd {
             stored_versions: status
                 .get("storedVersions")
                 .and_then(Value::as_array)
-                .map(|l| l.iter().filter_map(Value::as_str).map(String::from).collect())
+                .map(|l| {
+                    l.iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
                 .unwrap_or_default(),
             conversion_strategy: spec
                 .get("conversion")
@@ -232,7 +246,9 @@ impl Crd {
     /// The path CRD validation uses for version `i`'s schema.
     pub fn validation_schema_path(&self, i: usize) -> Path {
         if self.schemas_shared() {
-            Path::new("spec").child("validation").child("openAPIV3Schema")
+            Path::new("spec")
+                .child("validation")
+                .child("openAPIV3Schema")
         } else {
             Crd::version_schema_path(i)
         }

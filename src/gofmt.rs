@@ -85,7 +85,7 @@ pub fn float_v(f: f64) -> String {
     }
     let (digits, exp) = shortest_digits(f);
     // strconv 'g' with the shortest precision decides with a precision of 6.
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         format_e(f < 0.0, &digits, exp)
     } else {
         format_f(f < 0.0, &digits, exp)

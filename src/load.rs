@@ -232,7 +232,9 @@ pub fn resolve_plain(s: &str) -> Result<Value, String> {
         }
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
         | ".nan" | ".NaN" | ".NAN" => {
-            return Err(format!("json: unsupported value: {s} (infinity and NaN have no JSON form)"));
+            return Err(format!(
+                "json: unsupported value: {s} (infinity and NaN have no JSON form)"
+            ));
         }
         _ => {}
     }
@@ -257,7 +259,9 @@ pub fn float_after_json_round_trip(f: f64) -> Value {
     if f.fract() == 0.0 && f.abs() < 9.223_372_036_854_775e18 {
         return Value::from(f as i64);
     }
-    Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
+    Number::from_f64(f)
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
 }
 
 /// `strconv.ParseInt(s, 0, 64)` then `ParseUint`: decimal, `0x`, `0o`, `0b`, and legacy
@@ -541,10 +545,9 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                 }) => match key.take() {
                     None => {
                         if matches!(&value, Value::Object(_) | Value::Array(_)) {
-                            return Err(self.error(
-                                Some(span),
-                                "mapping keys must be scalars".into(),
-                            ));
+                            return Err(
+                                self.error(Some(span), "mapping keys must be scalars".into())
+                            );
                         }
                         *key = Some(key_string(value));
                     }
@@ -615,7 +618,9 @@ mod tests {
 
     #[test]
     fn yaml_1_1_scalars() {
-        let v = &docs("a: yes\nb: off\nc: 017\nd: 3.0\ne: '=' \nf: 1e3\ng: 0x1F\nh: ~\ni: 2001-12-14\nj: 1_000\nk: 08\n")[0];
+        let v = &docs(
+            "a: yes\nb: off\nc: 017\nd: 3.0\ne: '=' \nf: 1e3\ng: 0x1F\nh: ~\ni: 2001-12-14\nj: 1_000\nk: 08\n",
+        )[0];
         assert_eq!(
             v,
             &json!({"a": true, "b": false, "c": 15, "d": 3, "e": "=", "f": 1000, "g": 31,
@@ -667,7 +672,10 @@ mod tests {
         let deep = "[".repeat(20_000) + &"]".repeat(20_000);
         let d = parse_str("deep.yaml", &format!("a: {deep}\n"));
         let e = d[0].as_ref().unwrap_err();
-        assert!(e.message.contains("nest") || e.message.contains("recursion limit"), "{e}");
+        assert!(
+            e.message.contains("nest") || e.message.contains("recursion limit"),
+            "{e}"
+        );
         let d = parse_str("deep.json", &deep);
         assert!(d[0].as_ref().unwrap_err().message.contains("nested deeper"));
     }

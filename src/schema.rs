@@ -130,7 +130,10 @@ fn go_type(v: &Value) -> &'static str {
 fn err(path: &str, key: &str, want: &str, got: &Value) -> DecodeError {
     DecodeError {
         path: format!("{path}.{key}"),
-        message: format!("cannot unmarshal {} into a field of type {want}", go_type(got)),
+        message: format!(
+            "cannot unmarshal {} into a field of type {want}",
+            go_type(got)
+        ),
     }
 }
 
@@ -190,10 +193,7 @@ impl Decoder {
     fn strings(&self, path: &str, key: &str, v: &Value) -> Result<Vec<String>, DecodeError> {
         match v {
             Value::Null => Ok(Vec::new()),
-            Value::Array(items) => items
-                .iter()
-                .map(|i| self.string(path, key, i))
-                .collect(),
+            Value::Array(items) => items.iter().map(|i| self.string(path, key, i)).collect(),
             other => Err(err(path, key, "[]string", other)),
         }
     }
@@ -336,10 +336,8 @@ impl Decoder {
                 "allOf" => p.all_of = self.schema_list(path, key, v)?,
                 "oneOf" => p.one_of = self.schema_list(path, key, v)?,
                 "anyOf" => p.any_of = self.schema_list(path, key, v)?,
-                "not" => {
-                    if !v.is_null() {
-                        p.not = Some(Box::new(self.props(&format!("{path}.not"), v)?));
-                    }
+                "not" if !v.is_null() => {
+                    p.not = Some(Box::new(self.props(&format!("{path}.not"), v)?));
                 }
                 "properties" => p.properties = self.schema_map(path, key, v)?,
                 "additionalProperties" => {
@@ -414,7 +412,10 @@ mod tests {
         assert_eq!(p.type_, "object");
         assert_eq!(p.properties["a"].maximum, Some(3.0));
         assert_eq!(p.additional_properties, Some(SchemaOrBool::Bool(false)));
-        assert_eq!(p.x_validations[0].reason.as_deref(), Some("FieldValueForbidden"));
+        assert_eq!(
+            p.x_validations[0].reason.as_deref(),
+            Some("FieldValueForbidden")
+        );
     }
 
     #[test]

@@ -1,2 +1,12 @@
-//! Structural schemas: the conversion of a CRD version schema into the upstream
-//! `Structural` form, the `NonStructuralSchema` rules, and the CRD create-time schema checks.
+//! Structural schemas: which schemas the API server can convert into its `Structural` form,
+//! the `NonStructuralSchema` rules, and the CRD create-time checks of a schema.
+//!
+//! - [`convert`]: the conversion failures (`OpenAPIV3Schema 'id' is not supported`, ...).
+//! - [`rules`]: `ValidateStructural` — the violations the `NonStructuralSchema` condition lists.
+//! - [`crd_schema`]: the schema checks of CRD validation (`crdErrors`).
+//! - [`report`]: everything `crd-audit check` reports for one CRD.
+
+pub mod convert;
+pub mod crd_schema;
+pub mod report;
+pub mod rules;

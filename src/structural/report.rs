@@ -1,0 +1,240 @@
+//! Everything `crd-audit check` reports for one CRD: the `NonStructuralSchema` violations
+//! (and the condition the API server would set), the CRD create-validation errors of its
+//! schemas, create warnings, and stored versions that are no longer served.
+
+use super::{convert, crd_schema, rules};
+use crate::cause::{BadValue, Cause, Path};
+use crate::crd::Crd;
+use crate::schema::{Items, Props, SchemaOrBool};
+use crate::validate::formats;
+
+/// The `NonStructuralSchema` condition as the API server computes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Condition {
+    /// `True` (violations) or `Unknown` (a schema could not be converted).
+    pub status: &'static str,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+/// The result of checking one CRD.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckReport {
+    pub crd: String,
+    pub non_structural: Vec<Cause>,
+    pub condition: Option<Condition>,
+    pub crd_errors: Vec<Cause>,
+    pub warnings: Vec<String>,
+    pub stored_versions_not_served: Vec<String>,
+    /// Parts of the CRD the engine does not evaluate yet, each with its path.
+    pub unsupported: Vec<String>,
+    /// Schemas that cannot even be decoded (the server refuses such a request outright).
+    pub decode_errors: Vec<String>,
+}
+
+impl CheckReport {
+    /// Whether anything was found.
+    pub fn has_findings(&self) -> bool {
+        !self.non_structural.is_empty()
+            || !self.crd_errors.is_empty()
+            || !self.stored_versions_not_served.is_empty()
+            || !self.decode_errors.is_empty()
+    }
+}
+
+/// Joins messages the way `utilerrors.NewAggregate(...).Error()` does.
+pub fn aggregate(messages: &[String]) -> String {
+    let mut unique: Vec<&String> = Vec::new();
+    for m in messages {
+        if !unique.contains(&m) {
+            unique.push(m);
+        }
+    }
+    match unique.as_slice() {
+        [one] => (*one).clone(),
+        many => format!(
+            "[{}]",
+            many.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Checks every version of a CRD.
+pub fn check_crd(crd: &Crd) -> CheckReport {
+    let mut report = CheckReport {
+        crd: crd.name.clone(),
+        stored_versions_not_served: crd.stored_versions_not_served(),
+        ..CheckReport::default()
+    };
+
+    // Decode every version's schema once.
+    let mut schemas: Vec<Option<Props>> = Vec::with_capacity(crd.versions.len());
+    for (i, v) in crd.versions.iter().enumerate() {
+        let decoded = v.schema.as_ref().and_then(|raw| {
+            let path = Crd::version_schema_path(i).to_string();
+            match Props::from_value(&path, raw) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    report.decode_errors.push(e.to_string());
+                    None
+                }
+            }
+        });
+        schemas.push(decoded);
+    }
+
+    non_structural(crd, &schemas, &mut report);
+    crd_errors(crd, &schemas, &mut report);
+    for s in schemas.iter().flatten() {
+        collect_warnings(s, &mut report.warnings);
+        if crd.schemas_shared() {
+            break;
+        }
+    }
+    for (i, s) in schemas.iter().enumerate() {
+        if let Some(s) = s {
+            collect_rules(s, &Crd::version_schema_path(i), &mut report.unsupported);
+        }
+    }
+    report
+}
+
+fn non_structural(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
+    let mut errors = Vec::new();
+    if crd.preserve_unknown_fields {
+        errors.push(Cause::invalid(
+            Path::new("spec").child("preserveUnknownFields"),
+            BadValue::Bool(true),
+            "must be false",
+        ));
+    }
+    for (i, s) in schemas.iter().enumerate() {
+        let Some(s) = s else { continue };
+        let path = Crd::version_schema_path(i);
+        if let Some(e) = convert::conversion_error(s) {
+            // Upstream stops at the first schema it cannot convert.
+            report.condition = Some(Condition {
+                status: "Unknown",
+                reason: "StructuralError",
+                message: format!(
+                    "failed to check validation schema for version {}: {e}",
+                    crd.versions[i].name
+                ),
+            });
+            errors.push(Cause::internal(path, e));
+            report.non_structural = errors;
+            return;
+        }
+        errors.extend(rules::violations(&path, s));
+    }
+    if !errors.is_empty() {
+        let messages: Vec<String> = errors.iter().map(Cause::message).collect();
+        report.condition = Some(Condition {
+            status: "True",
+            reason: "Violations",
+            message: aggregate(&messages),
+        });
+    }
+    report.non_structural = errors;
+}
+
+fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
+    if crd.preserve_unknown_fields {
+        report.crd_errors.push(Cause::invalid(
+            Path::new("spec").child("preserveUnknownFields"),
+            BadValue::Bool(true),
+            "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
+        ));
+    }
+    let shared = crd.schemas_shared();
+    for (i, s) in schemas.iter().enumerate() {
+        let Some(s) = s else { continue };
+        let path = crd.validation_schema_path(i);
+        let conversion = convert::conversion_error(s);
+        if conversion.is_none() {
+            let violations = rules::violations(&path, s);
+            report.crd_errors.extend(violations);
+        }
+        let before = report.crd_errors.len();
+        crd_schema::check(s, &path, &mut report.crd_errors);
+        // A schema that cannot be converted and shows no other problem is still refused.
+        if let Some(e) = conversion
+            && report.crd_errors.len() == before
+        {
+            report.crd_errors.push(Cause::invalid(
+                path.clone(),
+                BadValue::Str(String::new()),
+                e,
+            ));
+        }
+        if shared {
+            break;
+        }
+    }
+}
+
+/// Create warnings: formats the API server does not recognise.
+fn collect_warnings(s: &Props, out: &mut Vec<String>) {
+    visit(s, &mut |p: &Props| {
+        if !p.format.is_empty() && !formats::is_recognized(&p.format) {
+            out.push(format!(
+                "unrecognized format {}",
+                crate::gofmt::quote(&p.format)
+            ));
+        }
+    });
+}
+
+/// Every place that carries `x-kubernetes-validations`, which are not evaluated yet.
+fn collect_rules(s: &Props, path: &Path, out: &mut Vec<String>) {
+    if !s.x_validations.is_empty() {
+        out.push(format!(
+            "{}: {} CEL validation rule(s) are not evaluated yet",
+            path.child("x-kubernetes-validations"),
+            s.x_validations.len()
+        ));
+    }
+    for (k, p) in &s.properties {
+        collect_rules(p, &path.child("properties").key(k), out);
+    }
+    if let Some(item) = s.items_schema() {
+        collect_rules(item, &path.child("items"), out);
+    }
+    if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
+        collect_rules(ap, &path.child("additionalProperties"), out);
+    }
+    for (name, list) in [
+        ("allOf", &s.all_of),
+        ("anyOf", &s.any_of),
+        ("oneOf", &s.one_of),
+    ] {
+        for (i, sub) in list.iter().enumerate() {
+            collect_rules(sub, &path.child(name).index(i), out);
+        }
+    }
+}
+
+/// Calls `f` on every schema node (structure and junctors).
+pub fn visit(s: &Props, f: &mut impl FnMut(&Props)) {
+    f(s);
+    for p in s.properties.values() {
+        visit(p, f);
+    }
+    match &s.items {
+        Some(Items::Schema(item)) => visit(item, f),
+        Some(Items::Array(list)) => list.iter().for_each(|i| visit(i, f)),
+        None => {}
+    }
+    if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
+        visit(ap, f);
+    }
+    for sub in s.all_of.iter().chain(&s.any_of).chain(&s.one_of) {
+        visit(sub, f);
+    }
+    if let Some(n) = &s.not {
+        visit(n, f);
+    }
+}

@@ -1,0 +1,59 @@
+//! Shared helpers for the conformance tests: locating and reading `../shared/conformance`.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// The corpus directory (`CRD_AUDIT_CONFORMANCE`, default `../shared/conformance`), or
+/// `None` with a printed notice when it is absent.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("CRD_AUDIT_CONFORMANCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
+    if dir.join("cases").is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "NOTICE: conformance corpus not found at {} (set CRD_AUDIT_CONFORMANCE); skipping",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Case directories, sorted by id.
+pub fn cases(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir.join("cases"))
+        .expect("read cases")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("crd.yaml").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+pub fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read json")).expect("parse json")
+}
+
+/// A cause as compared: (field, type, message).
+pub type Key = (String, String, String);
+
+pub fn key_of(v: &Value) -> Key {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    (s("field"), s("type"), s("message"))
+}
+
+/// Multiset difference report: (missing from ours, extra in ours).
+pub fn multiset_diff(expected: &[Key], actual: &[Key]) -> (Vec<Key>, Vec<Key>) {
+    let mut rest: Vec<Key> = actual.to_vec();
+    let mut missing = Vec::new();
+    for e in expected {
+        if let Some(i) = rest.iter().position(|a| a == e) {
+            rest.swap_remove(i);
+        } else {
+            missing.push(e.clone());
+        }
+    }
+    (missing, rest)
+}
