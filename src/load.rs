@@ -435,7 +435,13 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                 None => return Err(self.error(None, "unexpected end of YAML stream".into())),
                 Some(Err(e)) => {
                     let line = e.marker().line();
-                    let mut err = self.error(None, format!("invalid YAML: {}", e.info()));
+                    let info = match e.info() {
+                        "recursion limit exceeded" => {
+                            "flow collections ([...] or {...}) nested deeper than 255 levels"
+                        }
+                        other => other,
+                    };
+                    let mut err = self.error(None, format!("invalid YAML: {info}"));
                     err.line = Some(line);
                     return Err(err);
                 }

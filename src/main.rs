@@ -1,1 +1,17 @@
-fn main() {}
+//! `crd-audit`: see `crd-audit --help`.
+
+use clap::Parser;
+use crd_audit::cli::{self, Cli};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // The engine walks schemas and documents recursively; give it a roomy stack.
+    std::thread::Builder::new()
+        .name("crd-audit".into())
+        .stack_size(256 << 20)
+        .spawn(move || cli::run(cli))
+        .expect("spawn the main thread")
+        .join()
+        .unwrap_or(ExitCode::from(cli::EXIT_INPUT_ERROR))
+}

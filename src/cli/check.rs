@@ -1,0 +1,142 @@
+//! `crd-audit check CRD...`: structural violations and CRD-level problems.
+
+use super::inputs::{self, Sourced};
+use super::output::Format;
+use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
+use crate::cause::Cause;
+use crate::crd::Crd;
+use crate::structural::report::{CheckReport, check_crd};
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// CRD files or directories (`-` reads standard input). Multi-document YAML and JSON;
+    /// `kind: List` documents are unpacked.
+    #[arg(required = true, value_name = "CRD")]
+    pub crds: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t)]
+    pub output: Format,
+}
+
+pub fn run(args: &Args) -> u8 {
+    let files = match inputs::expand(&args.crds) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let (mut input_errors, mut findings, mut checked) = (0, 0, 0);
+    for file in files {
+        for doc in inputs::read_file(&file) {
+            let doc = match doc {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    input_errors += 1;
+                    continue;
+                }
+            };
+            for item in inputs::unpack_lists(doc) {
+                if item.doc.value.is_null() {
+                    continue; // an empty document
+                }
+                let crd = match Crd::from_value(&item.doc.value) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!(
+                            "error: {} (line {}): {}: {}",
+                            item.source(),
+                            item.doc.line,
+                            e.path,
+                            e.message
+                        );
+                        input_errors += 1;
+                        continue;
+                    }
+                };
+                let report = check_crd(&crd);
+                checked += 1;
+                if report.has_findings() {
+                    findings += 1;
+                }
+                for e in &report.decode_errors {
+                    eprintln!("error: {}: {e}", item.source());
+                    input_errors += 1;
+                }
+                let written = match args.output {
+                    Format::Json => write_json(&mut out, &item, &report),
+                    Format::Text => write_text(&mut out, &item, &report),
+                };
+                if written.is_err() {
+                    return EXIT_INPUT_ERROR; // stdout closed
+                }
+            }
+        }
+    }
+    if args.output == Format::Text {
+        let _ = writeln!(
+            out,
+            "checked {checked} CRD(s): {findings} with findings, {input_errors} input error(s)"
+        );
+    }
+    if input_errors > 0 {
+        EXIT_INPUT_ERROR
+    } else if findings > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+fn causes_json(list: &[Cause]) -> serde_json::Value {
+    serde_json::Value::Array(list.iter().map(Cause::to_json).collect())
+}
+
+fn write_json(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io::Result<()> {
+    let mut v = json!({
+        "source": item.source(),
+        "crd": r.crd,
+        "nonStructural": causes_json(&r.non_structural),
+        "crdErrors": causes_json(&r.crd_errors),
+        "warnings": r.warnings,
+        "storedVersionsNotServed": r.stored_versions_not_served,
+        "unsupported": r.unsupported,
+    });
+    if let Some(c) = &r.condition {
+        v["nonStructuralCondition"] =
+            json!({"status": c.status, "reason": c.reason, "message": c.message});
+    }
+    writeln!(out, "{v}")
+}
+
+fn write_text(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io::Result<()> {
+    let head = format!("{} {}", item.source(), r.crd);
+    for c in &r.non_structural {
+        writeln!(out, "{head}: NonStructuralSchema: {}", c.message())?;
+    }
+    for c in &r.crd_errors {
+        writeln!(out, "{head}: CRDInvalid: {}", c.message())?;
+    }
+    for v in &r.stored_versions_not_served {
+        writeln!(
+            out,
+            "{head}: StoredVersionNotServed: version {v:?} is listed in status.storedVersions but is not served"
+        )?;
+    }
+    for w in &r.warnings {
+        writeln!(out, "{head}: Warning: {w}")?;
+    }
+    for u in &r.unsupported {
+        writeln!(out, "{head}: Unsupported: {u}")?;
+    }
+    if !r.has_findings() {
+        writeln!(out, "{head}: ok")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! The `crd-audit` command line: one module per command, sharing input reading and output.
+
+pub mod check;
+pub mod inputs;
+pub mod output;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Audit CustomResourceDefinition schemas and the objects stored under them, with the
+/// semantics of kube-apiserver.
+#[derive(Debug, Parser)]
+#[command(name = "crd-audit", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report structural-schema violations and CRD-level problems of every version of each CRD.
+    ///
+    /// Prints what kube-apiserver's NonStructuralSchema condition lists, the errors CRD
+    /// validation would return on create (invalid defaults, list-type misuse, invalid
+    /// patterns, ...), format warnings, and stored versions that are no longer served.
+    /// Exit code 0: nothing found; 1: findings; 2: unreadable input.
+    Check(check::Args),
+}
+
+/// Exit codes of every command.
+pub const EXIT_CLEAN: u8 = 0;
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_INPUT_ERROR: u8 = 2;
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> ExitCode {
+    let code = match cli.command {
+        Command::Check(args) => check::run(&args),
+    };
+    ExitCode::from(code)
+}
