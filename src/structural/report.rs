@@ -149,6 +149,14 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
         ));
     }
+    // apiextensions.k8s.io/v1 requires a schema for every version.
+    for (i, v) in crd.versions.iter().enumerate() {
+        if v.schema.is_none() {
+            report
+                .crd_errors
+                .push(Cause::required(Crd::version_schema_path(i), ""));
+        }
+    }
     let shared = crd.schemas_shared();
     for (i, s) in schemas.iter().enumerate() {
         let Some(s) = s else { continue };
@@ -179,11 +187,8 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
 /// Create warnings: formats the API server does not recognise.
 fn collect_warnings(s: &Props, out: &mut Vec<String>) {
     visit(s, &mut |p: &Props| {
-        if !p.format.is_empty() && !formats::is_recognized(&p.format) {
-            out.push(format!(
-                "unrecognized format {}",
-                crate::gofmt::quote(&p.format)
-            ));
+        if let Some(w) = formats::format_warning(&p.type_, &p.format) {
+            out.push(w);
         }
     });
 }

@@ -3,3 +3,4 @@
 pub mod formats;
 pub mod goregex;
 pub mod objectmeta;
+pub mod prune;
