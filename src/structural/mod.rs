@@ -8,5 +8,6 @@
 
 pub mod convert;
 pub mod crd_schema;
+pub mod defaults;
 pub mod report;
 pub mod rules;

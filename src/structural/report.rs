@@ -2,7 +2,7 @@
 //! (and the condition the API server would set), the CRD create-validation errors of its
 //! schemas, create warnings, and stored versions that are no longer served.
 
-use super::{convert, crd_schema, rules};
+use super::{convert, crd_schema, defaults, rules};
 use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Crd;
 use crate::schema::{Items, Props, SchemaOrBool};
@@ -164,6 +164,9 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
         let conversion = convert::conversion_error(s);
         if conversion.is_none() {
             let violations = rules::violations(&path, s);
+            if violations.is_empty() {
+                defaults::check(s, &path, &mut report.crd_errors);
+            }
             report.crd_errors.extend(violations);
         }
         let before = report.crd_errors.len();

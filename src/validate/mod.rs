@@ -4,3 +4,4 @@ pub mod formats;
 pub mod goregex;
 pub mod objectmeta;
 pub mod prune;
+pub mod schema_validator;

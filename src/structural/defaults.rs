@@ -1,0 +1,60 @@
+//! CRD validation of `default` values (upstream `ValidateDefaults`): a default must survive
+//! pruning unchanged and must validate against the schema it sits in.
+//!
+//! Defaults of `apiVersion`, `kind` and `metadata` fields of a resource are checked as part of
+//! the surrounding object upstream; that check is not reproduced here (such defaults are
+//! forbidden at the top level anyway, see [`super::crd_schema`]).
+
+use crate::cause::{BadValue, Cause, Path};
+use crate::schema::Props;
+use crate::validate::prune::prune_value;
+use crate::validate::schema_validator::SchemaValidator;
+
+const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
+
+/// Checks every default in the schema rooted at `path` (the resource root).
+pub fn check(s: &Props, path: &Path, out: &mut Vec<Cause>) {
+    node(s, path, true, false, out);
+}
+
+fn node(s: &Props, path: &Path, resource: bool, inside_meta: bool, out: &mut Vec<Cause>) {
+    let embedded = resource || s.x_embedded_resource;
+    let inside_meta = inside_meta && !embedded;
+    if let Some(default) = &s.default
+        && !inside_meta
+    {
+        let at = path.child("default");
+        let mut pruned = default.clone();
+        prune_value(&mut pruned, s, embedded);
+        if pruned != *default {
+            out.push(Cause::invalid(
+                at.clone(),
+                BadValue::Json(default.clone()),
+                "must not have unknown fields",
+            ));
+        }
+        // Upstream validates defaults with the structural schema's OpenAPI form, in which
+        // `x-kubernetes-int-or-string` implies no type.
+        let mut schema = s.clone();
+        clear_int_or_string(&mut schema);
+        SchemaValidator::new(&schema).validate_at(default, &at, out);
+    }
+    if let Some(items) = s.items_schema() {
+        node(items, &path.child("items"), false, inside_meta, out);
+    }
+    for (k, p) in &s.properties {
+        let sub_meta = inside_meta || (embedded && META_FIELDS.contains(&k.as_str()));
+        node(p, &path.child("properties").key(k), false, sub_meta, out);
+    }
+}
+
+fn clear_int_or_string(s: &mut Props) {
+    s.x_int_or_string = false;
+    s.properties.values_mut().for_each(clear_int_or_string);
+    if let Some(crate::schema::Items::Schema(item)) = &mut s.items {
+        clear_int_or_string(item);
+    }
+    if let Some(crate::schema::SchemaOrBool::Schema(ap)) = &mut s.additional_properties {
+        clear_int_or_string(ap);
+    }
+}
