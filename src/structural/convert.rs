@@ -44,12 +44,13 @@ fn unsupported_keyword(s: &Props) -> Option<String> {
 }
 
 fn junctors_error(s: &Props) -> Option<String> {
+    // Schemas under junctors are converted with the same checks as structural nodes.
     s.not
         .as_deref()
-        .and_then(nested_error)
-        .or_else(|| s.all_of.iter().find_map(nested_error))
-        .or_else(|| s.any_of.iter().find_map(nested_error))
-        .or_else(|| s.one_of.iter().find_map(nested_error))
+        .and_then(conversion_error)
+        .or_else(|| s.all_of.iter().find_map(conversion_error))
+        .or_else(|| s.any_of.iter().find_map(conversion_error))
+        .or_else(|| s.one_of.iter().find_map(conversion_error))
 }
 
 fn generics_error(s: &Props) -> Option<String> {
@@ -64,22 +65,6 @@ fn extensions_error(s: &Props) -> Option<String> {
         "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined"
             .to_string()
     })
-}
-
-/// A schema under `allOf`/`anyOf`/`oneOf`/`not` (a nested value validation).
-fn nested_error(s: &Props) -> Option<String> {
-    unsupported_keyword(s)
-        .or_else(|| junctors_error(s))
-        .or_else(|| generics_error(s))
-        .or_else(|| extensions_error(s))
-        .or_else(|| match &s.items {
-            Some(Items::Array(_)) => {
-                Some("OpenAPIV3Schema 'items' must be a schema, but is an array".to_string())
-            }
-            Some(Items::Schema(item)) => nested_error(item),
-            None => None,
-        })
-        .or_else(|| s.properties.values().find_map(nested_error))
 }
 
 #[cfg(test)]

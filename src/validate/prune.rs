@@ -112,15 +112,7 @@ impl Pruner {
                     if embedded && META_FIELDS.contains(&k.as_str()) {
                         continue;
                     }
-                    if let Some(prop) = s.properties.get(k) {
-                        let mark = self.push_key(k);
-                        self.node(v, Some(prop), false);
-                        self.path.truncate(mark);
-                    } else if let Some(ap) = &s.additional_properties {
-                        let mark = self.push_key(k);
-                        self.node(v, additional(ap), false);
-                        self.path.truncate(mark);
-                    } else {
+                    if !self.specified_child(k, v, s) {
                         if !META_FIELDS.contains(&k.as_str()) || !self.path.is_empty() {
                             self.record(k);
                         }
@@ -153,15 +145,7 @@ impl Pruner {
                     if embedded && META_FIELDS.contains(&k.as_str()) {
                         continue;
                     }
-                    if let Some(prop) = s.properties.get(k) {
-                        let mark = self.push_key(k);
-                        self.node(v, Some(prop), false);
-                        self.path.truncate(mark);
-                    } else if let Some(ap) = &s.additional_properties {
-                        let mark = self.push_key(k);
-                        self.node(v, additional(ap), false);
-                        self.path.truncate(mark);
-                    }
+                    self.specified_child(k, v, s);
                 }
             }
             Value::Array(items) => {
@@ -175,6 +159,20 @@ impl Pruner {
             }
             _ => {}
         }
+    }
+
+    /// Prunes inside the field `k` when the schema specifies it (a property, or any key under
+    /// `additionalProperties`); returns whether it does.
+    fn specified_child(&mut self, k: &str, v: &mut Value, s: &Props) -> bool {
+        let child = match (s.properties.get(k), &s.additional_properties) {
+            (Some(prop), _) => Some(prop),
+            (None, Some(ap)) => additional(ap),
+            (None, None) => return false,
+        };
+        let mark = self.push_key(k);
+        self.node(v, child, false);
+        self.path.truncate(mark);
+        true
     }
 
     /// Unknown fields of a resource's `metadata` object are dropped by ObjectMeta decoding.
