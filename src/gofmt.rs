@@ -251,6 +251,19 @@ pub fn number_v(n: &serde_json::Number) -> String {
     }
 }
 
+/// The JSON kind word Go's `encoding/json` uses in its decode errors
+/// (`cannot unmarshal <kind> into ...`).
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// The Go type name of a decoded JSON value, as `%T` would print it.
 pub fn type_name(v: &Value) -> &'static str {
     match v {

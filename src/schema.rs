@@ -116,23 +116,12 @@ struct Decoder {
     depth: usize,
 }
 
-fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 fn err(path: &str, key: &str, want: &str, got: &Value) -> DecodeError {
     DecodeError {
         path: format!("{path}.{key}"),
         message: format!(
             "cannot unmarshal {} into a field of type {want}",
-            go_type(got)
+            crate::gofmt::json_kind(got)
         ),
     }
 }
@@ -281,7 +270,7 @@ impl Decoder {
                     path: path.to_string(),
                     message: format!(
                         "cannot unmarshal {} into a value of type JSONSchemaProps",
-                        go_type(other)
+                        crate::gofmt::json_kind(other)
                     ),
                 });
             }

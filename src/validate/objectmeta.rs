@@ -364,17 +364,7 @@ impl Decoded {
     }
 }
 
-/// The JSON kind word of the decoder's messages.
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+use crate::gofmt::json_kind;
 
 /// `None` when a number decodes into an `int64`, else the literal as `encoding/json` wrote it.
 fn int64_overflow_literal(n: &serde_json::Number) -> Option<String> {
