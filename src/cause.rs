@@ -159,7 +159,7 @@ impl BadValue {
         match v {
             Value::Bool(b) => BadValue::Bool(*b),
             Value::String(s) => BadValue::Str(s.clone()),
-            Value::Number(n) => match n.as_i64() {
+            Value::Number(n) => match gofmt::decoded_int(n) {
                 Some(i) => BadValue::Int(i),
                 None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
             },

@@ -240,14 +240,81 @@ pub fn number_json(n: &serde_json::Number) -> String {
     }
 }
 
-/// Go's `%v` of a number decoded into `int64` or `float64`.
-pub fn number_v(n: &serde_json::Number) -> String {
+/// The int64 the API server holds for a JSON number, if any: its decoder makes every number
+/// whose JSON text is an integer an int64, and Go writes an integral float64 as its shortest
+/// digits (`1e20` as `100000000000000000000`, too large for int64; `2^60` as
+/// `1152921504606847000`).
+pub fn decoded_int(n: &serde_json::Number) -> Option<i64> {
     if let Some(i) = n.as_i64() {
-        i.to_string()
-    } else if let Some(u) = n.as_u64() {
-        u.to_string()
-    } else {
-        float_v(n.as_f64().unwrap_or(0.0))
+        return Some(i);
+    }
+    if !n.is_f64() {
+        return None; // a u64 beyond i64: a float64 in Go
+    }
+    shortest_integer(n.as_f64()?).and_then(|i| i64::try_from(i).ok())
+}
+
+/// The integer that the shortest decimal rendering of an integral float spells (Go's
+/// `strconv.FormatFloat(f, 'f', -1, 64)`), if it is integral and below 10^40.
+pub fn shortest_integer(f: f64) -> Option<i128> {
+    if f.fract() != 0.0 || !f.is_finite() {
+        return None;
+    }
+    if f.abs() < 9_007_199_254_740_992.0 {
+        return Some(f as i128);
+    }
+    let s = format!("{:e}", f.abs());
+    let (mantissa, exp) = s.split_once('e')?;
+    let exp: i32 = exp.parse().ok()?;
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let zeros = exp - (digits.len() as i32 - 1);
+    if !(0..=20).contains(&zeros) {
+        return None;
+    }
+    let mut v: i128 = digits.parse().ok()?;
+    for _ in 0..zeros {
+        v *= 10;
+    }
+    Some(if f < 0.0 { -v } else { v })
+}
+
+/// Go's `%v` of a number as the API server holds it (`int64` or `float64`).
+pub fn number_v(n: &serde_json::Number) -> String {
+    match decoded_int(n) {
+        Some(i) => i.to_string(),
+        None => float_v(n.as_f64().unwrap_or(0.0)),
+    }
+}
+
+/// Go's `%v` of a decoded JSON value.
+pub fn value_v(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("<nil>"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&number_v(n)),
+        Value::String(s) => out.push_str(s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                value_v(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            out.push_str("map[");
+            for (i, (k, item)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                value_v(item, out);
+            }
+            out.push(']');
+        }
     }
 }
 

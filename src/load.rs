@@ -4,6 +4,7 @@
 //! Every document carries its index in the stream and its first line, so that errors and
 //! findings can name `file#doc` and a line.
 
+use crate::gofmt;
 use saphyr_parser::{Event, Input, Parser, ScalarStyle, Span, Tag};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
@@ -253,11 +254,11 @@ pub fn resolve_plain(s: &str) -> Result<Value, String> {
     Ok(Value::String(s.to_string()))
 }
 
-/// A float64 after `json.Marshal` and the API server's number decoding: integral values below
-/// 1e21 print without a fraction and decode as int64 when they fit.
+/// A float64 after `json.Marshal` and the API server's number decoding: an integral value
+/// whose shortest digits fit int64 becomes that int64 (see [`gofmt::shortest_integer`]).
 pub fn float_after_json_round_trip(f: f64) -> Value {
-    if f.fract() == 0.0 && f.abs() < 9.223_372_036_854_775e18 {
-        return Value::from(f as i64);
+    if let Some(i) = gofmt::shortest_integer(f).and_then(|i| i64::try_from(i).ok()) {
+        return Value::from(i);
     }
     Number::from_f64(f)
         .map(Value::Number)
@@ -632,6 +633,15 @@ mod tests {
             &json!({"a": true, "b": false, "c": 15, "d": 3, "e": "=", "f": 1000, "g": 31,
                 "h": null, "i": "2001-12-14", "j": 1000, "k": 8})
         );
+    }
+
+    #[test]
+    fn integral_floats_become_go_round_trip_integers() {
+        // Go prints 2^60 as a float with its shortest digits, then decodes that as int64.
+        let v = &docs("a: 1152921504606846976.0\nb: 1e20\nc: -4.0\n")[0];
+        assert_eq!(v["a"].as_i64(), Some(1_152_921_504_606_847_000));
+        assert_eq!(v["b"].as_f64(), Some(1e20));
+        assert_eq!(v["c"].as_i64(), Some(-4));
     }
 
     #[test]

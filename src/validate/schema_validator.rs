@@ -152,18 +152,10 @@ enum Num {
 
 impl Num {
     fn of(n: &Number) -> Num {
-        if let Some(i) = n.as_i64() {
-            return Num::I(i);
+        match gofmt::decoded_int(n) {
+            Some(i) => Num::I(i),
+            None => Num::F(n.as_f64().unwrap_or(0.0)),
         }
-        let f = n.as_f64().unwrap_or(0.0);
-        // Go prints an integral float with its shortest digits, then the API server decodes
-        // that as an int64 when it fits.
-        if n.is_f64()
-            && let Some(i) = shortest_integer(f).and_then(|i| i64::try_from(i).ok())
-        {
-            return Num::I(i);
-        }
-        Num::F(f)
     }
 
     fn as_f64(self) -> f64 {
@@ -186,30 +178,6 @@ impl Num {
             Num::F(f) => gofmt::float_v(f),
         }
     }
-}
-
-/// The integer that the shortest decimal rendering of an integral float spells (Go's
-/// `strconv.FormatFloat(f, 'f', -1, 64)`), if it is integral and below 10^40.
-fn shortest_integer(f: f64) -> Option<i128> {
-    if f.fract() != 0.0 || !f.is_finite() {
-        return None;
-    }
-    if f.abs() < 9_007_199_254_740_992.0 {
-        return Some(f as i128);
-    }
-    let s = format!("{:e}", f.abs());
-    let (mantissa, exp) = s.split_once('e')?;
-    let exp: i32 = exp.parse().ok()?;
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let zeros = exp - (digits.len() as i32 - 1);
-    if !(0..=20).contains(&zeros) {
-        return None;
-    }
-    let mut v: i128 = digits.parse().ok()?;
-    for _ in 0..zeros {
-        v *= 10;
-    }
-    Some(if f < 0.0 { -v } else { v })
 }
 
 /// Go's conversion of a float64 to int64 (amd64: out of range and NaN give the minimum).
@@ -316,38 +284,6 @@ fn enum_value_matches(data: &Value, e: &Value) -> bool {
             deep_equal(data, e)
         }
         _ => false,
-    }
-}
-
-/// Go's `%v` of a decoded JSON value.
-fn go_v(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("<nil>"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&Num::of(n).v()),
-        Value::String(s) => out.push_str(s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                go_v(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            out.push_str("map[");
-            for (i, (k, item)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(k);
-                out.push(':');
-                go_v(item, out);
-            }
-            out.push(']');
-        }
     }
 }
 
@@ -690,7 +626,7 @@ enum Kind {
 fn range_ok(node: &Node, v: Num) -> bool {
     let int = || match v {
         Num::I(i) => Some(i as i128),
-        Num::F(f) => shortest_integer(f),
+        Num::F(f) => gofmt::shortest_integer(f),
     };
     let within = |lo: i128, hi: i128| int().is_some_and(|i| (lo..=hi).contains(&i));
     match node.range_type {
@@ -1358,7 +1294,7 @@ fn enum_error(name: String, v: &Value, values: &[Value]) -> OErr {
         if i > 0 {
             listed.push(' ');
         }
-        go_v(e, &mut listed);
+        gofmt::value_v(e, &mut listed);
     }
     listed.push(']');
     let msg = format!("{name} in body should be one of {listed}");
