@@ -161,101 +161,6 @@ fn apply_defaults(s: &Props, v: &mut Value) {
     }
 }
 
-/// String formats the API server validates (the `formats` module may still be a stub).
-const STRING_FORMATS: &[&str] = &[
-    "bsonobjectid",
-    "uri",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "cidr",
-    "mac",
-    "uuid",
-    "uuid3",
-    "uuid4",
-    "uuid5",
-    "isbn",
-    "isbn10",
-    "isbn13",
-    "creditcard",
-    "ssn",
-    "hexcolor",
-    "rgbcolor",
-    "byte",
-    "password",
-    "date",
-    "duration",
-    "datetime",
-    "quantity",
-    "k8sshortname",
-    "k8slongname",
-];
-
-fn oracle_is_validated(format: &str) -> bool {
-    STRING_FORMATS.contains(&format.replace('-', "").as_str())
-}
-
-thread_local! {
-    /// (format, value) pairs the API server reported as invalid in the current case.
-    static KNOWN_BAD: std::cell::RefCell<std::collections::HashSet<(String, String)>> =
-        Default::default();
-}
-
-/// A format oracle for when `formats` is a stub: IP addresses parsed with the standard
-/// library (close to Go's `net.ParseIP`), other formats invalid exactly when the corpus
-/// reports them invalid somewhere in the case.
-fn oracle_is_valid(format: &str, s: &str) -> bool {
-    match format {
-        "ipv4" => {
-            let parts: Vec<&str> = s.split('.').collect();
-            parts.len() == 4
-                && parts.iter().all(|p| {
-                    (1..=3).contains(&p.len())
-                        && p.bytes().all(|b| b.is_ascii_digit())
-                        && p.parse::<u16>().is_ok_and(|n| n <= 255)
-                })
-        }
-        "ipv6" => s.contains(':') && s.parse::<std::net::IpAddr>().is_ok(),
-        _ => !KNOWN_BAD.with(|k| k.borrow().contains(&(format.to_string(), s.to_string()))),
-    }
-}
-
-/// Collects `(format, value)` from messages `... must be of type <format>: "<value>"`.
-fn collect_known_bad(expected: &[Value]) {
-    KNOWN_BAD.with(|k| {
-        let mut k = k.borrow_mut();
-        k.clear();
-        for e in expected
-            .iter()
-            .flat_map(|x| x["errors"].as_array().into_iter().flatten())
-        {
-            let detail = e["detail"].as_str().unwrap_or("");
-            let Some((_, rest)) = detail.split_once(" in body must be of type ") else {
-                continue;
-            };
-            let Some((format, _)) = rest.split_once(": ") else {
-                continue;
-            };
-            if oracle_is_validated(format)
-                && let Some(v) = e["badValue"].as_str()
-            {
-                k.insert((format.to_string(), v.to_string()));
-            }
-        }
-    });
-}
-
-/// The validator under test: real formats when the `formats` module is implemented, else
-/// the oracle.
-fn validator_for(props: &Props) -> SchemaValidator {
-    if crate::validate::formats::is_validated("ipv4") {
-        SchemaValidator::new(props)
-    } else {
-        SchemaValidator::with_formats(props, oracle_is_validated, oracle_is_valid)
-    }
-}
-
 /// Removes a field that structural pruning drops (`spec.rules[1].retry`); false when the path
 /// cannot be followed.
 fn remove_path(v: &mut Value, path: &str) -> bool {
@@ -333,7 +238,7 @@ fn run_case(dir: &FsPath, tally: &mut Tally, mismatches: &mut Vec<String>) -> Op
         let Ok(props) = Props::from_value("", &schema) else {
             continue;
         };
-        let sv = validator_for(&props);
+        let sv = SchemaValidator::new(&props);
         versions.insert(v.name.clone(), (props, sv, v.status_subresource));
     }
     let objects_text = std::fs::read_to_string(dir.join("objects.yaml")).unwrap_or_default();
@@ -343,7 +248,6 @@ fn run_case(dir: &FsPath, tally: &mut Tally, mismatches: &mut Vec<String>) -> Op
         .filter(|l| !l.trim().is_empty())
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    collect_known_bad(&expected);
     let docs = load::parse_str("objects.yaml", &objects_text);
     let mut local = Tally::default();
     for (i, exp) in expected.iter().enumerate() {
@@ -534,7 +438,7 @@ fn schema_validator_throughput() {
             if let Ok(props) = Props::from_value("", &schema) {
                 by_version.insert(
                     v.name.clone(),
-                    (std::rc::Rc::new(validator_for(&props)), props),
+                    (std::rc::Rc::new(SchemaValidator::new(&props)), props),
                 );
             }
         }
