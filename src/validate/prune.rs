@@ -36,6 +36,7 @@ pub fn prune_object(obj: &mut Value, schema: Option<&Props>) -> Vec<String> {
     let mut pr = Pruner {
         path: String::new(),
         dropped: Vec::new(),
+        depth: 0,
     };
     pr.node(obj, schema, true);
     pr.dropped.sort();
@@ -48,6 +49,7 @@ pub fn prune_value(v: &mut Value, schema: &Props, is_resource: bool) -> Vec<Stri
     let mut pr = Pruner {
         path: String::new(),
         dropped: Vec::new(),
+        depth: 0,
     };
     pr.node(v, Some(schema), is_resource);
     pr.dropped.sort();
@@ -58,6 +60,9 @@ struct Pruner {
     /// The current path, rendered (`spec.items[0].name`); truncated on the way back up.
     path: String,
     dropped: Vec<String>,
+    /// Nesting of the value being visited; deeper than [`crate::load::MAX_DEPTH`] (which no
+    /// loaded document reaches) is left as it is rather than risking the stack.
+    depth: usize,
 }
 
 impl Pruner {
@@ -89,6 +94,15 @@ impl Pruner {
 
     /// One value under schema `s`. `resource`: the value is a resource (root or embedded).
     fn node(&mut self, x: &mut Value, s: Option<&Props>, resource: bool) {
+        if self.depth >= crate::load::MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        self.node_inner(x, s, resource);
+        self.depth -= 1;
+    }
+
+    fn node_inner(&mut self, x: &mut Value, s: Option<&Props>, resource: bool) {
         let preserve = s.is_some_and(|s| s.x_preserve_unknown_fields == Some(true));
         let embedded = resource || s.is_some_and(|s| s.x_embedded_resource);
         if embedded && let Value::Object(map) = x {
@@ -139,6 +153,9 @@ impl Pruner {
     /// the specified ones.
     fn skip(&mut self, x: &mut Value, s: Option<&Props>, embedded: bool) {
         let Some(s) = s else { return };
+        if self.depth >= crate::load::MAX_DEPTH {
+            return;
+        }
         match x {
             Value::Object(map) => {
                 for (k, v) in map.iter_mut() {
@@ -238,6 +255,20 @@ mod tests {
         );
         assert_eq!(obj["spec"]["free"]["anything"], 1);
         assert!(obj["metadata"].get("bogus").is_none());
+    }
+
+    #[test]
+    fn values_deeper_than_any_loaded_document_do_not_overflow() {
+        let s = schema(json!({"type": "object", "properties": {"spec": {"type": "array"}}}));
+        let mut deep = json!({"x": 1});
+        for _ in 0..100_000 {
+            deep = Value::Array(vec![deep]);
+        }
+        let mut obj = json!({"spec": [1], "extra": 1});
+        obj["spec"] = deep;
+        let dropped = prune_object(&mut obj, Some(&s));
+        assert_eq!(dropped, vec!["extra"]);
+        crate::load::drop_value(obj);
     }
 
     #[test]
