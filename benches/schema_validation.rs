@@ -1,0 +1,97 @@
+//! `cargo bench --bench schema_validation`: schema-only validation throughput (objects/s) on
+//! corpus cases, to compare with `oracle bench CRD OBJECTS N` (its `schemaOnly` figure) on the
+//! same machine. Objects are prepared once (pruned, status dropped), as the oracle does.
+//!
+//! Cases: `CRD_AUDIT_BENCH_CASES` (comma-separated ids), default the gateway-api HTTPRoute and
+//! prometheus-operator Prometheus cases.
+
+use crd_audit::crd::Crd;
+use crd_audit::schema::Props;
+use crd_audit::validate::prune::prune_object;
+use crd_audit::validate::schema_validator::SchemaValidator;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let dir = std::env::var_os("CRD_AUDIT_CONFORMANCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
+    let cases = std::env::var("CRD_AUDIT_BENCH_CASES").unwrap_or_else(|_| {
+        "gateway-api-standard-httproutes,prometheus-operator-prometheuses".to_string()
+    });
+    for id in cases.split(',') {
+        let case = dir.join("cases").join(id);
+        let Ok(crd_text) = std::fs::read_to_string(case.join("crd.yaml")) else {
+            eprintln!(
+                "{id}: not found under {} (set CRD_AUDIT_CONFORMANCE)",
+                dir.display()
+            );
+            continue;
+        };
+        let crd_doc = crd_audit::load::parse_str("crd.yaml", &crd_text)
+            .remove(0)
+            .expect("crd");
+        let crd = Crd::from_value(&crd_doc.value).expect("a CRD");
+        let objects = std::fs::read_to_string(case.join("objects.yaml")).unwrap_or_default();
+        // One compiled validator per version, as the engine compiles them.
+        let validators: Vec<(String, bool, Option<Props>, Option<SchemaValidator>)> = crd
+            .versions
+            .iter()
+            .map(|v| {
+                let props = v
+                    .schema
+                    .as_ref()
+                    .map(|s| Props::from_value("s", s).expect("schema"));
+                let validator = props.as_ref().map(SchemaValidator::new);
+                (v.name.clone(), v.status_subresource, props, validator)
+            })
+            .collect();
+        let mut prepared = Vec::new();
+        for doc in crd_audit::load::parse_str("objects.yaml", &objects)
+            .into_iter()
+            .flatten()
+        {
+            let mut obj = doc.value;
+            let version = obj["apiVersion"]
+                .as_str()
+                .unwrap_or("")
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let Some(i) = validators.iter().position(|v| v.0 == version) else {
+                continue;
+            };
+            prune_object(&mut obj, validators[i].2.as_ref());
+            if validators[i].1
+                && let Some(m) = obj.as_object_mut()
+            {
+                m.remove("status");
+            }
+            prepared.push((i, obj));
+        }
+        if prepared.is_empty() {
+            continue;
+        }
+        let mut out = Vec::new();
+        let mut passes = 0u64;
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(3) {
+            for (i, obj) in &prepared {
+                if let Some(v) = &validators[*i].3 {
+                    out.clear();
+                    v.validate(obj, &mut out);
+                }
+            }
+            passes += 1;
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        let n = passes * prepared.len() as u64;
+        println!(
+            "{id}: {} objects x {passes} passes: {:.0} objects/s ({:.0} ns/object), schema only",
+            prepared.len(),
+            n as f64 / elapsed,
+            elapsed * 1e9 / n as f64
+        );
+    }
+}
