@@ -52,14 +52,8 @@ fn main() {
             .flatten()
         {
             let mut obj = doc.value;
-            let version = obj["apiVersion"]
-                .as_str()
-                .unwrap_or("")
-                .rsplit('/')
-                .next()
-                .unwrap_or("")
-                .to_string();
-            let Some(i) = validators.iter().position(|v| v.0 == version) else {
+            let index = crd.version_index_for(obj["apiVersion"].as_str().unwrap_or(""));
+            let Some(i) = index else {
                 continue;
             };
             prune_object(&mut obj, validators[i].2.as_ref());

@@ -263,6 +263,16 @@ impl Crd {
         self.versions.iter().find(|v| v.name == name)
     }
 
+    /// The index of the version an object with this `apiVersion` (`group/version`) is read
+    /// at, if it names this CRD's group and one of its versions.
+    pub fn version_index_for(&self, api_version: &str) -> Option<usize> {
+        let (group, version) = api_version.split_once('/')?;
+        if group != self.group {
+            return None;
+        }
+        self.versions.iter().position(|v| v.name == version)
+    }
+
     /// Versions listed in `status.storedVersions` that are missing from `spec.versions` or
     /// no longer served.
     pub fn stored_versions_not_served(&self) -> Vec<String> {
@@ -293,6 +303,9 @@ mod tests {
         assert!(crd.versions[0].status_subresource);
         assert_eq!(crd.stored_versions_not_served(), vec!["v0".to_string()]);
         assert!(crd.schemas_shared());
+        assert_eq!(crd.version_index_for("example.com/v1"), Some(0));
+        assert_eq!(crd.version_index_for("other.com/v1"), None);
+        assert_eq!(crd.version_index_for("v1"), None);
     }
 
     #[test]

@@ -34,14 +34,8 @@ fn pruned_paths_match_upstream() {
                 continue;
             }
             let mut obj = doc.unwrap().value;
-            let version = obj["apiVersion"]
-                .as_str()
-                .unwrap_or("")
-                .rsplit('/')
-                .next()
-                .unwrap_or("")
-                .to_string();
-            let Some(v) = crd.version(&version) else {
+            let index = crd.version_index_for(obj["apiVersion"].as_str().unwrap_or(""));
+            let Some(v) = index.map(|i| &crd.versions[i]) else {
                 continue;
             };
             let schema = v
