@@ -336,8 +336,8 @@ pub fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "<nil>",
         Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float64",
-        Value::Number(_) => "int64",
+        Value::Number(n) if decoded_int(n).is_some() => "int64",
+        Value::Number(_) => "float64",
         Value::String(_) => "string",
         Value::Array(_) => "[]interface {}",
         Value::Object(_) => "map[string]interface {}",

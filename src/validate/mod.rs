@@ -1,7 +1,18 @@
 //! Object validation with API-server semantics.
+//!
+//! [`object::CrdValidator`] is the entry point: it composes the parts below in the order the
+//! API server runs them for a CREATE.
 
+pub mod defaulting;
+pub mod embedded;
 pub mod formats;
 pub mod goregex;
+pub mod list_type;
+pub mod object;
 pub mod objectmeta;
 pub mod prune;
+pub mod scale;
 pub mod schema_validator;
+pub mod structure;
+
+pub use object::{CrdValidator, Mode, Verdict};

@@ -815,6 +815,60 @@ pub fn validate_object_meta(meta: &Value, namespaced: bool) -> Vec<Cause> {
     out
 }
 
+/// The creation time the schema validator sees in place of the server's clock.
+pub const CREATION_TIMESTAMP: &str = "2006-01-02T15:04:05Z";
+/// The uid the schema validator sees in place of the one the server generates.
+pub const CREATION_UID: &str = "00000000-0000-0000-0000-000000000000";
+
+/// Rewrites a top-level `metadata` (one that decoded without a [`request_error`]) into the
+/// form the schema validator sees on CREATE: decoded into `ObjectMeta` and encoded again
+/// (unknown fields and empty optional ones gone), then prepared as `rest.BeforeCreate` and
+/// the custom-resource strategy do (name generated from `generateName`, the request's
+/// namespace, a creation timestamp and uid, `generation` 1, no deletion fields). Only a schema
+/// that describes `metadata` (legacy CRDs) can tell.
+pub fn prepare_for_create(meta: &mut Value, namespace: Option<&str>) {
+    let mut m = match std::mem::take(meta) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    m.retain(|k, v| {
+        crate::validate::prune::OBJECT_META_FIELDS.contains(&k.as_str())
+            && !matches!(
+                k.as_str(),
+                "deletionTimestamp" | "deletionGracePeriodSeconds"
+            )
+            && !match v {
+                Value::Null => true,
+                Value::String(s) => s.is_empty(),
+                Value::Array(a) => a.is_empty(),
+                Value::Object(o) => o.is_empty(),
+                Value::Number(n) => n.as_f64() == Some(0.0),
+                Value::Bool(b) => !*b,
+            }
+    });
+    let generate_name = str_of(&m, "generateName").to_string();
+    if !m.contains_key("name") && !generate_name.is_empty() {
+        let b = generate_name.as_bytes();
+        let base = String::from_utf8_lossy(&b[..b.len().min(MAX_GENERATED_BASE)]);
+        m.insert(
+            "name".into(),
+            Value::String(format!("{base}{GENERATED_NAME_SUFFIX}")),
+        );
+    }
+    match namespace {
+        Some(ns) => m.insert("namespace".into(), Value::String(ns.to_string())),
+        None => m.remove("namespace"),
+    };
+    m.insert(
+        "creationTimestamp".into(),
+        Value::String(CREATION_TIMESTAMP.into()),
+    );
+    m.entry("uid")
+        .or_insert_with(|| Value::String(CREATION_UID.into()));
+    m.insert("generation".into(), Value::from(1));
+    *meta = Value::Object(m);
+}
+
 /// Validates one `x-kubernetes-embedded-resource` object at `path` (`spec.template`), as
 /// `validateEmbeddedResource` does: `apiVersion` and `kind` are required (`Required` at
 /// `path.apiVersion` / `path.kind`), must be non-empty strings, `apiVersion` must parse as a

@@ -6,6 +6,8 @@ use crate::cause::Cause;
 use crate::crd::Crd;
 use crate::load;
 use crate::schema::{Props, SchemaOrBool};
+use crate::validate::defaulting;
+use crate::validate::structure::Structure;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path as FsPath, PathBuf};
@@ -86,79 +88,6 @@ fn is_embedded_required(root: &Props, field: &str, kind: &str) -> bool {
     };
     (last == "apiVersion" || last == "kind")
         && schema_at(root, parent).is_some_and(|p| p.x_embedded_resource)
-}
-
-/// `PruneNonNullableNullsWithoutDefaults`: nulls of non-nullable fields without a default are
-/// dropped before validation.
-fn prune_nulls(s: &Props, v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            if !s.properties.is_empty() {
-                map.retain(|k, val| {
-                    !(val.is_null()
-                        && s.properties
-                            .get(k)
-                            .is_some_and(|p| !p.nullable && p.default.is_none()))
-                });
-                for (k, val) in map.iter_mut() {
-                    if let Some(p) = s.properties.get(k) {
-                        prune_nulls(p, val);
-                    }
-                }
-            } else if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
-                if !a.nullable && a.default.is_none() {
-                    map.retain(|_, val| !val.is_null());
-                }
-                for val in map.values_mut() {
-                    prune_nulls(a, val);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(it) = s.items_schema() {
-                for item in items {
-                    prune_nulls(it, item);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Structural defaulting: missing (or non-nullable null) properties get their default, then
-/// the defaulted value is walked like the rest.
-fn apply_defaults(s: &Props, v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            for (k, p) in &s.properties {
-                if let Some(d) = &p.default {
-                    let missing = match map.get(k) {
-                        None => true,
-                        Some(Value::Null) => !p.nullable,
-                        Some(_) => false,
-                    };
-                    if missing {
-                        map.insert(k.clone(), d.clone());
-                    }
-                }
-            }
-            for (k, val) in map.iter_mut() {
-                if let Some(p) = s.properties.get(k) {
-                    apply_defaults(p, val);
-                } else if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
-                    apply_defaults(a, val);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(it) = s.items_schema() {
-                for item in items {
-                    apply_defaults(it, item);
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Removes a field that structural pruning drops (`spec.rules[1].retry`); false when the path
@@ -285,8 +214,7 @@ fn run_case(dir: &FsPath, tally: &mut Tally, mismatches: &mut Vec<String>) -> Op
         if *status_sub && let Value::Object(m) = &mut obj {
             m.remove("status");
         }
-        apply_defaults(props, &mut obj);
-        prune_nulls(props, &mut obj);
+        defaulting::apply(&Structure::new(props), &mut obj, true);
         let mut want: Vec<Key> = exp["errors"]
             .as_array()
             .map(|errs| {
@@ -455,8 +383,7 @@ fn schema_validator_throughput() {
                 .unwrap_or("");
             if let Some((sv, props)) = by_version.get(version) {
                 let mut obj = doc.value.clone();
-                apply_defaults(props, &mut obj);
-                prune_nulls(props, &mut obj);
+                defaulting::apply(&Structure::new(props), &mut obj, true);
                 work.push((sv.clone(), obj));
             }
         }

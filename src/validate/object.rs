@@ -1,0 +1,361 @@
+//! The whole judgement of one custom object against its CRD, in the order kube-apiserver's
+//! CREATE path runs it: request checks (version served, kind, decodable metadata), structural
+//! pruning, dropping of non-nullable nulls, embedded-resource decoding, defaulting, dropping
+//! of `status` under a status subresource, then validation: ObjectMeta, the schema, the scale
+//! subresource, embedded resources, list-type uniqueness and the CEL gate.
+//!
+//! A [`CrdValidator`] is compiled once per CRD (every version's schema, patterns, defaults)
+//! and then judges any number of objects.
+
+use crate::cause::{BadValue, Cause, ErrorType, Path};
+use crate::crd::{Crd, Scale, Scope};
+use crate::schema::{Props, SchemaOrBool};
+use crate::structural::convert;
+use crate::validate::schema_validator::SchemaValidator;
+use crate::validate::structure::Structure;
+use crate::validate::{defaulting, embedded, list_type, objectmeta, prune, scale};
+use serde_json::{Map, Value, json};
+
+/// How an object is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// As a `kubectl create` of it would be: `status` is dropped when the version has the
+    /// status subresource, so its content is not validated.
+    #[default]
+    Create,
+    /// As stored data that every write must carry through validation (on a server without
+    /// validation ratcheting): the whole object, `status` included.
+    Stored,
+}
+
+/// The detail of the root cause the server adds when CEL rules were skipped.
+pub const CEL_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
+
+/// The outcome for one object.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Verdict {
+    pub api_version: String,
+    pub kind: String,
+    /// The object's namespace as created: the request's `default` for a namespaced CRD when
+    /// the object names none, empty for a cluster-scoped CRD.
+    pub namespace: String,
+    pub name: String,
+    /// The HTTP status of the create: 201, 422, 400 (request refused before validation) or
+    /// 404 (the version is not served).
+    pub code: u16,
+    /// For 400 and 404: the server's error text.
+    pub request_error: Option<String>,
+    /// For 422: the causes.
+    pub errors: Vec<Cause>,
+    /// Fields that structural pruning drops, sorted.
+    pub pruned: Vec<String>,
+    /// The status subresource dropped `.status` (create mode).
+    pub status_dropped: bool,
+    /// CEL rules of this version that were not evaluated for this object (0 when the
+    /// version has none, or when the CEL gate above reported them as not checked).
+    pub rules_not_evaluated: usize,
+}
+
+impl Verdict {
+    pub fn valid(&self) -> bool {
+        self.code == 201
+    }
+
+    /// The message of the 422 Status (`Kind.group "name" is invalid: ...`): the causes'
+    /// messages, de-duplicated, bracketed when there are several.
+    pub fn status_message(&self, qualified_kind: &str) -> Option<String> {
+        if self.errors.is_empty() {
+            return None;
+        }
+        let mut seen = std::collections::HashSet::new();
+        let msgs: Vec<String> = self
+            .errors
+            .iter()
+            .map(Cause::message)
+            .filter(|m| seen.insert(m.clone()))
+            .collect();
+        let agg = if msgs.len() == 1 {
+            msgs[0].clone()
+        } else {
+            format!("[{}]", msgs.join(", "))
+        };
+        Some(format!(
+            "{qualified_kind} {} is invalid: {agg}",
+            crate::gofmt::quote(&self.name)
+        ))
+    }
+
+    /// The JSON line of `crd-audit validate --output json` (without `source`).
+    pub fn to_json(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("apiVersion".into(), json!(self.api_version));
+        m.insert("kind".into(), json!(self.kind));
+        m.insert("namespace".into(), json!(self.namespace));
+        m.insert("name".into(), json!(self.name));
+        m.insert("valid".into(), json!(self.valid()));
+        m.insert("code".into(), json!(self.code));
+        if let Some(e) = &self.request_error {
+            m.insert("requestError".into(), json!(e));
+        } else {
+            let errors: Vec<Value> = self.errors.iter().map(Cause::to_json).collect();
+            m.insert("errors".into(), Value::Array(errors));
+        }
+        m.insert("pruned".into(), json!(self.pruned));
+        if self.status_dropped {
+            m.insert("statusDropped".into(), json!(true));
+        }
+        if self.rules_not_evaluated > 0 {
+            m.insert(
+                "celRulesNotEvaluated".into(),
+                json!(self.rules_not_evaluated),
+            );
+        }
+        m
+    }
+}
+
+/// One version, compiled.
+#[derive(Debug)]
+struct VersionValidator {
+    name: String,
+    served: bool,
+    status_subresource: bool,
+    scale: Option<Scale>,
+    schema: Result<Option<CompiledSchema>, String>,
+}
+
+#[derive(Debug)]
+struct CompiledSchema {
+    props: Props,
+    validator: SchemaValidator,
+    /// `None` when the schema is not structural (only tolerated with
+    /// `preserveUnknownFields`): no pruning, defaulting, list-type or CEL then.
+    structure: Option<Structure>,
+    /// The number of `x-kubernetes-validations` rules in the structural schema.
+    rules: usize,
+}
+
+/// A CRD compiled for judging its objects.
+#[derive(Debug)]
+pub struct CrdValidator {
+    group: String,
+    kind: String,
+    crd_name: String,
+    namespaced: bool,
+    preserve_unknown_fields: bool,
+    versions: Vec<VersionValidator>,
+}
+
+fn count_rules(s: &Props) -> usize {
+    s.x_validations.len()
+        + s.properties.values().map(count_rules).sum::<usize>()
+        + match &s.additional_properties {
+            Some(SchemaOrBool::Schema(a)) => count_rules(a),
+            _ => 0,
+        }
+        + s.items_schema().map_or(0, count_rules)
+}
+
+impl CrdValidator {
+    pub fn new(crd: &Crd) -> CrdValidator {
+        let versions = crd
+            .versions
+            .iter()
+            .map(|v| VersionValidator {
+                name: v.name.clone(),
+                served: v.served,
+                status_subresource: v.status_subresource,
+                scale: v.scale.clone(),
+                schema: match &v.schema {
+                    None => Ok(None),
+                    Some(raw) => Props::from_value("", raw)
+                        .map(|props| {
+                            let structure = convert::conversion_error(&props)
+                                .is_none()
+                                .then(|| Structure::new(&props));
+                            Some(CompiledSchema {
+                                validator: SchemaValidator::new(&props),
+                                rules: if structure.is_some() {
+                                    count_rules(&props)
+                                } else {
+                                    0
+                                },
+                                structure,
+                                props,
+                            })
+                        })
+                        .map_err(|e| e.to_string()),
+                },
+            })
+            .collect();
+        CrdValidator {
+            group: crd.group.clone(),
+            kind: crd.kind.clone(),
+            crd_name: crd.name.clone(),
+            namespaced: crd.scope == Scope::Namespaced,
+            preserve_unknown_fields: crd.preserve_unknown_fields,
+            versions,
+        }
+    }
+
+    /// `Kind.group`, as Status messages name the resource.
+    pub fn qualified_kind(&self) -> String {
+        if self.group.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}.{}", self.kind, self.group)
+        }
+    }
+
+    pub fn group(&self) -> &str {
+        &self.group
+    }
+
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// Judges one object. The object is consumed: it is pruned and defaulted on the way.
+    pub fn validate(&self, mut obj: Value, mode: Mode) -> Verdict {
+        let text = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let api_version = text("apiVersion");
+        let kind = text("kind");
+        let meta = obj.get("metadata");
+        let meta_text = |k: &str| {
+            meta.and_then(|m| m.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let mut verdict = Verdict {
+            name: meta_text("name"),
+            namespace: if self.namespaced {
+                match meta_text("namespace") {
+                    ns if ns.is_empty() => "default".to_string(),
+                    ns => ns,
+                }
+            } else {
+                String::new()
+            },
+            api_version,
+            kind,
+            code: 201,
+            ..Verdict::default()
+        };
+        let refuse = |v: &mut Verdict, code: u16, msg: String| {
+            v.code = code;
+            v.request_error = Some(msg);
+        };
+
+        let version = verdict
+            .api_version
+            .split_once('/')
+            .filter(|(g, _)| *g == self.group)
+            .and_then(|(_, ver)| self.versions.iter().find(|v| v.name == ver))
+            .filter(|v| v.served);
+        let Some(version) = version else {
+            let msg = format!(
+                "the server could not find the requested resource ({} is not served by CRD {})",
+                verdict.api_version, self.crd_name
+            );
+            refuse(&mut verdict, 404, msg);
+            return verdict;
+        };
+        if verdict.kind != self.kind {
+            let msg = format!(
+                "the API version in the data ({}, Kind={}) does not match the expected API version / kind {}/{}, Kind={}",
+                verdict.api_version, verdict.kind, self.group, version.name, self.kind
+            );
+            refuse(&mut verdict, 400, msg);
+            return verdict;
+        }
+        if let Some(e) = objectmeta::request_error(&obj) {
+            refuse(&mut verdict, 400, e);
+            return verdict;
+        }
+        let schema = match &version.schema {
+            Ok(s) => s.as_ref(),
+            Err(e) => {
+                verdict.code = 422;
+                verdict.errors.push(Cause::internal(
+                    Path::root(),
+                    format!("the schema of version {} cannot be read: {e}", version.name),
+                ));
+                return verdict;
+            }
+        };
+        let structure = schema.and_then(|s| s.structure.as_ref());
+
+        // Decoding: pruning, nulls, embedded resources; then defaulting.
+        if !self.preserve_unknown_fields {
+            verdict.pruned = prune::prune_object(&mut obj, schema.map(|s| &s.props));
+        }
+        if let Some(st) = structure {
+            if let Some(e) = embedded::request_error(st, &obj) {
+                verdict.pruned.clear();
+                refuse(&mut verdict, 400, e);
+                return verdict;
+            }
+            defaulting::apply(st, &mut obj, !self.preserve_unknown_fields);
+        }
+        if mode == Mode::Create
+            && version.status_subresource
+            && let Value::Object(m) = &mut obj
+        {
+            verdict.status_dropped = m.remove("status").is_some();
+        }
+
+        // Validation.
+        let errs = &mut verdict.errors;
+        errs.extend(objectmeta::validate_object_meta(
+            obj.get("metadata").unwrap_or(&Value::Null),
+            self.namespaced,
+        ));
+        if mode == Mode::Create
+            && let Value::Object(m) = &mut obj
+        {
+            let namespace = self.namespaced.then_some(verdict.namespace.as_str());
+            let meta = m.entry("metadata").or_insert(Value::Null);
+            objectmeta::prepare_for_create(meta, namespace);
+        }
+        if let Some(s) = schema {
+            s.validator.validate(&obj, errs);
+        }
+        if let Some(sc) = &version.scale {
+            scale::validate(sc, &obj, errs);
+        }
+        if let Some(st) = structure {
+            embedded::validate(st, &obj, errs);
+            list_type::validate(st, &obj, errs);
+        }
+        let rules = schema.map_or(0, |s| s.rules);
+        if rules > 0 {
+            if errs.iter().any(|c| blocks_cel(c.kind)) {
+                errs.push(Cause::invalid(
+                    Path::root(),
+                    BadValue::Json(Value::Null),
+                    CEL_NOT_CHECKED,
+                ));
+            } else {
+                verdict.rules_not_evaluated = rules;
+            }
+        }
+        if !verdict.errors.is_empty() {
+            verdict.code = 422;
+        }
+        crate::load::drop_value(obj);
+        verdict
+    }
+}
+
+/// Error types after which the server does not evaluate CEL rules.
+fn blocks_cel(kind: ErrorType) -> bool {
+    matches!(
+        kind,
+        ErrorType::NotSupported
+            | ErrorType::Required
+            | ErrorType::TooLong
+            | ErrorType::TooMany
+            | ErrorType::TypeInvalid
+    )
+}
