@@ -10,6 +10,8 @@ use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+pub mod stream;
+
 /// Deepest nesting of mappings and sequences accepted in one document.
 pub const MAX_DEPTH: usize = 1000;
 /// Most values one document may expand to (guards against alias bombs).
@@ -87,10 +89,28 @@ pub fn looks_like_json(text: &str) -> bool {
 
 /// Reads every document of a text (YAML, or a stream of JSON values).
 pub fn parse_str(source_name: &str, text: &str) -> Vec<Result<Document, LoadError>> {
+    parse_str_at(source_name, text, 0)
+}
+
+/// [`parse_str`] for a piece of a larger stream that starts after `line_offset` lines.
+pub fn parse_str_at(
+    source_name: &str,
+    text: &str,
+    line_offset: usize,
+) -> Vec<Result<Document, LoadError>> {
     if looks_like_json(text) {
-        parse_json_stream(source_name, text)
+        let mut docs = parse_json_stream(source_name, text);
+        for d in &mut docs {
+            match d {
+                Ok(doc) => doc.line += line_offset,
+                Err(e) => e.line = e.line.map(|l| l + line_offset),
+            }
+        }
+        docs
     } else {
-        YamlDocuments::new(source_name, Parser::new_from_str(text)).collect()
+        YamlDocuments::new(source_name, Parser::new_from_str(text))
+            .with_line_offset(line_offset)
+            .collect()
     }
 }
 
@@ -163,7 +183,13 @@ fn parse_json_stream(source_name: &str, text: &str) -> Vec<Result<Document, Load
                 }));
             }
             Some(Err(e)) => {
-                out.push(Err(fail(index, e.line(), format!("invalid JSON: {e}"))));
+                // The position is given by `line`; serde's own is relative to this text.
+                let text = e.to_string();
+                let text = match text.rfind(" at line ") {
+                    Some(i) => &text[..i],
+                    None => &text,
+                };
+                out.push(Err(fail(index, e.line(), format!("invalid JSON: {text}"))));
                 break;
             }
         }
@@ -184,6 +210,8 @@ pub struct YamlDocuments<'a, T: Input> {
     source_name: String,
     index: usize,
     done: bool,
+    /// Lines before the parsed text (when it is a piece of a larger stream).
+    line_offset: usize,
 }
 
 impl<'a, T: Input> YamlDocuments<'a, T> {
@@ -193,14 +221,21 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
             source_name: source_name.to_string(),
             index: 0,
             done: false,
+            line_offset: 0,
         }
+    }
+
+    /// Numbers lines as if the text started after `lines` other lines.
+    pub fn with_line_offset(mut self, lines: usize) -> Self {
+        self.line_offset = lines;
+        self
     }
 
     fn error(&self, span: Option<Span>, message: String) -> LoadError {
         LoadError {
             source_name: self.source_name.clone(),
             doc: Some(self.index),
-            line: span.map(|s| s.start.line()),
+            line: span.map(|s| s.start.line() + self.line_offset),
             message,
         }
     }
@@ -389,7 +424,7 @@ impl<'a, T: Input> Iterator for YamlDocuments<'a, T> {
                 }
                 Some(Err(e)) => {
                     self.done = true;
-                    let line = e.marker().line();
+                    let line = e.marker().line() + self.line_offset;
                     return Some(Err(self.error(
                         Some(Span::new(*e.marker(), *e.marker())),
                         format!("invalid YAML at line {line}: {}", e.info()),
@@ -435,7 +470,7 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
             let (event, span) = match self.parser.next_event() {
                 None => return Err(self.error(None, "unexpected end of YAML stream".into())),
                 Some(Err(e)) => {
-                    let line = e.marker().line();
+                    let line = e.marker().line() + self.line_offset;
                     let info = match e.info() {
                         "recursion limit exceeded" => {
                             "flow collections ([...] or {...}) nested deeper than 255 levels"
@@ -451,7 +486,7 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
             let completed: Option<(Value, usize)> = match event {
                 Event::DocumentEnd => {
                     let line = first_line.unwrap_or(doc_span.start.line());
-                    return Ok((root.unwrap_or(Value::Null), line));
+                    return Ok((root.unwrap_or(Value::Null), line + self.line_offset));
                 }
                 Event::StreamEnd | Event::DocumentStart(_) => {
                     return Err(self.error(Some(span), "unexpected document boundary".into()));

@@ -1,37 +1,9 @@
 //! `crd-audit check` as a user runs it: exit codes, output, and bad input handled with clear
 //! errors (never a panic).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run crd-audit");
-    {
-        let mut pipe = child.stdin.take().unwrap();
-        if let Some(bytes) = stdin {
-            pipe.write_all(bytes).unwrap();
-        }
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn temp_file(name: &str, content: &[u8]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("crd-audit-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
+use common::{run, temp_file, text};
 
 const CRD_HEAD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: things, kind: Thing}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n";
 

@@ -1,8 +1,10 @@
 //! Reading the command line's inputs: files, directories (recursively, `*.yaml`, `*.yml`,
 //! `*.json`), and `-` for standard input; every document with its `file#index` source.
 
-use crate::load::{self, Document, LoadError};
-use std::io::Read;
+use crate::crd::Crd;
+use crate::load::stream::{DocumentStream, Piece, PieceReader};
+use crate::load::{Document, LoadError};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// One input document with the name of the place it came from.
@@ -54,41 +56,96 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Reads one file (or stdin for `-`) and returns its documents.
-pub fn read_file(path: &Path) -> Vec<Result<Sourced, LoadError>> {
-    let name = if path.as_os_str() == "-" {
+/// The name an input is reported by.
+pub fn display_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
         "<stdin>".to_string()
     } else {
         path.display().to_string()
+    }
+}
+
+/// Reads one file (or stdin for `-`) document by document: memory is bounded by the largest
+/// document, not the file.
+pub fn read_file(path: &Path) -> Box<dyn Iterator<Item = Result<Sourced, LoadError>>> {
+    let name = display_name(path);
+    let reader = match open(path) {
+        Ok(r) => r,
+        Err(e) => return Box::new(std::iter::once(Err(e))),
     };
-    let mut text = String::new();
-    let read = if path.as_os_str() == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read(path).and_then(|bytes| {
-            text = String::from_utf8(bytes).map_err(|e| {
-                std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8: {e}"))
-            })?;
-            Ok(())
+    let file = name.clone();
+    Box::new(DocumentStream::new(&name, reader).map(move |r| {
+        r.map(|doc| Sourced {
+            file: file.clone(),
+            doc,
         })
-    };
-    if let Err(e) = read {
-        return vec![Err(LoadError {
-            source_name: name,
+    }))
+}
+
+/// Reads one file (or stdin for `-`) as undecoded pieces of about one document each.
+pub fn read_pieces(path: &Path) -> Box<dyn Iterator<Item = Result<Piece, LoadError>>> {
+    let name = display_name(path);
+    match open(path) {
+        Ok(reader) => Box::new(PieceReader::new(&name, reader)),
+        Err(e) => Box::new(std::iter::once(Err(e))),
+    }
+}
+
+fn open(path: &Path) -> Result<Box<dyn BufRead>, LoadError> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            std::io::stdin(),
+        )));
+    }
+    match std::fs::File::open(path) {
+        Ok(f) => Ok(Box::new(BufReader::with_capacity(1 << 16, f))),
+        Err(e) => Err(LoadError {
+            source_name: display_name(path),
             doc: None,
             line: None,
             message: e.to_string(),
-        })];
+        }),
     }
-    load::parse_str(&name, &text)
-        .into_iter()
-        .map(|r| {
-            r.map(|doc| Sourced {
-                file: name.clone(),
-                doc,
-            })
-        })
-        .collect()
+}
+
+/// Every CRD in the given files and directories, each with its source; documents that are
+/// not CRDs are skipped. Unreadable input is an error naming file, document and path.
+pub fn read_crds(args: &[PathBuf]) -> Result<Vec<(String, Crd)>, Vec<String>> {
+    let files = expand(args).map_err(|e| vec![e])?;
+    let mut crds = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        for doc in read_file(&file) {
+            let doc = match doc {
+                Ok(d) => d,
+                Err(e) => {
+                    errors.push(e.to_string());
+                    continue;
+                }
+            };
+            for item in unpack_lists(doc) {
+                if !Crd::is_crd(&item.doc.value) {
+                    continue;
+                }
+                match Crd::from_value(&item.doc.value) {
+                    Ok(c) => crds.push((item.source(), c)),
+                    Err(e) => errors.push(format!(
+                        "{} (line {}): {}: {}",
+                        item.source(),
+                        item.doc.line,
+                        e.path,
+                        e.message
+                    )),
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(crds)
+    } else {
+        Err(errors)
+    }
 }
 
 /// Unpacks `kind: List` documents into their items (each keeps the document's source).

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod inputs;
 pub mod output;
+pub mod validate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +26,13 @@ pub enum Command {
     /// patterns, ...), format warnings, and stored versions that are no longer served.
     /// Exit code 0: nothing found; 1: findings; 2: unreadable input.
     Check(check::Args),
+    /// Validate objects against their CRDs as kube-apiserver does on create.
+    ///
+    /// Each object is matched to a CRD by group and kind and judged at the version its
+    /// apiVersion names: pruning of unknown fields, defaulting, ObjectMeta, the OpenAPI
+    /// schema with the Kubernetes extensions, list-type uniqueness, embedded resources.
+    /// Exit code 0: all valid; 1: invalid objects (or unknown kinds); 2: unreadable input.
+    Validate(validate::Args),
 }
 
 /// Exit codes of every command.
@@ -36,6 +44,7 @@ pub const EXIT_INPUT_ERROR: u8 = 2;
 pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Validate(args) => validate::run(&args),
     };
     ExitCode::from(code)
 }

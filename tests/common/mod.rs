@@ -57,3 +57,39 @@ pub fn multiset_diff(expected: &[Key], actual: &[Key]) -> (Vec<Key>, Vec<Key>) {
     }
     (missing, rest)
 }
+
+/// Runs the built `crd-audit` with `args`, feeding `stdin` (closed at once when `None`).
+pub fn run(args: &[&str], stdin: Option<&[u8]>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run crd-audit");
+    {
+        let mut pipe = child.stdin.take().unwrap();
+        if let Some(bytes) = stdin {
+            pipe.write_all(bytes).unwrap();
+        }
+    }
+    child.wait_with_output().unwrap()
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Writes a file under a per-process temporary directory.
+pub fn temp_file(name: &str, content: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crd-audit-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&p, content).unwrap();
+    p
+}

@@ -1,0 +1,399 @@
+//! `crd-audit validate --crd CRD... OBJECTS...`: judge objects as the API server would.
+//!
+//! Objects are read one document at a time and each verdict is written as soon as it is
+//! known, so memory does not grow with the input.
+
+use super::inputs::{self, Sourced};
+use super::output::Format;
+use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
+use crate::crd::Crd;
+use crate::load::LoadError;
+use crate::load::stream::Piece;
+use crate::validate::{CrdValidator, Mode, Verdict};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, mpsc};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A CRD file or directory (repeat the flag, or separate with commas, for several);
+    /// documents that are not CRDs are skipped.
+    #[arg(
+        long = "crd",
+        required = true,
+        value_name = "CRD",
+        value_delimiter = ','
+    )]
+    pub crds: Vec<PathBuf>,
+    /// Object files or directories (`-` reads standard input): multi-document YAML or JSON,
+    /// `kind: List` documents unpacked.
+    #[arg(required = true, value_name = "OBJECTS")]
+    pub objects: Vec<PathBuf>,
+    /// Judge objects as stored data: the whole object, `status` included, as every write
+    /// must pass it on a cluster without validation ratcheting (default: as a create, which
+    /// drops `status` under a status subresource).
+    #[arg(long)]
+    pub stored: bool,
+    /// Count fields that pruning would drop (unknown to the schema) as findings, as a
+    /// `fieldValidation=Strict` request would refuse them.
+    #[arg(long)]
+    pub strict: bool,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t)]
+    pub output: Format,
+}
+
+/// The CRDs given, compiled, by group and kind.
+pub struct Catalog {
+    by_kind: HashMap<(String, String), CrdValidator>,
+}
+
+impl Catalog {
+    /// Compiles the CRDs; two CRDs for one group and kind are an input error.
+    pub fn new(crds: &[(String, Crd)]) -> Result<Catalog, String> {
+        let mut by_kind = HashMap::new();
+        let mut seen: HashMap<(String, String), &str> = HashMap::new();
+        for (source, crd) in crds {
+            let key = (crd.group.clone(), crd.kind.clone());
+            if let Some(first) = seen.insert(key.clone(), source) {
+                return Err(format!(
+                    "{source}: a second CRD for kind {} in group {} (the first is {first})",
+                    crd.kind, crd.group
+                ));
+            }
+            by_kind.insert(key, CrdValidator::new(crd));
+        }
+        Ok(Catalog { by_kind })
+    }
+
+    /// The compiled CRD for an object's `apiVersion` and `kind`.
+    pub fn find(&self, obj: &Value) -> Option<&CrdValidator> {
+        let api_version = obj.get("apiVersion")?.as_str()?;
+        let kind = obj.get("kind")?.as_str()?;
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        self.by_kind.get(&(group.to_string(), kind.to_string()))
+    }
+}
+
+/// The line for an object no given CRD defines.
+fn unknown_kind(obj: &Value) -> Verdict {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    let meta = obj.get("metadata");
+    let api_version = text(obj.get("apiVersion"));
+    let kind = text(obj.get("kind"));
+    let message = if !obj.is_object() {
+        format!(
+            "not an object (a {})",
+            crate::gofmt::json_kind(obj).replace("bool", "boolean")
+        )
+    } else if kind.is_empty() || api_version.is_empty() {
+        "apiVersion and kind are required to find the object's CRD".to_string()
+    } else {
+        format!(
+            "no matches for kind {} in version {}: no CRD given with --crd defines it",
+            crate::gofmt::quote(&kind),
+            crate::gofmt::quote(&api_version)
+        )
+    };
+    Verdict {
+        api_version,
+        kind,
+        namespace: text(meta.and_then(|m| m.get("namespace"))),
+        name: text(meta.and_then(|m| m.get("name"))),
+        code: 404,
+        request_error: Some(message),
+        ..Verdict::default()
+    }
+}
+
+#[derive(Default)]
+struct Totals {
+    objects: usize,
+    invalid: usize,
+    unknown: usize,
+    pruned: usize,
+    input_errors: usize,
+    rules_not_evaluated: usize,
+}
+
+/// Consecutive pieces of one input on their way to a worker (batched so that handing them
+/// over costs little), numbered for putting results back in order.
+struct Job {
+    seq: usize,
+    file: Arc<str>,
+    pieces: Vec<Result<Piece, LoadError>>,
+}
+
+/// How much text a job carries at most (a single larger piece goes alone).
+const JOB_BYTES: usize = 256 << 10;
+
+/// The verdicts of one piece: per document, its items' verdicts (a `List` has several).
+struct Done {
+    seq: usize,
+    file: Arc<str>,
+    /// Each item's verdict and whether a CRD was found for it.
+    docs: Vec<Result<Vec<(Verdict, bool)>, LoadError>>,
+}
+
+fn judge(catalog: &Catalog, mode: Mode, job: Job) -> Done {
+    let mut docs = Vec::new();
+    for piece in job.pieces {
+        let piece = match piece {
+            Ok(p) => p,
+            Err(e) => {
+                docs.push(Err(e));
+                continue;
+            }
+        };
+        for doc in piece.parse(&job.file) {
+            docs.push(doc.map(|doc| {
+                let sourced = Sourced {
+                    file: String::new(),
+                    doc,
+                };
+                inputs::unpack_lists(sourced)
+                    .into_iter()
+                    .filter(|item| !item.doc.value.is_null())
+                    .map(|item| {
+                        let obj = item.doc.value;
+                        match catalog.find(&obj) {
+                            Some(v) => (v.validate(obj, mode), true),
+                            None => {
+                                let verdict = unknown_kind(&obj);
+                                crate::load::drop_value(obj);
+                                (verdict, false)
+                            }
+                        }
+                    })
+                    .collect()
+            }));
+        }
+    }
+    Done {
+        seq: job.seq,
+        file: job.file,
+        docs,
+    }
+}
+
+pub fn run(args: &Args) -> u8 {
+    let crds = match inputs::read_crds(&args.crds) {
+        Ok(c) => c,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {e}");
+            }
+            return EXIT_INPUT_ERROR;
+        }
+    };
+    if crds.is_empty() {
+        eprintln!("error: no CustomResourceDefinition found in the --crd inputs");
+        return EXIT_INPUT_ERROR;
+    }
+    let catalog = match Catalog::new(&crds) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    };
+    drop(crds);
+    let files = match inputs::expand(&args.objects) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    };
+    let mode = if args.stored {
+        Mode::Stored
+    } else {
+        Mode::Create
+    };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(workers * 4);
+    let job_rx = Mutex::new(job_rx);
+    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(workers * 4);
+    let mut t = Totals::default();
+    let mut write_failed = false;
+    std::thread::scope(|scope| {
+        // Reader: cuts the inputs into pieces, in order.
+        scope.spawn(move || {
+            let mut seq = 0;
+            for path in &files {
+                let file: Arc<str> = Arc::from(inputs::display_name(path));
+                let mut batch = Vec::new();
+                let mut bytes = 0;
+                let mut pieces = inputs::read_pieces(path).peekable();
+                while let Some(piece) = pieces.next() {
+                    bytes += piece.as_ref().map_or(0, |p| p.text.len());
+                    batch.push(piece);
+                    if bytes >= JOB_BYTES || batch.len() >= 256 || pieces.peek().is_none() {
+                        let job = Job {
+                            seq,
+                            file: file.clone(),
+                            pieces: std::mem::take(&mut batch),
+                        };
+                        seq += 1;
+                        bytes = 0;
+                        if job_tx.send(job).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        // Workers: decode and judge.
+        for _ in 0..workers {
+            let done_tx = done_tx.clone();
+            let (catalog, job_rx) = (&catalog, &job_rx);
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(scope, move || {
+                    loop {
+                        let job = match job_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        if done_tx.send(judge(catalog, mode, job)).is_err() {
+                            return;
+                        }
+                    }
+                })
+                .expect("spawn a validation worker");
+        }
+        drop(done_tx);
+        // Writer: puts results back in input order.
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
+        let (mut next_seq, mut next_index) = (0, 0);
+        let mut current_file: Option<Arc<str>> = None;
+        for done in done_rx.iter() {
+            pending.insert(done.seq, done);
+            while let Some(done) = pending.remove(&next_seq) {
+                next_seq += 1;
+                if current_file.as_ref() != Some(&done.file) {
+                    current_file = Some(done.file.clone());
+                    next_index = 0;
+                }
+                if write_failed {
+                    continue;
+                }
+                for doc in done.docs {
+                    let index = next_index;
+                    next_index += 1;
+                    let verdicts = match doc {
+                        Ok(v) => v,
+                        Err(mut e) => {
+                            if e.doc.is_some() {
+                                e.doc = Some(index);
+                            }
+                            eprintln!("error: {e}");
+                            t.input_errors += 1;
+                            continue;
+                        }
+                    };
+                    let source = format!("{}#{index}", done.file);
+                    for (verdict, known) in verdicts {
+                        t.count(&verdict, known);
+                        let written = match args.output {
+                            Format::Json => write_json(&mut out, &source, &verdict),
+                            Format::Text => write_text(&mut out, &source, &verdict),
+                        };
+                        if written.is_err() {
+                            write_failed = true; // stdout closed: drain and stop
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if args.output == Format::Text && !write_failed {
+            let _ = writeln!(
+                out,
+                "validated {} object(s): {} invalid ({} of unknown kind), {} with unknown fields, {} input error(s)",
+                t.objects, t.invalid, t.unknown, t.pruned, t.input_errors
+            );
+            if t.rules_not_evaluated > 0 {
+                let _ = writeln!(
+                    out,
+                    "note: {} CEL rule evaluation(s) skipped: x-kubernetes-validations rules are not evaluated yet",
+                    t.rules_not_evaluated
+                );
+            }
+        }
+        if out.flush().is_err() {
+            write_failed = true;
+        }
+    });
+    if write_failed || t.input_errors > 0 {
+        EXIT_INPUT_ERROR
+    } else if t.invalid > 0 || (args.strict && t.pruned > 0) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+impl Totals {
+    fn count(&mut self, v: &Verdict, known: bool) {
+        self.objects += 1;
+        if !known {
+            self.unknown += 1;
+        }
+        if !v.valid() {
+            self.invalid += 1;
+        }
+        if !v.pruned.is_empty() {
+            self.pruned += 1;
+        }
+        self.rules_not_evaluated += v.rules_not_evaluated;
+    }
+}
+
+fn write_json(out: &mut impl Write, source: &str, v: &Verdict) -> std::io::Result<()> {
+    let mut m = serde_json::Map::new();
+    m.insert("source".into(), Value::String(source.to_string()));
+    m.extend(v.to_json());
+    serde_json::to_writer(&mut *out, &m)?;
+    out.write_all(b"\n")
+}
+
+/// `Kind namespace/name`, as kubectl names an object.
+fn object_name(v: &Verdict) -> String {
+    let name = if v.name.is_empty() {
+        "<no name>"
+    } else {
+        &v.name
+    };
+    if v.namespace.is_empty() {
+        format!("{} {name}", v.kind)
+    } else {
+        format!("{} {}/{name}", v.kind, v.namespace)
+    }
+}
+
+fn write_text(out: &mut impl Write, source: &str, v: &Verdict) -> std::io::Result<()> {
+    let head = format!("{source} {}", object_name(v));
+    for p in &v.pruned {
+        writeln!(
+            out,
+            "{head}: warning: unknown field {}",
+            crate::gofmt::quote(p)
+        )?;
+    }
+    if let Some(e) = &v.request_error {
+        return writeln!(out, "{head}: error: {e}");
+    }
+    if v.errors.is_empty() {
+        return writeln!(out, "{head}: valid");
+    }
+    for c in &v.errors {
+        writeln!(out, "{head}: {c}")?;
+    }
+    Ok(())
+}
