@@ -8,6 +8,7 @@
 use crd_audit::crd::Crd;
 use crd_audit::schema::Props;
 use crd_audit::validate::prune::prune_object;
+use crd_audit::validate::structure::Structure;
 use crd_audit::validate::schema_validator::SchemaValidator;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -56,7 +57,8 @@ fn main() {
             let Some(i) = index else {
                 continue;
             };
-            prune_object(&mut obj, validators[i].2.as_ref());
+            let structure = validators[i].2.as_ref().map(Structure::new);
+            prune_object(&mut obj, structure.as_ref(), true);
             if validators[i].1
                 && let Some(m) = obj.as_object_mut()
             {

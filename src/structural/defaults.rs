@@ -9,6 +9,7 @@ use crate::cause::{BadValue, Cause, Path};
 use crate::schema::Props;
 use crate::validate::prune::prune_value;
 use crate::validate::schema_validator::SchemaValidator;
+use crate::validate::structure::Structure;
 
 const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
 
@@ -25,7 +26,8 @@ fn node(s: &Props, path: &Path, resource: bool, inside_meta: bool, out: &mut Vec
     {
         let at = path.child("default");
         let mut pruned = default.clone();
-        prune_value(&mut pruned, s, embedded);
+        let structure = Structure::new(s);
+        prune_value(&mut pruned, &structure, structure.root(), embedded);
         if pruned != *default {
             out.push(Cause::invalid(
                 at.clone(),

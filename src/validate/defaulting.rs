@@ -1,15 +1,14 @@
-//! What the API server does to a decoded object before validating it: `null`s of
-//! non-nullable fields without a default are dropped (silently: they are not reported as
-//! pruned), then `default`s are applied to missing fields and to `null`s of non-nullable
-//! fields, list items and map values. Defaults are applied in their pruned form.
+//! Defaulting of a decoded object before it is validated: `default`s are applied to missing
+//! fields and to `null`s of non-nullable fields, list items and map values, in their pruned
+//! form. (The `null`s of non-nullable fields without a default were dropped by
+//! [`super::prune`] just before.)
 
 use crate::validate::structure::{NodeId, Structure};
 use serde_json::Value;
 
-/// Applies null dropping (when `drop_nulls`: the server does it only for CRDs that prune)
-/// and defaulting to a whole object.
-pub fn apply(structure: &Structure, obj: &mut Value, drop_nulls: bool) {
-    walk(structure, structure.root(), obj, drop_nulls);
+/// Applies the schema's defaults to a whole object.
+pub fn apply(structure: &Structure, obj: &mut Value) {
+    walk(structure, structure.root(), obj);
 }
 
 /// Whether a value is a `null` that the node's default replaces.
@@ -18,32 +17,13 @@ fn defaultable_null(structure: &Structure, id: NodeId, v: &Value) -> bool {
     v.is_null() && n.default.is_some() && !n.nullable
 }
 
-fn walk(structure: &Structure, id: NodeId, v: &mut Value, drop_nulls: bool) {
+fn walk(structure: &Structure, id: NodeId, v: &mut Value) {
     let n = structure.node(id);
-    if !drop_nulls && !n.defaults_below {
+    if !n.defaults_below {
         return;
     }
     match v {
         Value::Object(map) => {
-            if drop_nulls {
-                map.retain(|k, val| {
-                    if !val.is_null() {
-                        return true;
-                    }
-                    let child = n.property(k).or(if n.properties.is_empty() {
-                        n.additional
-                    } else {
-                        None
-                    });
-                    child.is_none_or(|c| {
-                        let c = structure.node(c);
-                        c.nullable || c.default.is_some()
-                    })
-                });
-            }
-            // Defaults of missing properties; their content is not null-pruned (the server
-            // prunes nulls before it defaults).
-            let mut defaulted: Vec<&str> = Vec::new();
             for (k, c) in n.properties.iter() {
                 let cn = structure.node(*c);
                 let Some(d) = &cn.default else { continue };
@@ -54,20 +34,18 @@ fn walk(structure: &Structure, id: NodeId, v: &mut Value, drop_nulls: bool) {
                 };
                 if missing {
                     map.insert(k.to_string(), d.clone());
-                    defaulted.push(k);
                 }
             }
             for (k, val) in map.iter_mut() {
                 if let Some(c) = n.property(k) {
-                    let fresh = defaulted.contains(&k.as_str());
-                    walk(structure, c, val, drop_nulls && !fresh);
+                    walk(structure, c, val);
                 } else if let Some(a) = n.additional {
                     if defaultable_null(structure, a, val) {
                         *val = structure.node(a).default.clone().unwrap_or(Value::Null);
                         // The server walks the old (null) value: nothing below is defaulted.
                         continue;
                     }
-                    walk(structure, a, val, drop_nulls);
+                    walk(structure, a, val);
                 }
             }
         }
@@ -78,7 +56,7 @@ fn walk(structure: &Structure, id: NodeId, v: &mut Value, drop_nulls: bool) {
                     *item = structure.node(it).default.clone().unwrap_or(Value::Null);
                     continue;
                 }
-                walk(structure, it, item, drop_nulls);
+                walk(structure, it, item);
             }
         }
         _ => {}
@@ -91,9 +69,13 @@ mod tests {
     use crate::schema::Props;
     use serde_json::json;
 
+    /// Pruning (with its null dropping, when `drop_nulls`) then defaulting, as the server
+    /// runs them.
     fn run(schema: Value, mut obj: Value, drop_nulls: bool) -> Value {
         let props = Props::from_value("", &schema).unwrap();
-        apply(&Structure::new(&props), &mut obj, drop_nulls);
+        let st = Structure::new(&props);
+        crate::validate::prune::prune_object(&mut obj, Some(&st), drop_nulls);
+        apply(&st, &mut obj);
         obj
     }
 

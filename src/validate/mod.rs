@@ -10,6 +10,7 @@ pub mod goregex;
 pub mod list_type;
 pub mod object;
 pub mod objectmeta;
+pub mod property_index;
 pub mod prune;
 pub mod scale;
 pub mod schema_validator;

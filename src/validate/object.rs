@@ -40,8 +40,8 @@ pub struct Verdict {
     /// the object names none, empty for a cluster-scoped CRD.
     pub namespace: String,
     pub name: String,
-    /// The HTTP status of the create: 201, 422, 400 (request refused before validation) or
-    /// 404 (the version is not served).
+    /// The HTTP status of the create: 201, 422, 400 (request refused before validation),
+    /// 404 (the version is not served) or 500 (the CRD's schema cannot be served).
     pub code: u16,
     /// For 400 and 404: the server's error text.
     pub request_error: Option<String>,
@@ -126,7 +126,6 @@ struct VersionValidator {
 
 #[derive(Debug)]
 struct CompiledSchema {
-    props: Props,
     validator: SchemaValidator,
     /// `None` when the schema is not structural (only tolerated with
     /// `preserveUnknownFields`): no pruning, defaulting, list-type or CEL then.
@@ -181,7 +180,6 @@ impl CrdValidator {
                                     0
                                 },
                                 structure,
-                                props,
                             })
                         })
                         .map_err(|e| e.to_string()),
@@ -285,10 +283,20 @@ impl CrdValidator {
             }
         };
         let structure = schema.and_then(|s| s.structure.as_ref());
+        if schema.is_some() && structure.is_none() && !self.preserve_unknown_fields {
+            // The server cannot serve a CRD whose schema is not structural unless it keeps
+            // unknown fields (such a CRD can only be stored, never created, this way).
+            refuse(
+                &mut verdict,
+                500,
+                "the server could not properly serve the CR schema".to_string(),
+            );
+            return verdict;
+        }
 
         // Decoding: pruning, nulls, embedded resources; then defaulting.
         if !self.preserve_unknown_fields {
-            verdict.pruned = prune::prune_object(&mut obj, schema.map(|s| &s.props));
+            verdict.pruned = prune::prune_object(&mut obj, structure, true);
         }
         if let Some(st) = structure {
             if let Some(e) = embedded::request_error(st, &obj) {
@@ -296,7 +304,7 @@ impl CrdValidator {
                 refuse(&mut verdict, 400, e);
                 return verdict;
             }
-            defaulting::apply(st, &mut obj, !self.preserve_unknown_fields);
+            defaulting::apply(st, &mut obj);
         }
         if mode == Mode::Create
             && version.status_subresource

@@ -5,7 +5,7 @@
 //! `x-kubernetes-embedded-resource` object) are left alone here; unknown fields inside such a
 //! `metadata` are dropped by ObjectMeta decoding, which [`prune`] also reports.
 
-use crate::schema::{Props, SchemaOrBool};
+use crate::validate::structure::{NodeId, Structure};
 use serde_json::{Map, Value};
 
 const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
@@ -30,93 +30,123 @@ pub const OBJECT_META_FIELDS: [&str; 15] = [
     "managedFields",
 ];
 
-/// Prunes a whole object against its version's schema (`None`: no schema, everything but
-/// the resource fields goes). Returns the dropped paths, sorted.
-pub fn prune_object(obj: &mut Value, schema: Option<&Props>) -> Vec<String> {
+/// Prunes a whole object against its version's compiled schema (`None`: no schema,
+/// everything but the resource fields goes). With `drop_nulls`, `null`s of non-nullable
+/// fields without a default go too, silently, as the server drops them right after pruning.
+/// Returns the pruned paths, sorted.
+pub fn prune_object(obj: &mut Value, schema: Option<&Structure>, drop_nulls: bool) -> Vec<String> {
     let mut pr = Pruner {
-        path: String::new(),
+        structure: schema,
         dropped: Vec::new(),
         depth: 0,
+        drop_nulls,
     };
-    pr.node(obj, schema, true);
+    pr.node(obj, schema.map(Structure::root), true, &Seg::Root);
     pr.dropped.sort();
     pr.dropped
 }
 
-/// Prunes a value (a CRD `default`) that lives under `schema`; `is_resource` when the value
-/// is itself a resource (an embedded resource's default).
-pub fn prune_value(v: &mut Value, schema: &Props, is_resource: bool) -> Vec<String> {
+/// Prunes a value (a CRD `default`) that lives under node `at` of `schema`; `is_resource`
+/// when the value is itself a resource (an embedded resource's default).
+pub fn prune_value(v: &mut Value, schema: &Structure, at: NodeId, is_resource: bool) -> Vec<String> {
     let mut pr = Pruner {
-        path: String::new(),
+        structure: Some(schema),
         dropped: Vec::new(),
         depth: 0,
+        drop_nulls: false,
     };
-    pr.node(v, Some(schema), is_resource);
+    pr.node(v, Some(at), is_resource, &Seg::Root);
     pr.dropped.sort();
     pr.dropped
 }
 
-struct Pruner {
-    /// The current path, rendered (`spec.items[0].name`); truncated on the way back up.
-    path: String,
+/// The path to the value being visited, rendered only when a field is dropped.
+enum Seg<'a> {
+    Root,
+    Key(&'a Seg<'a>, &'a str),
+    Index(&'a Seg<'a>, usize),
+}
+
+impl Seg<'_> {
+    fn render(&self, out: &mut String) {
+        match self {
+            Seg::Root => {}
+            Seg::Key(parent, k) => {
+                parent.render(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Index(parent, i) => {
+                parent.render(out);
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
+    }
+
+    fn is_root(&self) -> bool {
+        matches!(self, Seg::Root)
+    }
+}
+
+struct Pruner<'s> {
+    structure: Option<&'s Structure>,
     dropped: Vec<String>,
     /// Nesting of the value being visited; deeper than [`crate::load::MAX_DEPTH`] (which no
     /// loaded document reaches) is left as it is rather than risking the stack.
     depth: usize,
+    drop_nulls: bool,
 }
 
-impl Pruner {
-    fn record(&mut self, key: &str) {
-        if self.path.is_empty() {
-            self.dropped.push(key.to_string());
-        } else {
-            self.dropped.push(format!("{}.{key}", self.path));
+impl Pruner<'_> {
+    fn record(&mut self, at: &Seg, key: &str) {
+        let mut s = String::new();
+        Seg::Key(at, key).render(&mut s);
+        self.dropped.push(s);
+    }
+
+    fn preserves(&self, s: Option<NodeId>) -> bool {
+        match (s, self.structure) {
+            (Some(id), Some(st)) => st.node(id).preserve_unknown,
+            _ => false,
         }
     }
 
-    fn push_key(&mut self, key: &str) -> usize {
-        let len = self.path.len();
-        if !self.path.is_empty() {
-            self.path.push('.');
+    fn embedded(&self, s: Option<NodeId>) -> bool {
+        match (s, self.structure) {
+            (Some(id), Some(st)) => st.node(id).embedded,
+            _ => false,
         }
-        self.path.push_str(key);
-        len
     }
 
-    fn push_index(&mut self, i: usize) -> usize {
-        let len = self.path.len();
-        self.path.push('[');
-        use std::fmt::Write;
-        let _ = write!(self.path, "{i}");
-        self.path.push(']');
-        len
-    }
-
-    /// One value under schema `s`. `resource`: the value is a resource (root or embedded).
-    fn node(&mut self, x: &mut Value, s: Option<&Props>, resource: bool) {
+    /// One value under schema node `s`. `resource`: the value is a resource (root or
+    /// embedded).
+    fn node(&mut self, x: &mut Value, s: Option<NodeId>, resource: bool, at: &Seg) {
         if self.depth >= crate::load::MAX_DEPTH {
             return;
         }
         self.depth += 1;
-        self.node_inner(x, s, resource);
+        self.node_inner(x, s, resource, at);
         self.depth -= 1;
     }
 
-    fn node_inner(&mut self, x: &mut Value, s: Option<&Props>, resource: bool) {
-        let preserve = s.is_some_and(|s| s.x_preserve_unknown_fields == Some(true));
-        let embedded = resource || s.is_some_and(|s| s.x_embedded_resource);
+    fn node_inner(&mut self, x: &mut Value, s: Option<NodeId>, resource: bool, at: &Seg) {
+        let embedded = resource || self.embedded(s);
         if embedded && let Value::Object(map) = x {
-            self.metadata(map);
+            self.metadata(map, at);
         }
-        if preserve {
-            self.skip(x, s, embedded);
+        if self.preserves(s) {
+            self.skip(x, s, embedded, at);
             return;
         }
         match x {
             Value::Object(map) => {
                 let Some(s) = s else {
                     for k in map.keys() {
-                        self.record(k);
+                        self.record(at, k);
                     }
                     map.clear();
                     return;
@@ -126,9 +156,9 @@ impl Pruner {
                     if embedded && META_FIELDS.contains(&k.as_str()) {
                         continue;
                     }
-                    if !self.specified_child(k, v, s) {
-                        if !META_FIELDS.contains(&k.as_str()) || !self.path.is_empty() {
-                            self.record(k);
+                    if !self.specified_child(k, v, s, at) {
+                        if !META_FIELDS.contains(&k.as_str()) || !at.is_root() {
+                            self.record(at, k);
                         }
                         unknown.push(k.clone());
                     }
@@ -136,13 +166,12 @@ impl Pruner {
                 for k in unknown {
                     map.remove(&k);
                 }
+                self.drop_nulls(map, s);
             }
             Value::Array(items) => {
-                let item_schema = s.and_then(Props::items_schema);
+                let item_schema = s.and_then(|s| self.structure?.node(s).items);
                 for (i, v) in items.iter_mut().enumerate() {
-                    let mark = self.push_index(i);
-                    self.node(v, item_schema, false);
-                    self.path.truncate(mark);
+                    self.node(v, item_schema, false, &Seg::Index(at, i));
                 }
             }
             _ => {}
@@ -151,7 +180,7 @@ impl Pruner {
 
     /// Under `x-kubernetes-preserve-unknown-fields`: keep unknown fields, but prune inside
     /// the specified ones.
-    fn skip(&mut self, x: &mut Value, s: Option<&Props>, embedded: bool) {
+    fn skip(&mut self, x: &mut Value, s: Option<NodeId>, embedded: bool, at: &Seg) {
         let Some(s) = s else { return };
         if self.depth >= crate::load::MAX_DEPTH {
             return;
@@ -162,16 +191,15 @@ impl Pruner {
                     if embedded && META_FIELDS.contains(&k.as_str()) {
                         continue;
                     }
-                    self.specified_child(k, v, s);
+                    self.specified_child(k, v, s, at);
                 }
+                self.drop_nulls(map, s);
             }
             Value::Array(items) => {
-                let item_schema = s.items_schema();
+                let item_schema = self.structure.and_then(|st| st.node(s).items);
+                let embedded_item = self.embedded(item_schema);
                 for (i, v) in items.iter_mut().enumerate() {
-                    let mark = self.push_index(i);
-                    let embedded_item = item_schema.is_some_and(|p| p.x_embedded_resource);
-                    self.skip(v, item_schema, embedded_item);
-                    self.path.truncate(mark);
+                    self.skip(v, item_schema, embedded_item, &Seg::Index(at, i));
                 }
             }
             _ => {}
@@ -180,20 +208,47 @@ impl Pruner {
 
     /// Prunes inside the field `k` when the schema specifies it (a property, or any key under
     /// `additionalProperties`); returns whether it does.
-    fn specified_child(&mut self, k: &str, v: &mut Value, s: &Props) -> bool {
-        let child = match (s.properties.get(k), &s.additional_properties) {
+    fn specified_child(&mut self, k: &str, v: &mut Value, s: NodeId, at: &Seg) -> bool {
+        let Some(st) = self.structure else {
+            return false;
+        };
+        let n = st.node(s);
+        let child = match (n.property(k), n.additional) {
             (Some(prop), _) => Some(prop),
-            (None, Some(ap)) => additional(ap),
+            (None, Some(ap)) => Some(ap),
+            (None, None) if n.additional_bool => None,
             (None, None) => return false,
         };
-        let mark = self.push_key(k);
-        self.node(v, child, false);
-        self.path.truncate(mark);
+        self.node(v, child, false, &Seg::Key(at, k));
         true
     }
 
+    /// `PruneNonNullableNullsWithoutDefaults` at one object: `null` values of specified,
+    /// non-nullable fields without a default are removed.
+    fn drop_nulls(&mut self, map: &mut Map<String, Value>, s: NodeId) {
+        let Some(st) = self.structure else { return };
+        if !self.drop_nulls || !map.values().any(Value::is_null) {
+            return;
+        }
+        let n = st.node(s);
+        map.retain(|k, v| {
+            if !v.is_null() {
+                return true;
+            }
+            let child = n.property(k).or(if n.properties.is_empty() {
+                n.additional
+            } else {
+                None
+            });
+            child.is_none_or(|c| {
+                let c = st.node(c);
+                c.nullable || c.default.is_some()
+            })
+        });
+    }
+
     /// Unknown fields of a resource's `metadata` object are dropped by ObjectMeta decoding.
-    fn metadata(&mut self, map: &mut Map<String, Value>) {
+    fn metadata(&mut self, map: &mut Map<String, Value>, at: &Seg) {
         let Some(Value::Object(meta)) = map.get_mut("metadata") else {
             return;
         };
@@ -205,19 +260,11 @@ impl Pruner {
         if unknown.is_empty() {
             return;
         }
-        let mark = self.push_key("metadata");
+        let meta_at = Seg::Key(at, "metadata");
         for k in unknown {
-            self.record(&k);
+            self.record(&meta_at, &k);
             meta.remove(&k);
         }
-        self.path.truncate(mark);
-    }
-}
-
-fn additional(ap: &SchemaOrBool) -> Option<&Props> {
-    match ap {
-        SchemaOrBool::Schema(s) => Some(s),
-        SchemaOrBool::Bool(_) => None,
     }
 }
 
@@ -226,8 +273,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn schema(v: Value) -> Props {
-        Props::from_value("s", &v).unwrap()
+    fn schema(v: Value) -> Structure {
+        Structure::new(&crate::schema::Props::from_value("s", &v).unwrap())
     }
 
     #[test]
@@ -242,7 +289,7 @@ mod tests {
             "extraTop": 1,
             "spec": {"ports": [{"name": "a", "x": 1}], "env": {"A": {"v": "1", "y": 2}},
                 "free": {"anything": 1, "sub": {"y": 1}}}});
-        let dropped = prune_object(&mut obj, Some(&s));
+        let dropped = prune_object(&mut obj, Some(&s), false);
         assert_eq!(
             dropped,
             vec![
@@ -266,7 +313,7 @@ mod tests {
         }
         let mut obj = json!({"spec": [1], "extra": 1});
         obj["spec"] = deep;
-        let dropped = prune_object(&mut obj, Some(&s));
+        let dropped = prune_object(&mut obj, Some(&s), false);
         assert_eq!(dropped, vec!["extra"]);
         crate::load::drop_value(obj);
     }
@@ -280,7 +327,7 @@ mod tests {
         );
         let mut obj = json!({"spec": {"template": {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"labels": {"a": "b"}, "bogus": true}, "spec": {"x": 1}, "other": 1}}});
-        let dropped = prune_object(&mut obj, Some(&s));
+        let dropped = prune_object(&mut obj, Some(&s), false);
         assert_eq!(
             dropped,
             vec![

@@ -22,6 +22,7 @@
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::gofmt;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool};
+use crate::validate::property_index::PropertyIndex;
 use crate::validate::{formats, goregex};
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
@@ -81,10 +82,19 @@ enum Dep {
     Names(Box<[Box<str>]>),
 }
 
+/// A `pattern`, compiled when a value first meets it (large CRDs carry hundreds of
+/// patterns that a given set of objects never reaches).
 #[derive(Debug)]
 struct Pattern {
     source: Box<str>,
-    compiled: Result<goregex::GoRegex, String>,
+    compiled: std::sync::OnceLock<Result<goregex::GoRegex, String>>,
+}
+
+impl Pattern {
+    fn compiled(&self) -> &Result<goregex::GoRegex, String> {
+        self.compiled
+            .get_or_init(|| goregex::compile(&self.source).map_err(|e| e.to_string()))
+    }
 }
 
 #[derive(Debug)]
@@ -113,7 +123,7 @@ struct Node {
     enum_values: Option<Box<[Value]>>,
     required: Box<[Box<str>]>,
     /// Sorted by name.
-    properties: Box<[(Box<str>, NodeId)]>,
+    properties: PropertyIndex,
     additional: Additional,
     pattern_properties: Box<[(Option<goregex::GoRegex>, NodeId)]>,
     min_properties: Option<i64>,
@@ -347,15 +357,14 @@ impl Compiler {
 
         let pattern = (!p.pattern.is_empty()).then(|| Pattern {
             source: p.pattern.as_str().into(),
-            compiled: goregex::compile(&p.pattern).map_err(|e| e.to_string()),
+            compiled: std::sync::OnceLock::new(),
         });
 
-        let mut properties: Vec<(Box<str>, NodeId)> = p
+        let properties: Vec<(Box<str>, NodeId)> = p
             .properties
             .iter()
             .map(|(k, s)| (k.as_str().into(), self.compile(s)))
             .collect();
-        properties.sort_by(|a, b| a.0.cmp(&b.0));
 
         let additional = match &p.additional_properties {
             None | Some(SchemaOrBool::Bool(true)) => Additional::Allowed,
@@ -413,7 +422,7 @@ impl Compiler {
             exclusive_minimum: p.exclusive_minimum,
             enum_values: (!p.enum_.is_empty()).then(|| p.enum_.iter().map(normalize).collect()),
             required: p.required.iter().map(|s| s.as_str().into()).collect(),
-            properties: properties.into(),
+            properties: PropertyIndex::new(properties),
             additional,
             pattern_properties: pattern_properties.into(),
             min_properties: p.min_properties,
@@ -454,7 +463,7 @@ impl Node {
             exclusive_minimum: false,
             enum_values: None,
             required: Box::new([]),
-            properties: Box::new([]),
+            properties: PropertyIndex::default(),
             additional: Additional::Allowed,
             pattern_properties: Box::new([]),
             min_properties: None,
@@ -473,10 +482,7 @@ impl Node {
     }
 
     fn property(&self, name: &str) -> Option<NodeId> {
-        self.properties
-            .binary_search_by(|(k, _)| (**k).cmp(name))
-            .ok()
-            .map(|i| self.properties[i].1)
+        self.properties.get(name)
     }
 }
 
@@ -846,7 +852,7 @@ impl SchemaValidator {
             return;
         }
         if let Some(pat) = &n.pattern {
-            let shown = match &pat.compiled {
+            let shown = match pat.compiled() {
                 Ok(re) if re.is_match(text) => return,
                 Ok(_) => pat.source.to_string(),
                 Err(e) => format!("{}, but pattern is invalid: {e}", pat.source),

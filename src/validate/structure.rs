@@ -5,6 +5,7 @@
 //! are walked only where the schema asks for it.
 
 use crate::schema::{Props, SchemaOrBool};
+use crate::validate::property_index::PropertyIndex;
 use crate::validate::prune;
 use serde_json::Value;
 
@@ -22,10 +23,14 @@ pub enum ListType {
 
 #[derive(Debug)]
 pub struct Node {
-    /// Sorted by name.
-    pub properties: Box<[(Box<str>, NodeId)]>,
+    pub properties: PropertyIndex,
     /// `additionalProperties` with a schema.
     pub additional: Option<NodeId>,
+    /// `additionalProperties` given as a bare boolean (any key is specified, without a
+    /// schema).
+    pub additional_bool: bool,
+    /// `x-kubernetes-preserve-unknown-fields: true`.
+    pub preserve_unknown: bool,
     pub items: Option<NodeId>,
     pub nullable: bool,
     /// The default, pruned as the server prunes defaults before using them.
@@ -42,10 +47,7 @@ pub struct Node {
 
 impl Node {
     pub fn property(&self, name: &str) -> Option<NodeId> {
-        self.properties
-            .binary_search_by(|(k, _)| k.as_ref().cmp(name))
-            .ok()
-            .map(|i| self.properties[i].1)
+        self.properties.get(name)
     }
 }
 
@@ -60,7 +62,16 @@ impl Structure {
     pub fn new(schema: &Props) -> Structure {
         let mut nodes = Vec::new();
         let root = compile(schema, &mut nodes);
-        Structure { nodes, root }
+        let mut st = Structure { nodes, root };
+        // The server prunes defaults before it uses them.
+        for id in 0..st.nodes.len() {
+            if let Some(mut d) = st.nodes[id].default.take() {
+                let embedded = st.nodes[id].embedded;
+                prune::prune_value(&mut d, &st, id as NodeId, embedded);
+                st.nodes[id].default = Some(d);
+            }
+        }
+        st
     }
 
     pub fn root(&self) -> NodeId {
@@ -73,20 +84,18 @@ impl Structure {
 }
 
 fn compile(s: &Props, nodes: &mut Vec<Node>) -> NodeId {
-    let properties: Box<[(Box<str>, NodeId)]> = s
-        .properties
-        .iter()
-        .map(|(k, p)| (Box::from(k.as_str()), compile(p, nodes)))
-        .collect();
+    let properties = PropertyIndex::new(
+        s.properties
+            .iter()
+            .map(|(k, p)| (Box::from(k.as_str()), compile(p, nodes)))
+            .collect(),
+    );
     let additional = match &s.additional_properties {
         Some(SchemaOrBool::Schema(a)) => Some(compile(a, nodes)),
         _ => None,
     };
     let items = s.items_schema().map(|i| compile(i, nodes));
-    let default = s.default.clone().map(|mut d| {
-        prune::prune_value(&mut d, s, s.x_embedded_resource);
-        d
-    });
+    let default = s.default.clone();
     let list_type = match s.x_list_type.as_deref() {
         Some("set") => ListType::Set,
         Some("map") => ListType::Map(
@@ -110,6 +119,8 @@ fn compile(s: &Props, nodes: &mut Vec<Node>) -> NodeId {
     nodes.push(Node {
         properties,
         additional,
+        additional_bool: matches!(s.additional_properties, Some(SchemaOrBool::Bool(_))),
+        preserve_unknown: s.x_preserve_unknown_fields == Some(true),
         items,
         nullable: s.nullable,
         default,

@@ -6,7 +6,7 @@ use crate::cause::Cause;
 use crate::crd::Crd;
 use crate::load;
 use crate::schema::{Props, SchemaOrBool};
-use crate::validate::defaulting;
+use crate::validate::{defaulting, prune};
 use crate::validate::structure::Structure;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -214,7 +214,9 @@ fn run_case(dir: &FsPath, tally: &mut Tally, mismatches: &mut Vec<String>) -> Op
         if *status_sub && let Value::Object(m) = &mut obj {
             m.remove("status");
         }
-        defaulting::apply(&Structure::new(props), &mut obj, true);
+        let st = Structure::new(props);
+        prune::prune_object(&mut obj, Some(&st), true);
+        defaulting::apply(&st, &mut obj);
         let mut want: Vec<Key> = exp["errors"]
             .as_array()
             .map(|errs| {
@@ -383,7 +385,9 @@ fn schema_validator_throughput() {
                 .unwrap_or("");
             if let Some((sv, props)) = by_version.get(version) {
                 let mut obj = doc.value.clone();
-                defaulting::apply(&Structure::new(props), &mut obj, true);
+                let st = Structure::new(props);
+                prune::prune_object(&mut obj, Some(&st), true);
+                defaulting::apply(&st, &mut obj);
                 work.push((sv.clone(), obj));
             }
         }
