@@ -8,8 +8,8 @@
 use crd_audit::crd::Crd;
 use crd_audit::schema::Props;
 use crd_audit::validate::prune::prune_object;
-use crd_audit::validate::structure::Structure;
 use crd_audit::validate::schema_validator::SchemaValidator;
+use crd_audit::validate::structure::Structure;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

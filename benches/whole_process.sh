@@ -34,9 +34,9 @@ best() {
     local best_s=999999
     for _ in 1 2 3 4 5; do
         local start end s
-        start=$(date +%s.%N)
+        start=$EPOCHREALTIME
         "$@" > "$work/out.jsonl" || true
-        end=$(date +%s.%N)
+        end=$EPOCHREALTIME
         s=$(echo "$end - $start" | bc -l)
         if (( $(echo "$s < $best_s" | bc -l) )); then best_s=$s; fi
     done

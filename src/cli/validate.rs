@@ -127,7 +127,7 @@ struct Job {
 }
 
 /// How much text a job carries at most (a single larger piece goes alone).
-const JOB_BYTES: usize = 256 << 10;
+const JOB_BYTES: usize = 64 << 10;
 
 /// The verdicts of one piece: per document, its items' verdicts (a `List` has several).
 struct Done {

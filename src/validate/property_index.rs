@@ -97,7 +97,9 @@ mod tests {
     #[test]
     fn finds_every_name_and_nothing_else() {
         for n in [0usize, 1, 3, 4, 5, 17, 200] {
-            let names: Vec<String> = (0..n).map(|i| format!("field{i}xyzlonger{}", i * 7)).collect();
+            let names: Vec<String> = (0..n)
+                .map(|i| format!("field{i}xyzlonger{}", i * 7))
+                .collect();
             let idx = PropertyIndex::new(
                 names
                     .iter()

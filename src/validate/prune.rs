@@ -48,7 +48,12 @@ pub fn prune_object(obj: &mut Value, schema: Option<&Structure>, drop_nulls: boo
 
 /// Prunes a value (a CRD `default`) that lives under node `at` of `schema`; `is_resource`
 /// when the value is itself a resource (an embedded resource's default).
-pub fn prune_value(v: &mut Value, schema: &Structure, at: NodeId, is_resource: bool) -> Vec<String> {
+pub fn prune_value(
+    v: &mut Value,
+    schema: &Structure,
+    at: NodeId,
+    is_resource: bool,
+) -> Vec<String> {
     let mut pr = Pruner {
         structure: Some(schema),
         dropped: Vec::new(),
