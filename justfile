@@ -2,7 +2,8 @@
 
 # The main job on the bundled examples (no cluster needed).
 demo:
-    cargo run --release -- check examples/crds
+    -cargo run --release -- validate --crd examples/crds examples/objects
+    -cargo run --release -- check examples/crds
 
 # The whole test suite (what CI runs).
 test:
@@ -17,3 +18,11 @@ build:
 
 ci:
     bash .ci/run
+
+# Schema validation throughput (compare with `oracle bench`).
+bench:
+    cargo bench --bench schema_validation
+
+# Whole-process throughput against `oracle validate` (needs ../shared/oracle/build.sh once).
+bench-process case="gateway-api-standard-httproutes":
+    benches/whole_process.sh {{case}}
