@@ -7,14 +7,15 @@ use super::inputs::{self, Sourced};
 use super::output::Format;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::crd::Crd;
-use crate::load::LoadError;
 use crate::load::stream::Piece;
+use crate::load::{Document, LoadError};
 use crate::validate::{CrdValidator, Mode, Verdict};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -124,7 +125,12 @@ struct Job {
     seq: usize,
     file: Arc<str>,
     pieces: Vec<Result<Piece, LoadError>>,
+    /// The pieces' text length.
+    bytes: usize,
 }
+
+/// How much input a worker decodes ahead while the CRDs are still being compiled.
+const PARSE_AHEAD: usize = 16 << 20;
 
 /// How much text a job carries at most (a single larger piece goes alone).
 const JOB_BYTES: usize = 64 << 10;
@@ -137,18 +143,34 @@ struct Done {
     docs: Vec<Result<Vec<(Verdict, bool)>, LoadError>>,
 }
 
-fn judge(catalog: &Catalog, mode: Mode, job: Job) -> Done {
+/// A job's documents, decoded (which needs no CRD).
+struct Parsed {
+    seq: usize,
+    file: Arc<str>,
+    docs: Vec<Result<Document, LoadError>>,
+}
+
+fn parse(job: Job) -> Parsed {
     let mut docs = Vec::new();
     for piece in job.pieces {
-        let piece = match piece {
-            Ok(p) => p,
-            Err(e) => {
-                docs.push(Err(e));
-                continue;
-            }
-        };
-        for doc in piece.parse(&job.file) {
-            docs.push(doc.map(|doc| {
+        match piece {
+            Ok(p) => docs.extend(p.parse(&job.file)),
+            Err(e) => docs.push(Err(e)),
+        }
+    }
+    Parsed {
+        seq: job.seq,
+        file: job.file,
+        docs,
+    }
+}
+
+fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
+    let docs = parsed
+        .docs
+        .into_iter()
+        .map(|doc| {
+            doc.map(|doc| {
                 let sourced = Sourced {
                     file: String::new(),
                     doc,
@@ -168,38 +190,94 @@ fn judge(catalog: &Catalog, mode: Mode, job: Job) -> Done {
                         }
                     })
                     .collect()
-            }));
-        }
-    }
+            })
+        })
+        .collect();
     Done {
-        seq: job.seq,
-        file: job.file,
+        seq: parsed.seq,
+        file: parsed.file,
         docs,
     }
 }
 
-pub fn run(args: &Args) -> u8 {
+/// Reads and compiles the `--crd` inputs, printing what is wrong with them.
+fn load_catalog(args: &Args) -> Option<Catalog> {
     let crds = match inputs::read_crds(&args.crds) {
         Ok(c) => c,
         Err(errors) => {
             for e in errors {
                 eprintln!("error: {e}");
             }
-            return EXIT_INPUT_ERROR;
+            return None;
         }
     };
     if crds.is_empty() {
         eprintln!("error: no CustomResourceDefinition found in the --crd inputs");
-        return EXIT_INPUT_ERROR;
+        return None;
     }
-    let catalog = match Catalog::new(&crds) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_INPUT_ERROR;
+    let catalog = Catalog::new(&crds);
+    // The decoded CRDs are not needed any more and the process ends soon: skip freeing them.
+    std::mem::forget(crds);
+    catalog.map_err(|e| eprintln!("error: {e}")).ok()
+}
+
+/// The CRDs once compiled (`None` when they could not be read).
+type CatalogCell = OnceLock<Option<Catalog>>;
+
+/// A worker: takes jobs, decodes them, judges them once the CRDs are compiled (decoding a
+/// bounded amount ahead until then), and hands the verdicts to the writer.
+fn work(
+    jobs: &Mutex<mpsc::Receiver<Job>>,
+    catalog: &CatalogCell,
+    mode: Mode,
+    done: mpsc::SyncSender<Done>,
+) {
+    let mut ahead: Vec<Parsed> = Vec::new();
+    let mut ahead_bytes = 0;
+    loop {
+        match catalog.get() {
+            Some(None) => return,
+            Some(Some(c)) => {
+                for parsed in ahead.drain(..) {
+                    if done.send(judge(c, mode, parsed)).is_err() {
+                        return;
+                    }
+                }
+            }
+            None if ahead_bytes >= PARSE_AHEAD => {
+                catalog.wait();
+                continue;
+            }
+            None => {}
         }
-    };
-    drop(crds);
+        let job = match jobs.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok(job) = job else {
+            if ahead.is_empty() {
+                return;
+            }
+            catalog.wait(); // the input ended before the CRDs were ready
+            continue;
+        };
+        let bytes = job.bytes;
+        let parsed = parse(job);
+        match catalog.get() {
+            Some(Some(c)) => {
+                if done.send(judge(c, mode, parsed)).is_err() {
+                    return;
+                }
+            }
+            _ => {
+                ahead_bytes += bytes;
+                ahead.push(parsed);
+            }
+        }
+    }
+}
+
+pub fn run(args: &Args) -> u8 {
     let files = match inputs::expand(&args.objects) {
         Ok(f) => f,
         Err(e) => {
@@ -216,10 +294,13 @@ pub fn run(args: &Args) -> u8 {
     let (job_tx, job_rx) = mpsc::sync_channel::<Job>(workers * 4);
     let job_rx = Mutex::new(job_rx);
     let (done_tx, done_rx) = mpsc::sync_channel::<Done>(workers * 4);
+    let catalog: CatalogCell = OnceLock::new();
+    let abort = AtomicBool::new(false);
     let mut t = Totals::default();
     let mut write_failed = false;
-    std::thread::scope(|scope| {
-        // Reader: cuts the inputs into pieces, in order.
+    let crds_ok = std::thread::scope(|scope| {
+        let (abort, catalog, job_rx) = (&abort, &catalog, &job_rx);
+        // Reader: cuts the inputs into pieces, in order, and batches them into jobs.
         scope.spawn(move || {
             let mut seq = 0;
             for path in &files {
@@ -235,35 +316,38 @@ pub fn run(args: &Args) -> u8 {
                             seq,
                             file: file.clone(),
                             pieces: std::mem::take(&mut batch),
+                            bytes,
                         };
                         seq += 1;
                         bytes = 0;
-                        if job_tx.send(job).is_err() {
+                        if abort.load(Ordering::Relaxed) || job_tx.send(job).is_err() {
                             return;
                         }
                     }
                 }
             }
         });
-        // Workers: decode and judge.
-        for _ in 0..workers {
-            let done_tx = done_tx.clone();
-            let (catalog, job_rx) = (&catalog, &job_rx);
+        let spawn_worker = |done: mpsc::SyncSender<Done>| {
             std::thread::Builder::new()
                 .stack_size(64 << 20)
-                .spawn_scoped(scope, move || {
-                    loop {
-                        let job = match job_rx.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok(job) = job else { return };
-                        if done_tx.send(judge(catalog, mode, job)).is_err() {
-                            return;
-                        }
-                    }
-                })
+                .spawn_scoped(scope, move || work(job_rx, catalog, mode, done))
                 .expect("spawn a validation worker");
+        };
+        // One worker decodes objects while this thread compiles the CRDs; the others join
+        // when the CRDs are ready (more would only slow the compilation down).
+        spawn_worker(done_tx.clone());
+        let loaded = load_catalog(args);
+        let ok = loaded.is_some();
+        let _ = catalog.set(loaded);
+        if !ok {
+            // Stop the reader, and drain what it queued so that it can finish.
+            abort.store(true, Ordering::Relaxed);
+            drop(done_tx);
+            while let Ok(Ok(_)) = job_rx.lock().map(|rx| rx.recv()) {}
+            return false;
+        }
+        for _ in 1..workers {
+            spawn_worker(done_tx.clone());
         }
         drop(done_tx);
         // Writer: puts results back in input order.
@@ -329,8 +413,11 @@ pub fn run(args: &Args) -> u8 {
         if out.flush().is_err() {
             write_failed = true;
         }
+        true
     });
-    if write_failed || t.input_errors > 0 {
+    // Freeing the compiled CRDs would only delay the exit.
+    std::mem::forget(catalog);
+    if !crds_ok || write_failed || t.input_errors > 0 {
         EXIT_INPUT_ERROR
     } else if t.invalid > 0 || (args.strict && t.pruned > 0) {
         EXIT_FINDINGS

@@ -51,7 +51,7 @@ pub struct PieceReader<R: BufRead> {
     /// Lines consumed so far.
     lines: usize,
     /// A line read ahead (the first non-blank line, read to tell YAML from JSON).
-    carry: Option<String>,
+    carry: Option<Vec<u8>>,
     /// Whether a YAML separator was seen (the next piece is a document even when empty).
     after_separator: bool,
     done: bool,
@@ -70,24 +70,42 @@ impl<R: BufRead> PieceReader<R> {
         }
     }
 
-    fn read_line(&mut self, buf: &mut String) -> Result<bool, LoadError> {
+    /// Appends the next line (bytes; UTF-8 is checked once per piece).
+    fn read_line(&mut self, buf: &mut Vec<u8>) -> Result<bool, LoadError> {
         if let Some(c) = self.carry.take() {
-            buf.push_str(&c);
+            buf.extend_from_slice(&c);
             return Ok(true);
         }
-        match self.reader.read_line(buf) {
+        match self.reader.read_until(b'\n', buf) {
             Ok(0) => Ok(false),
             Ok(_) => Ok(true),
             Err(e) => Err(LoadError {
                 source_name: self.source_name.clone(),
                 doc: None,
                 line: Some(self.lines + 1),
-                message: if e.kind() == std::io::ErrorKind::InvalidData {
-                    "input is not UTF-8".to_string()
-                } else {
-                    e.to_string()
-                },
+                message: e.to_string(),
             }),
+        }
+    }
+
+    /// The piece's text, which must be UTF-8.
+    fn piece(&self, text: Vec<u8>, line_offset: usize, explicit: bool) -> Result<Piece, LoadError> {
+        match String::from_utf8(text) {
+            Ok(text) => Ok(Piece {
+                text,
+                line_offset,
+                explicit,
+            }),
+            Err(e) => {
+                let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = line_offset + 1 + valid.iter().filter(|b| **b == b'\n').count();
+                Err(LoadError {
+                    source_name: self.source_name.clone(),
+                    doc: None,
+                    line: Some(line),
+                    message: "input is not UTF-8".to_string(),
+                })
+            }
         }
     }
 
@@ -95,18 +113,18 @@ impl<R: BufRead> PieceReader<R> {
     fn detect(&mut self) -> Result<(), LoadError> {
         let mut skipped = 0;
         loop {
-            let mut line = String::new();
+            let mut line = Vec::new();
             if !self.read_line(&mut line)? {
                 self.kind = Some(Kind::Yaml);
                 self.lines += skipped;
                 return Ok(());
             }
-            let t = line.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
-            if t.is_empty() {
+            let t = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&line);
+            let Some(first) = t.iter().find(|b| !b.is_ascii_whitespace()) else {
                 skipped += 1;
                 continue;
-            }
-            self.kind = Some(if t.starts_with(['{', '[']) {
+            };
+            self.kind = Some(if matches!(first, b'{' | b'[') {
                 Kind::Json
             } else {
                 Kind::Yaml
@@ -118,7 +136,7 @@ impl<R: BufRead> PieceReader<R> {
     }
 
     fn yaml_piece(&mut self) -> Result<Option<Piece>, LoadError> {
-        let mut text = String::new();
+        let mut text = Vec::new();
         let line_offset = self.lines;
         let explicit = self.after_separator;
         loop {
@@ -129,42 +147,33 @@ impl<R: BufRead> PieceReader<R> {
                 }
                 self.after_separator = false;
                 self.done = true;
-                return Ok(Some(Piece {
-                    text,
-                    line_offset,
-                    explicit,
-                }));
+                return self.piece(text, line_offset, explicit).map(Some);
             }
             self.lines += 1;
             if is_separator(&text[before..]) {
                 text.truncate(before);
                 self.after_separator = true;
-                return Ok(Some(Piece {
-                    text,
-                    line_offset,
-                    explicit,
-                }));
+                return self.piece(text, line_offset, explicit).map(Some);
             }
         }
     }
 
     fn json_piece(&mut self) -> Result<Option<Piece>, LoadError> {
-        let mut text = String::new();
+        let mut text = Vec::new();
         let mut start = None;
         let (mut depth, mut in_str, mut escaped, mut started) = (0usize, false, false, false);
         loop {
             let before = text.len();
             if !self.read_line(&mut text)? {
-                let blank = text.trim().is_empty();
-                return Ok((!blank).then(|| Piece {
-                    text,
-                    line_offset: start.unwrap_or(self.lines),
-                    explicit: false,
-                }));
+                if text.iter().all(u8::is_ascii_whitespace) {
+                    return Ok(None);
+                }
+                let at = start.unwrap_or(self.lines);
+                return self.piece(text, at, false).map(Some);
             }
             let line_no = self.lines;
             self.lines += 1;
-            for (i, b) in text.as_bytes()[before..].iter().enumerate() {
+            for (i, b) in text[before..].iter().enumerate() {
                 if in_str {
                     match b {
                         _ if escaped => escaped = false,
@@ -193,15 +202,11 @@ impl<R: BufRead> PieceReader<R> {
                 if started && depth == 0 && matches!(b, b'}' | b']') {
                     // The value ends here; what follows on this line starts the next one.
                     let rest = text.split_off(before + i + 1);
-                    if !rest.trim().is_empty() {
+                    if !rest.iter().all(u8::is_ascii_whitespace) {
                         self.carry = Some(rest);
                         self.lines -= 1;
                     }
-                    return Ok(Some(Piece {
-                        text,
-                        line_offset: start.unwrap_or(line_no),
-                        explicit: false,
-                    }));
+                    return self.piece(text, start.unwrap_or(line_no), false).map(Some);
                 }
             }
         }
@@ -269,10 +274,10 @@ pub fn renumber(docs: &mut [Result<Document, LoadError>], next_index: &mut usize
 }
 
 /// A YAML document separator line: `---` followed by nothing but blanks or a comment.
-fn is_separator(line: &str) -> bool {
-    line.strip_prefix("---").is_some_and(|rest| {
-        let rest = rest.trim();
-        rest.is_empty() || rest.starts_with('#')
+fn is_separator(line: &[u8]) -> bool {
+    line.strip_prefix(b"---").is_some_and(|rest| {
+        let rest = rest.trim_ascii();
+        rest.is_empty() || rest.starts_with(b"#")
     })
 }
 
@@ -341,6 +346,16 @@ mod tests {
         assert!(e.line.is_some_and(|l| l >= 3), "{e}");
         assert_eq!(docs[2].as_ref().unwrap().value, serde_json::json!({"c": 3}));
         assert_eq!(docs[2].as_ref().unwrap().line, 5);
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_line() {
+        let bytes = b"a: 1\n---\nb: 2\nc: \xff\n".to_vec();
+        let docs: Vec<_> = DocumentStream::new("in", std::io::Cursor::new(bytes)).collect();
+        assert_eq!(docs[0].as_ref().unwrap().value, serde_json::json!({"a": 1}));
+        let e = docs[1].as_ref().unwrap_err();
+        assert_eq!((e.doc, e.line), (Some(1), Some(4)), "{e}");
+        assert!(e.message.contains("not UTF-8"));
     }
 
     #[test]

@@ -14,19 +14,24 @@ pub struct PropertyIndex {
 const LINEAR: usize = 4;
 
 fn hash(name: &str) -> usize {
-    // FxHash-style mixing over 8-byte words: keys are short field names.
+    // Field names are short: mixing the length with the first and last eight bytes is enough
+    // to tell them apart, in constant time.
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h: u64 = name.len() as u64;
-    let mut chunks = name.as_bytes().chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-    }
-    let mut tail = [0u8; 8];
-    let rest = chunks.remainder();
-    tail[..rest.len()].copy_from_slice(rest);
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
-    (h ^ (h >> 32)) as usize
+    let b = name.as_bytes();
+    let word = |bytes: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..bytes.len()].copy_from_slice(bytes);
+        u64::from_le_bytes(w)
+    };
+    let (head, tail) = if b.len() <= 8 {
+        (word(b), 0)
+    } else {
+        (word(&b[..8]), word(&b[b.len() - 8..]))
+    };
+    let mut h = (b.len() as u64).wrapping_mul(K);
+    h = (h.rotate_left(5) ^ head).wrapping_mul(K);
+    h = (h.rotate_left(5) ^ tail).wrapping_mul(K);
+    (h ^ (h >> 29)) as usize
 }
 
 impl PropertyIndex {
