@@ -5,6 +5,7 @@
 //! field errors ([`cause::Cause`]), with no I/O.
 
 pub mod cause;
+pub mod cel;
 pub mod cli;
 pub mod crd;
 pub mod gofmt;

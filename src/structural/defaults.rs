@@ -7,6 +7,7 @@
 
 use crate::cause::{BadValue, Cause, Path};
 use crate::schema::Props;
+use crate::validate::cel_rules::CelValidator;
 use crate::validate::prune::prune_value;
 use crate::validate::schema_validator::SchemaValidator;
 use crate::validate::structure::Structure;
@@ -39,7 +40,14 @@ fn node(s: &Props, path: &Path, resource: bool, inside_meta: bool, out: &mut Vec
         // `x-kubernetes-int-or-string` implies no type.
         let mut schema = s.clone();
         clear_int_or_string(&mut schema);
+        let before = out.len();
         SchemaValidator::new(&schema).validate_at(default, &at, out);
+        // Then its CEL rules, with `oldSelf` being the default itself.
+        if out.len() == before
+            && let Some(cel) = CelValidator::new(s)
+        {
+            out.extend(cel.validate_at(default, &at, true).causes);
+        }
     }
     if let Some(items) = s.items_schema() {
         node(items, &path.child("items"), false, inside_meta, out);

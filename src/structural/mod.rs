@@ -6,6 +6,7 @@
 //! - [`crd_schema`]: the schema checks of CRD validation (`crdErrors`).
 //! - [`report`]: everything `crd-audit check` reports for one CRD.
 
+pub mod cel_rules;
 pub mod convert;
 pub mod crd_schema;
 pub mod defaults;

@@ -2,7 +2,7 @@
 //! (and the condition the API server would set), the CRD create-validation errors of its
 //! schemas, create warnings, and stored versions that are no longer served.
 
-use super::{convert, crd_schema, defaults, rules};
+use super::{cel_rules, convert, crd_schema, defaults, rules};
 use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Crd;
 use crate::schema::{Items, Props, SchemaOrBool};
@@ -166,6 +166,7 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
             let violations = rules::violations(&path, s);
             if violations.is_empty() {
                 defaults::check(s, &path, &mut report.crd_errors);
+                cel_rules::check_rules(s, &path, &mut report.crd_errors);
             }
             report.crd_errors.extend(violations);
         }

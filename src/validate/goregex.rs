@@ -91,6 +91,19 @@ pub fn compile_cached(pattern: &str) -> Result<Arc<GoRegex>, GoRegexError> {
 
 impl GoRegex {
     /// Whether the pattern matches anywhere in `s` (Go's `MatchString`).
+    /// The leftmost match (Go's `FindString`).
+    pub fn find(&self, s: &str) -> Option<String> {
+        self.re.find(s).map(|m| m.as_str().to_string())
+    }
+
+    /// All non-overlapping matches (Go's `FindAllString`).
+    pub fn find_all(&self, s: &str) -> Vec<String> {
+        self.re
+            .find_iter(s)
+            .map(|m| m.as_str().to_string())
+            .collect()
+    }
+
     pub fn is_match(&self, s: &str) -> bool {
         self.re.is_match(s)
     }

@@ -3,6 +3,7 @@
 //! [`object::CrdValidator`] is the entry point: it composes the parts below in the order the
 //! API server runs them for a CREATE.
 
+pub mod cel_rules;
 pub mod defaulting;
 pub mod embedded;
 pub mod formats;

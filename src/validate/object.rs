@@ -9,8 +9,9 @@
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::crd::{Crd, Scale, Scope};
-use crate::schema::{Props, SchemaOrBool};
+use crate::schema::Props;
 use crate::structural::convert;
+use crate::validate::cel_rules::CelValidator;
 use crate::validate::schema_validator::SchemaValidator;
 use crate::validate::structure::Structure;
 use crate::validate::{defaulting, embedded, list_type, objectmeta, prune, scale};
@@ -51,8 +52,9 @@ pub struct Verdict {
     pub pruned: Vec<String>,
     /// The status subresource dropped `.status` (create mode).
     pub status_dropped: bool,
-    /// CEL rules of this version that were not evaluated for this object (0 when the
-    /// version has none, or when the CEL gate above reported them as not checked).
+    /// CEL rules of this version that were not evaluated for this object: transition rules
+    /// (there is no old object), and rules this engine cannot evaluate (each also has a
+    /// cause saying so). 0 when the CEL gate reported the rules as not checked.
     pub rules_not_evaluated: usize,
 }
 
@@ -130,8 +132,8 @@ struct CompiledSchema {
     /// `None` when the schema is not structural (only tolerated with
     /// `preserveUnknownFields`): no pruning, defaulting, list-type or CEL then.
     structure: Option<Structure>,
-    /// The number of `x-kubernetes-validations` rules in the structural schema.
-    rules: usize,
+    /// The `x-kubernetes-validations` rules of the structural schema, compiled.
+    cel: Option<CelValidator>,
 }
 
 /// A CRD compiled for judging its objects.
@@ -143,16 +145,6 @@ pub struct CrdValidator {
     namespaced: bool,
     preserve_unknown_fields: bool,
     versions: Vec<VersionValidator>,
-}
-
-fn count_rules(s: &Props) -> usize {
-    s.x_validations.len()
-        + s.properties.values().map(count_rules).sum::<usize>()
-        + match &s.additional_properties {
-            Some(SchemaOrBool::Schema(a)) => count_rules(a),
-            _ => 0,
-        }
-        + s.items_schema().map_or(0, count_rules)
 }
 
 impl CrdValidator {
@@ -174,10 +166,10 @@ impl CrdValidator {
                                 .then(|| Structure::new(&props));
                             Some(CompiledSchema {
                                 validator: SchemaValidator::new(&props),
-                                rules: if structure.is_some() {
-                                    count_rules(&props)
+                                cel: if structure.is_some() {
+                                    CelValidator::new(&props)
                                 } else {
-                                    0
+                                    None
                                 },
                                 structure,
                             })
@@ -336,8 +328,7 @@ impl CrdValidator {
             embedded::validate(st, &obj, errs);
             list_type::validate(st, &obj, errs);
         }
-        let rules = schema.map_or(0, |s| s.rules);
-        if rules > 0 {
+        if let Some(cel) = schema.and_then(|s| s.cel.as_ref()) {
             if errs.iter().any(|c| blocks_cel(c.kind)) {
                 errs.push(Cause::invalid(
                     Path::root(),
@@ -345,7 +336,9 @@ impl CrdValidator {
                     CEL_NOT_CHECKED,
                 ));
             } else {
-                verdict.rules_not_evaluated = rules;
+                let outcome = cel.validate(&obj);
+                errs.extend(outcome.causes);
+                verdict.rules_not_evaluated = outcome.not_evaluated;
             }
         }
         if !verdict.errors.is_empty() {

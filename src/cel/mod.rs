@@ -1,0 +1,13 @@
+//! CEL (the Common Expression Language) as kube-apiserver runs it for CRD validation rules:
+//! parsing with macros, evaluation over JSON values typed by the schema, the Kubernetes
+//! function libraries and runtime cost accounting.
+
+pub mod ast;
+pub mod check;
+pub mod eval;
+pub mod k8s_fns;
+pub mod k8s_lib;
+pub mod parser;
+pub mod stdlib;
+pub mod types;
+pub mod value;

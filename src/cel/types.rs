@@ -1,0 +1,274 @@
+//! How CEL sees a structural schema: each node's CEL kind (objects with fields, maps, lists,
+//! scalars, `int-or-string`, untyped values under `x-kubernetes-preserve-unknown-fields`, and
+//! strings with the `byte`, `duration`, `date`/`date-time` formats), as kube-apiserver's
+//! `SchemaDeclType` builds it. Field names are escaped for CEL as the server escapes them.
+
+use crate::schema::{Props, SchemaOrBool};
+use std::collections::BTreeMap;
+
+pub type TypeId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Object,
+    Map,
+    List,
+    String,
+    Int,
+    Double,
+    Bool,
+    IntOrString,
+    /// Any JSON value (preserve-unknown-fields without a structure).
+    Any,
+    Bytes,
+    Duration,
+    Timestamp,
+}
+
+#[derive(Debug)]
+pub struct TypeNode {
+    pub kind: Kind,
+    /// Object fields by their JSON name.
+    pub fields: BTreeMap<String, TypeId>,
+    /// Map values and list items.
+    pub elem: Option<TypeId>,
+    pub nullable: bool,
+    /// The schema's `type` (what CEL errors show as the bad value).
+    pub schema_type: String,
+    pub max_length: Option<i64>,
+    pub max_items: Option<i64>,
+    pub max_properties: Option<i64>,
+    /// `x-kubernetes-list-type` (`set`, `map`, or absent).
+    pub list_type: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct DeclTypes {
+    nodes: Vec<TypeNode>,
+    root: TypeId,
+}
+
+impl DeclTypes {
+    pub fn new(schema: &Props) -> DeclTypes {
+        let mut nodes = Vec::new();
+        let root = build(schema, &mut nodes, true);
+        DeclTypes { nodes, root }
+    }
+
+    pub fn root(&self) -> TypeId {
+        self.root
+    }
+
+    pub fn node(&self, id: TypeId) -> &TypeNode {
+        &self.nodes[id as usize]
+    }
+
+    /// The CEL type name of a node (`string`, `list(string)`, `map(string, int)`, `object`...).
+    pub fn type_name(&self, id: TypeId) -> String {
+        let n = self.node(id);
+        match n.kind {
+            Kind::Object => "object".into(),
+            Kind::Map => format!(
+                "map(string, {})",
+                n.elem.map_or("dyn".into(), |e| self.type_name(e))
+            ),
+            Kind::List => format!(
+                "list({})",
+                n.elem.map_or("dyn".into(), |e| self.type_name(e))
+            ),
+            Kind::String => "string".into(),
+            Kind::Int => "int".into(),
+            Kind::Double => "double".into(),
+            Kind::Bool => "bool".into(),
+            Kind::IntOrString | Kind::Any => "dyn".into(),
+            Kind::Bytes => "bytes".into(),
+            Kind::Duration => "google.protobuf.Duration".into(),
+            Kind::Timestamp => "google.protobuf.Timestamp".into(),
+        }
+    }
+}
+
+fn build(s: &Props, nodes: &mut Vec<TypeNode>, root: bool) -> TypeId {
+    let mut fields = BTreeMap::new();
+    let mut elem = None;
+    let kind = if s.x_int_or_string {
+        Kind::IntOrString
+    } else {
+        match s.type_.as_str() {
+            "object" => {
+                if s.x_embedded_resource {
+                    // apiVersion, kind and metadata (name, generateName) are always typed.
+                    for f in ["apiVersion", "kind"] {
+                        fields.insert(f.to_string(), leaf(nodes, Kind::String, "string"));
+                    }
+                    let mut meta = BTreeMap::new();
+                    for f in ["name", "generateName"] {
+                        meta.insert(f.to_string(), leaf(nodes, Kind::String, "string"));
+                    }
+                    let m = push(nodes, Kind::Object, meta, None, "object", s);
+                    fields.insert("metadata".into(), m);
+                }
+                if !s.properties.is_empty() {
+                    for (k, p) in &s.properties {
+                        let id = build(p, nodes, false);
+                        fields.insert(k.clone(), id);
+                    }
+                    Kind::Object
+                } else if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
+                    elem = Some(build(a, nodes, false));
+                    Kind::Map
+                } else if s.x_preserve_unknown_fields == Some(true) && !s.x_embedded_resource {
+                    Kind::Any
+                } else {
+                    Kind::Object
+                }
+            }
+            "array" => {
+                elem = s.items_schema().map(|i| build(i, nodes, false));
+                Kind::List
+            }
+            "string" => match s.format.as_str() {
+                "byte" => Kind::Bytes,
+                "duration" => Kind::Duration,
+                "date" | "date-time" => Kind::Timestamp,
+                _ => Kind::String,
+            },
+            "integer" => Kind::Int,
+            "number" => Kind::Double,
+            "boolean" => Kind::Bool,
+            _ => Kind::Any,
+        }
+    };
+    if root && kind == Kind::Object {
+        // The root's metadata is visible as name and generateName only.
+        let mut meta = BTreeMap::new();
+        for f in ["name", "generateName"] {
+            meta.insert(f.to_string(), leaf(nodes, Kind::String, "string"));
+        }
+        let m = push(nodes, Kind::Object, meta, None, "object", s);
+        fields.insert("metadata".into(), m);
+        for f in ["apiVersion", "kind"] {
+            fields
+                .entry(f.to_string())
+                .or_insert_with(|| leaf(nodes, Kind::String, "string"));
+        }
+    }
+    push(nodes, kind, fields, elem, &s.type_, s)
+}
+
+fn leaf(nodes: &mut Vec<TypeNode>, kind: Kind, ty: &str) -> TypeId {
+    nodes.push(TypeNode {
+        kind,
+        fields: BTreeMap::new(),
+        elem: None,
+        nullable: false,
+        schema_type: ty.into(),
+        max_length: None,
+        max_items: None,
+        max_properties: None,
+        list_type: None,
+    });
+    (nodes.len() - 1) as TypeId
+}
+
+fn push(
+    nodes: &mut Vec<TypeNode>,
+    kind: Kind,
+    fields: BTreeMap<String, TypeId>,
+    elem: Option<TypeId>,
+    ty: &str,
+    s: &Props,
+) -> TypeId {
+    nodes.push(TypeNode {
+        kind,
+        fields,
+        elem,
+        nullable: s.nullable,
+        schema_type: ty.into(),
+        max_length: s.max_length,
+        max_items: s.max_items,
+        max_properties: s.max_properties,
+        list_type: s.x_list_type.clone(),
+    });
+    (nodes.len() - 1) as TypeId
+}
+
+const RESERVED: [&str; 21] = [
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// The JSON property a CEL field name refers to: `__dash__` is `-`, `__dot__` is `.`,
+/// `__slash__` is `/`, `__underscores__` is `__`, and `__{keyword}__` is a reserved word.
+pub fn unescape_field(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.contains("__") {
+        return name.into();
+    }
+    if let Some(inner) = name.strip_prefix("__").and_then(|n| n.strip_suffix("__"))
+        && RESERVED.contains(&inner)
+    {
+        return inner.to_string().into();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(i) = rest.find("__") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        let (rep, len) = if after.starts_with("__dash__") {
+            ("-", 8)
+        } else if after.starts_with("__dot__") {
+            (".", 7)
+        } else if after.starts_with("__slash__") {
+            ("/", 9)
+        } else if after.starts_with("__underscores__") {
+            ("__", 15)
+        } else {
+            ("__", 2)
+        };
+        out.push_str(rep);
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    out.into()
+}
+
+/// Whether a JSON property name can be reached from CEL (after escaping).
+pub fn is_accessible(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(unescape_field("__namespace__"), "namespace");
+        assert_eq!(unescape_field("a__dash__b__dot__c"), "a-b.c");
+        assert_eq!(unescape_field("x__underscores__y"), "x__y");
+        assert_eq!(unescape_field("plain"), "plain");
+    }
+}

@@ -1,0 +1,394 @@
+//! `x-kubernetes-validations` rules on an object, as the custom resource strategy runs them
+//! after the schema validation: each rule is compiled once per CRD version; on an object,
+//! every schema node with rules is evaluated with `self` bound to its value, within the
+//! per-call cost limit and the per-object cost budget. Transition rules (using `oldSelf`)
+//! are skipped as on create, unless `optionalOldSelf` makes `oldSelf` an empty optional.
+
+use crate::cause::{BadValue, Cause, ErrorType, Path};
+use crate::cel::ast::Expr;
+use crate::cel::eval::{COST_LIMIT_EXCEEDED, Interp};
+use crate::cel::parser;
+use crate::cel::types::{DeclTypes, Kind, TypeId};
+use crate::cel::value::Val;
+use crate::schema::{Props, SchemaOrBool, ValidationRule};
+use serde_json::Value;
+
+/// `celconfig.PerCallLimit`.
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// `celconfig.RuntimeCELCostBudget`: the budget of all rules on one object.
+pub const RUNTIME_BUDGET: i64 = 10_000_000;
+
+/// Prefix of the evaluation errors that come from this engine's own gaps, not from the rule.
+pub const UNSUPPORTED_PREFIX: &str = "crd-audit: ";
+
+struct CompiledRule {
+    rule: ValidationRule,
+    expr: Result<Expr, String>,
+    message_expr: Option<Expr>,
+    uses_old_self: bool,
+    reason: ErrorType,
+}
+
+/// The rules of one CRD version, compiled.
+pub struct CelValidator {
+    types: DeclTypes,
+    /// Rules by type node.
+    rules: Vec<Vec<CompiledRule>>,
+    /// Whether a node or one below it has rules.
+    below: Vec<bool>,
+    count: usize,
+}
+
+impl std::fmt::Debug for CelValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CelValidator({} rules)", self.count)
+    }
+}
+
+/// What evaluating the rules of one object gave.
+#[derive(Default, Debug)]
+pub struct Outcome {
+    pub causes: Vec<Cause>,
+    /// Rules that were not evaluated: transition rules on create, and rules this engine
+    /// cannot evaluate (each of the latter also has a cause saying so).
+    pub not_evaluated: usize,
+}
+
+fn compile_rule(r: &ValidationRule) -> CompiledRule {
+    let expr = parser::parse(&r.rule).map_err(|e| parser::render_errors(&r.rule, &e));
+    let uses_old_self = expr.as_ref().is_ok_and(|e| e.references("oldSelf"));
+    let message_expr = (!r.message_expression.trim().is_empty())
+        .then(|| parser::parse(&r.message_expression).ok())
+        .flatten();
+    let reason = r
+        .reason
+        .as_deref()
+        .and_then(ErrorType::from_reason)
+        .unwrap_or(ErrorType::Invalid);
+    CompiledRule {
+        rule: r.clone(),
+        expr,
+        message_expr,
+        uses_old_self,
+        reason,
+    }
+}
+
+impl CelValidator {
+    /// Compiles the rules of a structural schema; `None` when it has none.
+    pub fn new(schema: &Props) -> Option<CelValidator> {
+        let types = DeclTypes::new(schema);
+        let mut v = CelValidator {
+            rules: Vec::new(),
+            below: Vec::new(),
+            count: 0,
+            types,
+        };
+        let mut rules: Vec<Vec<CompiledRule>> = Vec::new();
+        collect(schema, v.types.root(), &v.types, &mut rules);
+        if rules.iter().all(Vec::is_empty) {
+            return None;
+        }
+        v.count = rules.iter().map(Vec::len).sum();
+        let len = rules.len();
+        v.rules = rules;
+        v.below = vec![false; len];
+        v.mark_below(v.types.root());
+        Some(v)
+    }
+
+    pub fn rule_count(&self) -> usize {
+        self.count
+    }
+
+    fn mark_below(&mut self, t: TypeId) -> bool {
+        let n = self.types.node(t);
+        let children: Vec<TypeId> = n.fields.values().copied().chain(n.elem).collect();
+        let mut any = self.rules.get(t as usize).is_some_and(|r| !r.is_empty());
+        for c in children {
+            any |= self.mark_below(c);
+        }
+        if let Some(b) = self.below.get_mut(t as usize) {
+            *b = any;
+        }
+        any
+    }
+
+    /// Evaluates every rule on the object.
+    pub fn validate(&self, obj: &Value) -> Outcome {
+        self.validate_at(obj, &Path::root(), false)
+    }
+
+    /// Evaluates every rule on a value that lives at `base` (a CRD `default`); with
+    /// `old_is_self`, transition rules run with `oldSelf` bound to the value itself, as the
+    /// server checks defaults.
+    pub fn validate_at(&self, obj: &Value, base: &Path, old_is_self: bool) -> Outcome {
+        let mut run = Run {
+            v: self,
+            out: Outcome::default(),
+            budget: RUNTIME_BUDGET,
+            stopped: false,
+            old_is_self,
+        };
+        run.node(obj, self.types.root(), base);
+        run.out
+    }
+}
+
+fn collect(s: &Props, t: TypeId, types: &DeclTypes, rules: &mut Vec<Vec<CompiledRule>>) {
+    if rules.len() <= t as usize {
+        rules.resize_with(t as usize + 1, Vec::new);
+    }
+    rules[t as usize] = s.x_validations.iter().map(compile_rule).collect();
+    let n = types.node(t);
+    match n.kind {
+        Kind::Object => {
+            for (k, p) in &s.properties {
+                if let Some(&c) = n.fields.get(k) {
+                    collect(p, c, types, rules);
+                }
+            }
+        }
+        Kind::Map => {
+            if let (Some(SchemaOrBool::Schema(a)), Some(e)) = (&s.additional_properties, n.elem) {
+                collect(a, e, types, rules);
+            }
+        }
+        Kind::List => {
+            if let (Some(i), Some(e)) = (s.items_schema(), n.elem) {
+                collect(i, e, types, rules);
+            }
+        }
+        _ => {}
+    }
+}
+
+struct Run<'v> {
+    v: &'v CelValidator,
+    out: Outcome,
+    budget: i64,
+    stopped: bool,
+    old_is_self: bool,
+}
+
+impl Run<'_> {
+    fn node(&mut self, obj: &Value, t: TypeId, path: &Path) {
+        if self.stopped || obj.is_null() || !self.v.below.get(t as usize).copied().unwrap_or(false)
+        {
+            return;
+        }
+        self.rules_at(obj, t, path);
+        let n = self.v.types.node(t);
+        match obj {
+            Value::Object(m) => match n.kind {
+                Kind::Object => {
+                    for (k, val) in m {
+                        if let Some(&c) = n.fields.get(k) {
+                            self.node(val, c, &path.child(k));
+                        }
+                    }
+                }
+                Kind::Map => {
+                    if let Some(e) = n.elem {
+                        for (k, val) in m {
+                            self.node(val, e, &path.key(k));
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Value::Array(items) => {
+                if let Some(e) = n.elem {
+                    for (i, val) in items.iter().enumerate() {
+                        self.node(val, e, &path.index(i));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn rules_at(&mut self, obj: &Value, t: TypeId, path: &Path) {
+        let Some(rules) = self.v.rules.get(t as usize) else {
+            return;
+        };
+        let types = &self.v.types;
+        let schema_type = BadValue::Str(types.node(t).schema_type.clone());
+        for r in rules {
+            if self.stopped {
+                return;
+            }
+            if r.uses_old_self && r.rule.optional_old_self != Some(true) && !self.old_is_self {
+                // A transition rule: there is no old object on create.
+                self.out.not_evaluated += 1;
+                continue;
+            }
+            let expr = match &r.expr {
+                Ok(e) => e,
+                Err(e) => {
+                    self.out.causes.push(Cause::invalid(
+                        path.clone(),
+                        schema_type.clone(),
+                        format!("rule compile error: compilation failed: {e}"),
+                    ));
+                    continue;
+                }
+            };
+            let this = Val::from_json(obj, Some(t), types);
+            let mut env: Vec<(&str, Val)> = vec![("self", this.clone())];
+            if r.uses_old_self {
+                let old = match (self.old_is_self, r.rule.optional_old_self == Some(true)) {
+                    (true, true) => Val::Optional(Some(std::rc::Rc::new(this.clone()))),
+                    (true, false) => this.clone(),
+                    (false, _) => Val::Optional(None),
+                };
+                env.push(("oldSelf", old));
+            }
+            let mut it = Interp::new(types, PER_CALL_LIMIT);
+            let result = it.eval(expr, &mut env);
+            self.budget -= it.cost as i64;
+            match result {
+                Err(e) if e.0 == COST_LIMIT_EXCEEDED => {
+                    self.out.causes.push(Cause::invalid(
+                        path.clone(),
+                        schema_type.clone(),
+                        format!(
+                            "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                            e.0,
+                            message_or_default(&r.rule)
+                        ),
+                    ));
+                    self.stopped = true;
+                    return;
+                }
+                _ if self.budget < 0 => {
+                    self.out.causes.push(Cause::invalid(
+                        path.clone(),
+                        schema_type.clone(),
+                        "validation failed due to running out of cost budget, no further validation rules will be run",
+                    ));
+                    self.stopped = true;
+                    return;
+                }
+                Err(e) if e.0.starts_with(UNSUPPORTED_PREFIX) => {
+                    self.out.not_evaluated += 1;
+                    self.out.causes.push(Cause::internal(
+                        path.clone(),
+                        format!("{} (rule not evaluated: {})", e.0, error_string(&r.rule)),
+                    ));
+                }
+                Err(e) => {
+                    self.out.causes.push(Cause::invalid(
+                        path.clone(),
+                        schema_type.clone(),
+                        format!("{} evaluating rule: {}", e.0, error_string(&r.rule)),
+                    ));
+                }
+                Ok(Val::Bool(true)) => {}
+                Ok(Val::Bool(false)) => {
+                    let message = self.message(r, this, &mut env);
+                    let field = match field_path(&r.rule.field_path) {
+                        Some(suffix) if path.is_root() => {
+                            Path::from_rendered(suffix.trim_start_matches('.'))
+                        }
+                        Some(suffix) => Path::from_rendered(format!("{path}{suffix}")),
+                        None => path.clone(),
+                    };
+                    let value = match obj {
+                        Value::Object(_) | Value::Array(_) => BadValue::Omit,
+                        v => BadValue::from_value(v),
+                    };
+                    self.out.causes.push(match r.reason {
+                        ErrorType::Forbidden => Cause::forbidden(field, message),
+                        ErrorType::Required => Cause::required(field, message),
+                        ErrorType::Duplicate => Cause::duplicate(field, value),
+                        _ => Cause::invalid(field, value, message),
+                    });
+                }
+                Ok(_) => {
+                    self.out.causes.push(Cause::invalid(
+                        path.clone(),
+                        schema_type.clone(),
+                        format!(
+                            "rule did not evaluate to a bool evaluating rule: {}",
+                            error_string(&r.rule)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The message of a failed rule: its messageExpression's result when that gives a
+    /// non-empty one-line string, else the message or `failed rule: <rule>`.
+    fn message<'a>(
+        &mut self,
+        r: &'a CompiledRule,
+        _this: Val,
+        env: &mut Vec<(&'a str, Val)>,
+    ) -> String {
+        if let Some(me) = &r.message_expr {
+            let mut it = Interp::new(&self.v.types, PER_CALL_LIMIT);
+            let result = it.eval(me, env);
+            self.budget -= it.cost as i64;
+            if let Ok(Val::Str(s)) = result {
+                let s = s.as_str();
+                if !s.trim().is_empty() && !s.contains(['\n', '\r']) {
+                    return s.to_string();
+                }
+            }
+        }
+        message_or_default(&r.rule)
+    }
+}
+
+/// `ruleMessageOrDefault`.
+fn message_or_default(r: &ValidationRule) -> String {
+    if r.message.trim().is_empty() {
+        format!("failed rule: {}", r.rule.trim())
+    } else {
+        r.message.trim().to_string()
+    }
+}
+
+/// `ruleErrorString`.
+fn error_string(r: &ValidationRule) -> String {
+    if r.message.trim().is_empty() {
+        r.rule.trim().to_string()
+    } else {
+        r.message.trim().to_string()
+    }
+}
+
+/// A rule's `fieldPath` (`.a.b`, `['key']`, `.list[0]`) as appended to the error path: map
+/// keys render as `.[key]`, as the server renders them.
+fn field_path(fp: &str) -> Option<String> {
+    if fp.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = fp;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            out.push('.');
+            out.push_str(&r[..end]);
+            rest = &r[end..];
+        } else if let Some(r) = rest.strip_prefix("['") {
+            let end = r.find("']")?;
+            out.push_str(".[");
+            out.push_str(&r[..end]);
+            out.push(']');
+            rest = &r[end + 2..];
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']')?;
+            out.push('[');
+            out.push_str(&r[..end]);
+            out.push(']');
+            rest = &r[end + 1..];
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
