@@ -594,3 +594,151 @@ fn call_cost(f: &str, target: Option<&Val>, args: &[Val]) -> u64 {
         _ => 1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cel::parser::parse;
+    use crate::schema::Props;
+    use serde_json::json;
+
+    /// Evaluates `src` with `self` bound to `value` typed by `schema`; returns the result
+    /// rendered for comparison, and the cost.
+    fn eval(schema: serde_json::Value, value: serde_json::Value, src: &str) -> (String, u64) {
+        let props = Props::from_value("", &schema).unwrap();
+        let types = DeclTypes::new(&props);
+        let expr = parse(src).unwrap();
+        let mut it = Interp::new(&types, 1_000_000);
+        let this = Val::from_json(&value, Some(types.root()), &types);
+        let mut env: Env = vec![("self", this)];
+        let r = match it.eval(&expr, &mut env) {
+            Ok(v) => super::super::value::display(&v, &types),
+            Err(e) => format!("error: {}", e.0),
+        };
+        (r, it.cost)
+    }
+
+    fn ok(schema: serde_json::Value, value: serde_json::Value, src: &str) -> String {
+        eval(schema, value, src).0
+    }
+
+    #[test]
+    fn values_operators_and_functions() {
+        let s = json!({"type": "object", "properties": {
+            "n": {"type": "integer"}, "d": {"type": "number"}, "s": {"type": "string"},
+            "l": {"type": "array", "items": {"type": "string"}},
+            "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "ios": {"x-kubernetes-int-or-string": true},
+            "dur": {"type": "string", "format": "duration"}}});
+        let v = json!({"n": 3, "d": 2, "s": "Hello", "l": ["a", "b", "c"], "m": {"x": 1},
+            "ios": "50%", "dur": "90s"});
+        let cases = [
+            ("self.n + 2 * 3", "9"),
+            ("self.d == 2.0 && self.n == 3.0 && 3u == self.n", "true"),
+            ("self.s.lowerAscii() + '!'", "hello!"),
+            (
+                "self.l.exists_one(x, x == 'b') && self.l.all(x, x.size() == 1)",
+                "true",
+            ),
+            ("self.l.map(x, x + x).join('-')", "aa-bb-cc"),
+            ("self.l.filter(x, x != 'b').size()", "2"),
+            ("'x' in self.m && !('y' in self.m) && self.m.x == 1", "true"),
+            ("type(self.ios) == string && self.ios.endsWith('%')", "true"),
+            (
+                "duration(self.dur) > duration('1m') && self.dur > duration('80s')",
+                "true",
+            ),
+            ("cel.bind(n, self.n, n * n)", "9"),
+            ("self.l.all(i, v, i < 3 && v != '')", "true"),
+            ("self.?missing.orValue('none')", "none"),
+            ("has(self.s) && !has(self.missing)", "true"),
+            (
+                "self.s.substring(1, 3) + self.s.charAt(4) + string(self.s.indexOf('l'))",
+                "elo2",
+            ),
+            (
+                "'a,b,,c'.split(',').size() == 4 && ['x', 'y'][1] == 'y'",
+                "true",
+            ),
+            (
+                "[1, 2, 3].sum() == 6 && [3, 1].min() == 1 && [1, 2].isSorted()",
+                "true",
+            ),
+            ("'abc-123'.matches('^[a-z]+-\\\\d+$')", "true"),
+            ("int('42') + 1", "43"),
+            (
+                "{'a': 1}.a == 1 && [?optional.none(), ?optional.of(2)] == [2]",
+                "true",
+            ),
+        ];
+        for (src, want) in cases {
+            assert_eq!(ok(s.clone(), v.clone(), src), want, "{src}");
+        }
+    }
+
+    #[test]
+    fn errors_read_like_cel_go() {
+        let s = json!({"type": "object", "properties": {"a": {"type": "integer"},
+            "b": {"type": "integer"}, "o": {"type": "object", "properties": {"x": {"type": "string"}}}}});
+        let v = json!({"a": 1, "b": 0, "o": {}});
+        assert_eq!(
+            ok(s.clone(), v.clone(), "self.a / self.b >= 1"),
+            "error: division by zero"
+        );
+        assert_eq!(
+            ok(s.clone(), v.clone(), "self.a % self.b"),
+            "error: modulus by zero"
+        );
+        assert_eq!(
+            ok(s.clone(), v.clone(), "self.o.x == 'y'"),
+            "error: no such key: x"
+        );
+        assert_eq!(
+            ok(s.clone(), v.clone(), "int('x') == 1"),
+            "error: type conversion error from 'string' to 'int'"
+        );
+        assert_eq!(
+            ok(s.clone(), v.clone(), "duration('soon') > duration('1s')"),
+            "error: type conversion error from 'string' to 'google.protobuf.Duration'"
+        );
+        assert_eq!(
+            ok(s.clone(), v.clone(), "9223372036854775807 + self.a"),
+            "error: integer overflow"
+        );
+        // Errors are absorbed when the other side decides, as in cel-go.
+        assert_eq!(ok(s.clone(), v.clone(), "self.o.x == 'y' || true"), "true");
+        assert_eq!(
+            ok(s.clone(), v.clone(), "false && self.a / self.b == 1"),
+            "false"
+        );
+        assert_eq!(
+            ok(s.clone(), v.clone(), "[0, 1].exists(i, 1 / i == 1)"),
+            "true"
+        );
+        assert_eq!(
+            ok(s, v, "[0, 1].all(i, 1 / i == 1)"),
+            "error: division by zero"
+        );
+    }
+
+    #[test]
+    fn runtime_cost_follows_cel_go() {
+        // `exists` over 3 strings of 16 characters where the match is last: per turn the
+        // loop condition (3) and the accumulator (1), the two identifiers (2) and the string
+        // comparison (ceil(16 * 0.1) = 2); the final check and result 4; the range `self` 1.
+        let s = json!({"type": "array", "items": {"type": "string"}});
+        let v = json!(["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"]);
+        let (r, cost) = eval(
+            s.clone(),
+            v.clone(),
+            "self.exists(u, u == 'cccccccccccccccc')",
+        );
+        assert_eq!(r, "true");
+        // Each turn: 4 + 1 (u) + 0 (const) + 2 (==) = 7; after the hit: 4; range: 1.
+        assert_eq!(cost, 3 * 7 + 4 + 1);
+        // A runaway rule stops at the per-call limit with cel-go's message.
+        let big: Vec<String> = (0..2000).map(|i| format!("{i:016}")).collect();
+        let (r, _) = eval(s, json!(big), "self.all(x, self.exists_one(y, x == y))");
+        assert_eq!(r, format!("error: {COST_LIMIT_EXCEEDED}"));
+    }
+}

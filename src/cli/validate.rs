@@ -405,7 +405,7 @@ pub fn run(args: &Args) -> u8 {
             if t.rules_not_evaluated > 0 {
                 let _ = writeln!(
                     out,
-                    "note: {} CEL rule evaluation(s) skipped: x-kubernetes-validations rules are not evaluated yet",
+                    "note: {} CEL rule evaluation(s) not performed (transition rules need the old object; rules this engine cannot evaluate are reported above)",
                     t.rules_not_evaluated
                 );
             }

@@ -392,3 +392,55 @@ fn field_path(fp: &str) -> Option<String> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn validator(rules: serde_json::Value) -> CelValidator {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": {"n": {"type": "integer"}, "m": {"type": "object",
+                "additionalProperties": {"type": "string"}, "x-kubernetes-validations": rules}}}}});
+        CelValidator::new(&Props::from_value("", &schema).unwrap()).unwrap()
+    }
+
+    fn messages(o: &Outcome) -> Vec<String> {
+        o.causes.iter().map(Cause::message).collect()
+    }
+
+    #[test]
+    fn failed_rules_use_message_reason_and_field_path() {
+        let v = validator(json!([
+            {"rule": "!('bad' in self)", "message": "no bad", "fieldPath": "['bad']"},
+            {"rule": "self.size() < 2", "reason": "FieldValueForbidden"},
+            {"rule": "self.all(k, self[k] != '')", "messageExpression": "'empty value in ' + string(self.size()) + ' entries'"}
+        ]));
+        let o = v.validate(&json!({"spec": {"m": {"bad": "", "b": "x"}}}));
+        assert_eq!(
+            messages(&o),
+            vec![
+                "spec.m.[bad]: Invalid value: no bad",
+                "spec.m: Forbidden: failed rule: self.size() < 2",
+                "spec.m: Invalid value: empty value in 2 entries",
+            ]
+        );
+    }
+
+    #[test]
+    fn transition_and_unsupported_rules_are_counted_not_judged() {
+        let v = validator(json!([
+            {"rule": "self == oldSelf"},
+            {"rule": "self.frobnicate()"}
+        ]));
+        let o = v.validate(&json!({"spec": {"m": {"a": "b"}}}));
+        assert_eq!(o.not_evaluated, 2);
+        assert_eq!(o.causes.len(), 1);
+        assert_eq!(o.causes[0].kind, ErrorType::Internal);
+        assert!(
+            o.causes[0]
+                .detail
+                .contains("function 'frobnicate' is not supported")
+        );
+    }
+}
