@@ -8,6 +8,7 @@ pub mod cause;
 pub mod cel;
 pub mod cli;
 pub mod crd;
+pub mod diff;
 pub mod gofmt;
 pub mod load;
 pub mod schema;

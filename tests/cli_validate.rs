@@ -66,8 +66,9 @@ fn examples_report_each_cause_and_exit_one() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let lines = json_lines(&out);
-    assert_eq!(lines.len(), 2);
+    assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["valid"], true);
+    assert_eq!(lines[2]["valid"], true);
     assert_eq!(lines[0]["source"], "examples/objects/widgets.yaml#0");
     assert_eq!(lines[1]["valid"], false);
     assert_eq!(lines[1]["pruned"], serde_json::json!(["spec.extra"]));

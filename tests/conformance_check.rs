@@ -75,27 +75,18 @@ fn structural_and_crd_errors_match_upstream() {
                 .map(|e| common::key_of(&e))
                 .collect()
         };
-        // CEL errors on their own (cost estimates aside until they are estimated).
-        let cel_only = |keys: Vec<common::Key>| -> Vec<common::Key> {
-            keys.into_iter()
-                .filter(|(_, _, m)| !m.contains("cost"))
-                .collect()
-        };
         let all_exp = keys(&expected["crdErrors"], false);
-        let exp_cel = cel_only(
-            all_exp
-                .into_iter()
-                .filter(|k| !exp_crd.contains(k))
-                .collect(),
-        );
+        // CEL errors on their own (compilation, rule fields, estimated costs).
+        let exp_cel: Vec<common::Key> = all_exp
+            .into_iter()
+            .filter(|k| !exp_crd.contains(k))
+            .collect();
         let all_got = ours(&report.crd_errors, false);
         let got_non_cel = ours(&report.crd_errors, true);
-        let got_cel = cel_only(
-            all_got
-                .into_iter()
-                .filter(|k| !got_non_cel.contains(k))
-                .collect(),
-        );
+        let got_cel: Vec<common::Key> = all_got
+            .into_iter()
+            .filter(|k| !got_non_cel.contains(k))
+            .collect();
         let ft = |k: &[common::Key]| {
             let mut v: Vec<(String, String)> =
                 k.iter().map(|(f, t, _)| (f.clone(), t.clone())).collect();
@@ -171,7 +162,7 @@ fn structural_and_crd_errors_match_upstream() {
         "conformance check: {same}/{total} cases identical ({pct:.1}%), warnings {warn_same}/{warn_total}"
     );
     eprintln!(
-        "conformance check, CEL crdErrors (cost estimates aside): (field, type) identical in \
+        "conformance check, CEL crdErrors (field, type) identical in \
          {cel_ft_cases}/{total} cases; messages {cel_msg_same}/{cel_total} identical, {cel_extra} extra"
     );
     assert_eq!(same, total, "structural/CRD-error agreement below 100%");

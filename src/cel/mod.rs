@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod cost;
 pub mod eval;
 pub mod k8s_fns;
 pub mod k8s_lib;

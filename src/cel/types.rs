@@ -40,6 +40,12 @@ pub struct TypeNode {
     pub max_properties: Option<i64>,
     /// `x-kubernetes-list-type` (`set`, `map`, or absent).
     pub list_type: Option<String>,
+    /// The declared type's `MaxElements` as kube-apiserver estimates it for cost estimation:
+    /// list items, map entries, string/bytes length (0 for objects and scalars).
+    pub max_elements: u64,
+    /// The smallest JSON serialization of a value of this node (`MinSerializedSize`), or
+    /// `None` when the API server would not expose the node to CEL at all.
+    pub min_size: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -106,6 +112,7 @@ fn build(s: &Props, nodes: &mut Vec<TypeNode>, root: bool) -> TypeId {
                         meta.insert(f.to_string(), leaf(nodes, Kind::String, "string"));
                     }
                     let m = push(nodes, Kind::Object, meta, None, "object", s);
+                    meta_facts(&mut nodes[m as usize]);
                     fields.insert("metadata".into(), m);
                 }
                 if !s.properties.is_empty() {
@@ -146,6 +153,7 @@ fn build(s: &Props, nodes: &mut Vec<TypeNode>, root: bool) -> TypeId {
             meta.insert(f.to_string(), leaf(nodes, Kind::String, "string"));
         }
         let m = push(nodes, Kind::Object, meta, None, "object", s);
+        meta_facts(&mut nodes[m as usize]);
         fields.insert("metadata".into(), m);
         for f in ["apiVersion", "kind"] {
             fields
@@ -154,6 +162,101 @@ fn build(s: &Props, nodes: &mut Vec<TypeNode>, root: bool) -> TypeId {
         }
     }
     push(nodes, kind, fields, elem, &s.type_, s)
+}
+
+/// The request size limit the API server's size estimates assume (`MaxRequestSizeBytes`).
+pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
+/// The longest string a request can carry (the request size minus the quotes).
+const MAX_STRING_PER_REQUEST: u64 = (MAX_REQUEST_SIZE_BYTES - 2) as u64;
+
+fn non_negative(v: i64) -> u64 {
+    v.max(0) as u64
+}
+
+/// `MaxElements` and `MinSerializedSize` of a schema node, as `SchemaDeclType` computes them.
+fn size_facts(
+    s: &Props,
+    kind: Kind,
+    fields: &BTreeMap<String, TypeId>,
+    elem: Option<TypeId>,
+    nodes: &[TypeNode],
+) -> (u64, Option<i64>) {
+    let max_len = s.max_length.map(non_negative);
+    let elem_min = elem.and_then(|e| nodes[e as usize].min_size);
+    match kind {
+        // maxLength is in characters; a character is up to 4 bytes
+        Kind::IntOrString => (
+            max_len.map_or(MAX_STRING_PER_REQUEST, |m| m.saturating_mul(4)),
+            Some(1),
+        ),
+        Kind::List => match elem_min {
+            Some(m) => {
+                let max = s.max_items.map_or_else(
+                    || non_negative((MAX_REQUEST_SIZE_BYTES - 2) / (m + 1)),
+                    non_negative,
+                );
+                (max, Some(2))
+            }
+            None => (0, None),
+        },
+        Kind::Map => match elem_min {
+            Some(m) => {
+                let max = s.max_properties.map_or_else(
+                    || non_negative((MAX_REQUEST_SIZE_BYTES - 2) / (m + 6)),
+                    non_negative,
+                );
+                (max, Some(2))
+            }
+            None => (0, None),
+        },
+        Kind::Object | Kind::Any if s.type_ == "object" => {
+            let mut min = 2i64;
+            for name in &s.required {
+                let (Some(p), Some(id)) = (s.properties.get(name), fields.get(name)) else {
+                    continue;
+                };
+                if p.default.is_some() {
+                    continue;
+                }
+                if let Some(m) = nodes[*id as usize].min_size {
+                    min += name.len() as i64 + m + 4;
+                }
+            }
+            (0, Some(min))
+        }
+        Kind::Bytes => (max_len.unwrap_or(MAX_STRING_PER_REQUEST), Some(2)),
+        Kind::Duration => (32, Some(3)),
+        Kind::Timestamp if s.format == "date" => (12, Some(12)),
+        Kind::Timestamp => (32, Some(21)),
+        Kind::String => {
+            let max = match max_len {
+                Some(m) => m.saturating_mul(4),
+                None if !s.enum_.is_empty() => s
+                    .enum_
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .map(|v| v.len() as u64)
+                    .max()
+                    .unwrap_or(0),
+                None => MAX_STRING_PER_REQUEST,
+            };
+            (max, Some(2))
+        }
+        Kind::Int | Kind::Double => (0, Some(1)),
+        Kind::Bool => (0, Some(4)),
+        _ => (0, None),
+    }
+}
+
+/// The synthesized `metadata` object (name and generateName) is an object without
+/// constraints of its own.
+fn meta_facts(n: &mut TypeNode) {
+    n.max_elements = 0;
+    n.min_size = Some(2);
+    n.max_length = None;
+    n.max_items = None;
+    n.max_properties = None;
+    n.list_type = None;
 }
 
 fn leaf(nodes: &mut Vec<TypeNode>, kind: Kind, ty: &str) -> TypeId {
@@ -167,6 +270,8 @@ fn leaf(nodes: &mut Vec<TypeNode>, kind: Kind, ty: &str) -> TypeId {
         max_items: None,
         max_properties: None,
         list_type: None,
+        max_elements: MAX_STRING_PER_REQUEST,
+        min_size: Some(2),
     });
     (nodes.len() - 1) as TypeId
 }
@@ -179,6 +284,7 @@ fn push(
     ty: &str,
     s: &Props,
 ) -> TypeId {
+    let (max_elements, min_size) = size_facts(s, kind, &fields, elem, nodes);
     nodes.push(TypeNode {
         kind,
         fields,
@@ -189,6 +295,8 @@ fn push(
         max_items: s.max_items,
         max_properties: s.max_properties,
         list_type: s.x_list_type.clone(),
+        max_elements,
+        min_size,
     });
     (nodes.len() - 1) as TypeId
 }

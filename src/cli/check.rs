@@ -106,7 +106,6 @@ fn write_json(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io:
         "crdErrors": causes_json(&r.crd_errors),
         "warnings": r.warnings,
         "storedVersionsNotServed": r.stored_versions_not_served,
-        "unsupported": r.unsupported,
     });
     if let Some(c) = &r.condition {
         v["nonStructuralCondition"] =
@@ -131,9 +130,6 @@ fn write_text(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io:
     }
     for w in &r.warnings {
         writeln!(out, "{head}: Warning: {w}")?;
-    }
-    for u in &r.unsupported {
-        writeln!(out, "{head}: Unsupported: {u}")?;
     }
     if !r.has_findings() {
         writeln!(out, "{head}: ok")?;

@@ -1,8 +1,10 @@
 //! The `crd-audit` command line: one module per command, sharing input reading and output.
 
 pub mod check;
+pub mod diff;
 pub mod inputs;
 pub mod output;
+pub mod plan;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +35,12 @@ pub enum Command {
     /// schema with the Kubernetes extensions, list-type uniqueness, embedded resources.
     /// Exit code 0: all valid; 1: invalid objects (or unknown kinds); 2: unreadable input.
     Validate(validate::Args),
+    /// List every schema change between two revisions of one CRD, classified tightening,
+    /// loosening or neutral. Exit code 1 when any change tightens (for CI gates).
+    Diff(diff::Args),
+    /// Show which objects become invalid if a CRD revision is applied (judged as stored
+    /// data: the whole object, status included). Exit code 1 when any object breaks.
+    Plan(plan::Args),
 }
 
 /// Exit codes of every command.
@@ -45,6 +53,8 @@ pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Diff(args) => diff::run(&args),
+        Command::Plan(args) => plan::run(&args),
     };
     ExitCode::from(code)
 }

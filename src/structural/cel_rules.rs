@@ -17,10 +17,11 @@ const SUPPORTED_REASONS: [&str; 4] = [
     "FieldValueRequired",
 ];
 
-/// Checks every rule of the structural schema rooted at `path`.
+/// Checks every rule of the structural schema rooted at `path`, and their estimated costs.
 pub fn check_rules(s: &Props, path: &Path, out: &mut Vec<Cause>) {
     let types = DeclTypes::new(s);
     walk(s, types.root(), &types, path, None, out);
+    out.extend(crate::cel::cost::check_costs(s, path));
 }
 
 fn walk(

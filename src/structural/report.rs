@@ -26,8 +26,6 @@ pub struct CheckReport {
     pub crd_errors: Vec<Cause>,
     pub warnings: Vec<String>,
     pub stored_versions_not_served: Vec<String>,
-    /// Parts of the CRD the engine does not evaluate yet, each with its path.
-    pub unsupported: Vec<String>,
     /// Schemas that cannot even be decoded (the server refuses such a request outright).
     pub decode_errors: Vec<String>,
 }
@@ -92,11 +90,6 @@ pub fn check_crd(crd: &Crd) -> CheckReport {
         collect_warnings(s, &mut report.warnings);
         if crd.schemas_shared() {
             break;
-        }
-    }
-    for (i, s) in schemas.iter().enumerate() {
-        if let Some(s) = s {
-            collect_rules(s, &Crd::version_schema_path(i), &mut report.unsupported);
         }
     }
     report
@@ -195,35 +188,6 @@ fn collect_warnings(s: &Props, out: &mut Vec<String>) {
             out.push(w);
         }
     });
-}
-
-/// Every place that carries `x-kubernetes-validations`, which are not evaluated yet.
-fn collect_rules(s: &Props, path: &Path, out: &mut Vec<String>) {
-    if !s.x_validations.is_empty() {
-        out.push(format!(
-            "{}: {} CEL validation rule(s) are not evaluated yet",
-            path.child("x-kubernetes-validations"),
-            s.x_validations.len()
-        ));
-    }
-    for (k, p) in &s.properties {
-        collect_rules(p, &path.child("properties").key(k), out);
-    }
-    if let Some(item) = s.items_schema() {
-        collect_rules(item, &path.child("items"), out);
-    }
-    if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
-        collect_rules(ap, &path.child("additionalProperties"), out);
-    }
-    for (name, list) in [
-        ("allOf", &s.all_of),
-        ("anyOf", &s.any_of),
-        ("oneOf", &s.one_of),
-    ] {
-        for (i, sub) in list.iter().enumerate() {
-            collect_rules(sub, &path.child(name).index(i), out);
-        }
-    }
 }
 
 /// Calls `f` on every schema node (structure and junctors).

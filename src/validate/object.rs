@@ -197,6 +197,17 @@ impl CrdValidator {
         }
     }
 
+    /// Whether an object's `apiVersion` group and `kind` are this CRD's (whatever the
+    /// version).
+    pub fn is_kind(&self, obj: &Value) -> bool {
+        let text = |k: &str| obj.get(k).and_then(Value::as_str);
+        let (Some(api_version), Some(kind)) = (text("apiVersion"), text("kind")) else {
+            return false;
+        };
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        group == self.group && kind == self.kind
+    }
+
     pub fn group(&self) -> &str {
         &self.group
     }

@@ -1,0 +1,807 @@
+//! Schema change analysis between two revisions of one CRD: every change per version (matched
+//! by name), with its schema path, a change kind, its class and a one-line reason. A change
+//! is *tightening* when objects valid before may be invalid (or lose data) after it,
+//! *loosening* when the reverse holds, and *neutral* when validation does not change.
+
+use crate::crd::{Crd, Scope};
+use crate::gofmt;
+use crate::schema::{Props, SchemaOrBool};
+use serde_json::{Value, json};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Tightening,
+    Loosening,
+    Neutral,
+}
+
+impl Class {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Tightening => "tightening",
+            Class::Loosening => "loosening",
+            Class::Neutral => "neutral",
+        }
+    }
+}
+
+/// One change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// The version (empty for changes of the whole CRD).
+    pub version: String,
+    /// The schema path (`spec.properties[replicas].maximum`), or the CRD field.
+    pub path: String,
+    pub kind: &'static str,
+    pub class: Class,
+    pub reason: String,
+}
+
+impl Change {
+    pub fn to_json(&self) -> Value {
+        json!({"version": self.version, "path": self.path, "kind": self.kind,
+            "class": self.class.as_str(), "reason": self.reason})
+    }
+}
+
+struct Differ<'a> {
+    version: &'a str,
+    out: Vec<Change>,
+}
+
+impl Differ<'_> {
+    fn push(&mut self, path: &str, kind: &'static str, class: Class, reason: String) {
+        self.out.push(Change {
+            version: self.version.to_string(),
+            path: path.to_string(),
+            kind,
+            class,
+            reason,
+        });
+    }
+}
+
+/// Every change from `old` to `new`, sorted by version and path.
+pub fn diff(old: &Crd, new: &Crd) -> Vec<Change> {
+    let mut d = Differ {
+        version: "",
+        out: Vec::new(),
+    };
+    if old.scope != new.scope {
+        let name = |s: Scope| match s {
+            Scope::Namespaced => "Namespaced",
+            Scope::Cluster => "Cluster",
+        };
+        d.push(
+            "spec.scope",
+            "scopeChanged",
+            Class::Tightening,
+            format!(
+                "scope changed from {} to {}: existing objects cannot be served at the new scope",
+                name(old.scope),
+                name(new.scope)
+            ),
+        );
+    }
+    let old_storage = old.storage_version().map(|v| v.name.clone());
+    let new_storage = new.storage_version().map(|v| v.name.clone());
+    if old_storage != new_storage
+        && let (Some(o), Some(n)) = (&old_storage, &new_storage)
+    {
+        d.push(
+            "spec.versions",
+            "storageVersionChanged",
+            Class::Tightening,
+            format!("storage version moved from {o} to {n}: objects stored at {o} must be migrated before {o} can be removed"),
+        );
+    }
+    let stored: Vec<&String> = old
+        .stored_versions
+        .iter()
+        .chain(&new.stored_versions)
+        .collect();
+    for ov in &old.versions {
+        let version = ov.name.as_str();
+        d.version = version;
+        let Some(nv) = new.version(version) else {
+            if stored.iter().any(|s| s.as_str() == version) {
+                d.push(
+                    "",
+                    "versionRemovedWhileStored",
+                    Class::Tightening,
+                    format!("version {version} is removed but listed in status.storedVersions: objects stored at it can no longer be read"),
+                );
+            } else {
+                d.push(
+                    "",
+                    "versionRemoved",
+                    Class::Tightening,
+                    format!("version {version} is removed: clients using it will fail"),
+                );
+            }
+            continue;
+        };
+        if ov.served && !nv.served {
+            d.push(
+                "",
+                "versionNoLongerServed",
+                Class::Tightening,
+                format!("version {version} is no longer served"),
+            );
+        } else if !ov.served && nv.served {
+            d.push(
+                "",
+                "versionServed",
+                Class::Loosening,
+                format!("version {version} is now served"),
+            );
+        }
+        if ov.status_subresource != nv.status_subresource {
+            d.push(
+                "subresources.status",
+                "statusSubresourceChanged",
+                Class::Neutral,
+                format!(
+                    "status subresource {}",
+                    if nv.status_subresource {
+                        "enabled"
+                    } else {
+                        "disabled"
+                    }
+                ),
+            );
+        }
+        let decode = |v: &Option<Value>| {
+            v.as_ref()
+                .and_then(|s| Props::from_value("", s).ok())
+                .unwrap_or_default()
+        };
+        let (os, ns) = (decode(&ov.schema), decode(&nv.schema));
+        schema(&mut d, &os, &ns, "");
+    }
+    for nv in &new.versions {
+        if old.version(&nv.name).is_none() {
+            d.version = &nv.name;
+            d.push(
+                "",
+                "versionAdded",
+                Class::Neutral,
+                format!("version {} is added", nv.name),
+            );
+        }
+    }
+    let mut out = d.out;
+    out.sort_by(|a, b| {
+        (a.version.as_str(), a.path.as_str(), a.kind).cmp(&(
+            b.version.as_str(),
+            b.path.as_str(),
+            b.kind,
+        ))
+    });
+    out
+}
+
+fn child(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.properties[{name}]")
+    }
+}
+
+fn at(path: &str, keyword: &str) -> String {
+    if path.is_empty() {
+        keyword.to_string()
+    } else {
+        format!("{path}.{keyword}")
+    }
+}
+
+fn show(v: &Value) -> String {
+    gofmt::json(v)
+}
+
+fn num(f: f64) -> String {
+    gofmt::float_v(f)
+}
+
+/// A bound that tightens when it appears or rises (`min`) or appears or falls (`max`).
+#[allow(clippy::too_many_arguments)]
+fn bound(
+    d: &mut Differ,
+    path: &str,
+    name: &str,
+    old: Option<f64>,
+    new: Option<f64>,
+    is_min: bool,
+    kinds: [&'static str; 4],
+) {
+    let p = at(path, name);
+    let [added, removed, up, down] = kinds;
+    match (old, new) {
+        (None, Some(n)) => d.push(
+            &p,
+            added,
+            Class::Tightening,
+            format!("{name} {} added", num(n)),
+        ),
+        (Some(o), None) => d.push(
+            &p,
+            removed,
+            Class::Loosening,
+            format!("{name} {} removed", num(o)),
+        ),
+        (Some(o), Some(n)) if n > o => d.push(
+            &p,
+            up,
+            if is_min {
+                Class::Tightening
+            } else {
+                Class::Loosening
+            },
+            format!("{name} raised from {} to {}", num(o), num(n)),
+        ),
+        (Some(o), Some(n)) if n < o => d.push(
+            &p,
+            down,
+            if is_min {
+                Class::Loosening
+            } else {
+                Class::Tightening
+            },
+            format!("{name} lowered from {} to {}", num(o), num(n)),
+        ),
+        _ => {}
+    }
+}
+
+fn flag(
+    d: &mut Differ,
+    path: &str,
+    name: &str,
+    old: bool,
+    new: bool,
+    set_tightens: bool,
+    kinds: [&'static str; 2],
+) {
+    if old == new {
+        return;
+    }
+    let tight = new == set_tightens;
+    d.push(
+        &at(path, name),
+        if new { kinds[0] } else { kinds[1] },
+        if tight {
+            Class::Tightening
+        } else {
+            Class::Loosening
+        },
+        format!("{name} {}", if new { "set" } else { "unset" }),
+    );
+}
+
+fn schema(d: &mut Differ, o: &Props, n: &Props, path: &str) {
+    if o.type_ != n.type_ {
+        d.push(
+            &at(path, "type"),
+            "typeChanged",
+            Class::Tightening,
+            format!("type changed from {:?} to {:?}", o.type_, n.type_),
+        );
+    }
+    flag(
+        d,
+        path,
+        "nullable",
+        o.nullable,
+        n.nullable,
+        false,
+        ["nullableAdded", "nullableRemoved"],
+    );
+    flag(
+        d,
+        path,
+        "x-kubernetes-int-or-string",
+        o.x_int_or_string,
+        n.x_int_or_string,
+        false,
+        ["intOrStringAdded", "intOrStringRemoved"],
+    );
+    flag(
+        d,
+        path,
+        "x-kubernetes-preserve-unknown-fields",
+        o.x_preserve_unknown_fields == Some(true),
+        n.x_preserve_unknown_fields == Some(true),
+        false,
+        ["preserveUnknownFieldsAdded", "preserveUnknownFieldsRemoved"],
+    );
+    if o.x_embedded_resource != n.x_embedded_resource {
+        d.push(
+            &at(path, "x-kubernetes-embedded-resource"),
+            "embeddedResourceChanged",
+            Class::Tightening,
+            "x-kubernetes-embedded-resource changed".into(),
+        );
+    }
+    flag(
+        d,
+        path,
+        "uniqueItems",
+        o.unique_items,
+        n.unique_items,
+        true,
+        ["uniqueItemsAdded", "uniqueItemsRemoved"],
+    );
+    flag(
+        d,
+        path,
+        "exclusiveMinimum",
+        o.exclusive_minimum,
+        n.exclusive_minimum,
+        true,
+        ["exclusiveMinimumSet", "exclusiveMinimumUnset"],
+    );
+    flag(
+        d,
+        path,
+        "exclusiveMaximum",
+        o.exclusive_maximum,
+        n.exclusive_maximum,
+        true,
+        ["exclusiveMaximumSet", "exclusiveMaximumUnset"],
+    );
+    bound(
+        d,
+        path,
+        "minimum",
+        o.minimum,
+        n.minimum,
+        true,
+        [
+            "minimumAdded",
+            "minimumRemoved",
+            "minimumRaised",
+            "minimumLowered",
+        ],
+    );
+    bound(
+        d,
+        path,
+        "maximum",
+        o.maximum,
+        n.maximum,
+        false,
+        [
+            "maximumAdded",
+            "maximumRemoved",
+            "maximumRaised",
+            "maximumLowered",
+        ],
+    );
+    let f = |v: Option<i64>| v.map(|x| x as f64);
+    bound(
+        d,
+        path,
+        "minLength",
+        f(o.min_length),
+        f(n.min_length),
+        true,
+        [
+            "minLengthAdded",
+            "minLengthRemoved",
+            "minLengthRaised",
+            "minLengthLowered",
+        ],
+    );
+    bound(
+        d,
+        path,
+        "maxLength",
+        f(o.max_length),
+        f(n.max_length),
+        false,
+        [
+            "maxLengthAdded",
+            "maxLengthRemoved",
+            "maxLengthRaised",
+            "maxLengthLowered",
+        ],
+    );
+    bound(
+        d,
+        path,
+        "minItems",
+        f(o.min_items),
+        f(n.min_items),
+        true,
+        [
+            "minItemsAdded",
+            "minItemsRemoved",
+            "minItemsRaised",
+            "minItemsLowered",
+        ],
+    );
+    bound(
+        d,
+        path,
+        "maxItems",
+        f(o.max_items),
+        f(n.max_items),
+        false,
+        [
+            "maxItemsAdded",
+            "maxItemsRemoved",
+            "maxItemsRaised",
+            "maxItemsLowered",
+        ],
+    );
+    bound(
+        d,
+        path,
+        "minProperties",
+        f(o.min_properties),
+        f(n.min_properties),
+        true,
+        [
+            "minPropertiesAdded",
+            "minPropertiesRemoved",
+            "minPropertiesRaised",
+            "minPropertiesLowered",
+        ],
+    );
+    bound(
+        d,
+        path,
+        "maxProperties",
+        f(o.max_properties),
+        f(n.max_properties),
+        false,
+        [
+            "maxPropertiesAdded",
+            "maxPropertiesRemoved",
+            "maxPropertiesRaised",
+            "maxPropertiesLowered",
+        ],
+    );
+    match (o.multiple_of, n.multiple_of) {
+        (None, Some(m)) => d.push(
+            &at(path, "multipleOf"),
+            "multipleOfAdded",
+            Class::Tightening,
+            format!("multipleOf {} added", num(m)),
+        ),
+        (Some(m), None) => d.push(
+            &at(path, "multipleOf"),
+            "multipleOfRemoved",
+            Class::Loosening,
+            format!("multipleOf {} removed", num(m)),
+        ),
+        (Some(a), Some(b)) if a != b => d.push(
+            &at(path, "multipleOf"),
+            "multipleOfChanged",
+            Class::Tightening,
+            format!("multipleOf changed from {} to {}", num(a), num(b)),
+        ),
+        _ => {}
+    }
+    text_keyword(
+        d,
+        path,
+        "pattern",
+        &o.pattern,
+        &n.pattern,
+        ["patternAdded", "patternRemoved", "patternChanged"],
+    );
+    text_keyword(
+        d,
+        path,
+        "format",
+        &o.format,
+        &n.format,
+        ["formatAdded", "formatRemoved", "formatChanged"],
+    );
+    enums(d, path, &o.enum_, &n.enum_);
+    if o.default != n.default {
+        d.push(
+            &at(path, "default"),
+            "defaultChanged",
+            Class::Tightening,
+            format!(
+                "default changed from {} to {} (affects new objects only)",
+                o.default.as_ref().map_or("none".into(), show),
+                n.default.as_ref().map_or("none".into(), show)
+            ),
+        );
+    }
+    if o.description != n.description || o.title != n.title || o.example != n.example {
+        d.push(
+            &at(path, "description"),
+            "descriptionChanged",
+            Class::Neutral,
+            "description, title or example changed".into(),
+        );
+    }
+    // List and map semantics.
+    if o.x_list_type != n.x_list_type {
+        let uniq = |t: &Option<String>| matches!(t.as_deref(), Some("set" | "map"));
+        let class = if uniq(&n.x_list_type) && !uniq(&o.x_list_type)
+            || (uniq(&o.x_list_type) && uniq(&n.x_list_type))
+        {
+            Class::Tightening
+        } else {
+            Class::Loosening
+        };
+        d.push(
+            &at(path, "x-kubernetes-list-type"),
+            "listTypeChanged",
+            class,
+            format!(
+                "x-kubernetes-list-type changed from {} to {}",
+                o.x_list_type.as_deref().unwrap_or("none"),
+                n.x_list_type.as_deref().unwrap_or("none")
+            ),
+        );
+    }
+    if o.x_list_map_keys != n.x_list_map_keys {
+        d.push(
+            &at(path, "x-kubernetes-list-map-keys"),
+            "listMapKeysChanged",
+            Class::Tightening,
+            format!(
+                "x-kubernetes-list-map-keys changed from {:?} to {:?}",
+                o.x_list_map_keys, n.x_list_map_keys
+            ),
+        );
+    }
+    if o.x_map_type != n.x_map_type {
+        d.push(
+            &at(path, "x-kubernetes-map-type"),
+            "mapTypeChanged",
+            Class::Neutral,
+            "x-kubernetes-map-type changed (merge semantics only)".into(),
+        );
+    }
+    // Junctors cannot be ordered.
+    let junctors = |p: &Props| {
+        (
+            p.all_of.clone(),
+            p.any_of.clone(),
+            p.one_of.clone(),
+            p.not.clone(),
+        )
+    };
+    if junctors(o) != junctors(n) {
+        d.push(
+            &at(path, "allOf/anyOf/oneOf/not"),
+            "junctorsChanged",
+            Class::Tightening,
+            "allOf/anyOf/oneOf/not changed".into(),
+        );
+    }
+    rules(d, path, o, n);
+    // required
+    for r in &n.required {
+        if !o.required.contains(r) {
+            let kind = if o.properties.contains_key(r) || !n.properties.contains_key(r) {
+                "fieldRequired"
+            } else {
+                "requiredFieldAdded"
+            };
+            d.push(
+                &child(path, r),
+                kind,
+                Class::Tightening,
+                format!("{r} is now required"),
+            );
+        }
+    }
+    for r in &o.required {
+        if !n.required.contains(r) {
+            d.push(
+                &child(path, r),
+                "fieldOptional",
+                Class::Loosening,
+                format!("{r} is no longer required"),
+            );
+        }
+    }
+    // properties
+    for (k, op) in &o.properties {
+        match n.properties.get(k) {
+            Some(np) => schema(d, op, np, &child(path, k)),
+            None => {
+                let kept = n.x_preserve_unknown_fields == Some(true)
+                    || matches!(
+                        n.additional_properties,
+                        Some(SchemaOrBool::Schema(_)) | Some(SchemaOrBool::Bool(true))
+                    );
+                if kept {
+                    d.push(
+                        &child(path, k),
+                        "fieldRemoved",
+                        Class::Neutral,
+                        format!("{k} is no longer declared but unknown fields are kept here"),
+                    );
+                } else {
+                    d.push(
+                        &child(path, k),
+                        "fieldRemoved",
+                        Class::Tightening,
+                        format!("{k} is removed: its data will be pruned on the next write"),
+                    );
+                }
+            }
+        }
+    }
+    for k in n.properties.keys() {
+        if !o.properties.contains_key(k) && !n.required.contains(k) {
+            d.push(
+                &child(path, k),
+                "fieldAdded",
+                Class::Neutral,
+                format!("optional field {k} is added"),
+            );
+        }
+    }
+    // additionalProperties and items
+    match (&o.additional_properties, &n.additional_properties) {
+        (Some(SchemaOrBool::Schema(a)), Some(SchemaOrBool::Schema(b))) => {
+            schema(d, a, b, &at(path, "additionalProperties"))
+        }
+        (a, b) => {
+            let allows = |x: &Option<SchemaOrBool>| match x {
+                None | Some(SchemaOrBool::Bool(true)) => 2,
+                Some(SchemaOrBool::Schema(_)) => 1,
+                Some(SchemaOrBool::Bool(false)) => 0,
+            };
+            let (x, y) = (allows(a), allows(b));
+            if x > y {
+                d.push(
+                    &at(path, "additionalProperties"),
+                    "additionalPropertiesNarrowed",
+                    Class::Tightening,
+                    "additionalProperties narrowed".into(),
+                );
+            } else if x < y {
+                d.push(
+                    &at(path, "additionalProperties"),
+                    "additionalPropertiesWidened",
+                    Class::Loosening,
+                    "additionalProperties widened".into(),
+                );
+            }
+        }
+    }
+    match (o.items_schema(), n.items_schema()) {
+        (Some(a), Some(b)) => schema(d, a, b, &at(path, "items")),
+        (None, Some(_)) => d.push(
+            &at(path, "items"),
+            "itemsAdded",
+            Class::Tightening,
+            "items schema added".into(),
+        ),
+        (Some(_), None) => d.push(
+            &at(path, "items"),
+            "itemsRemoved",
+            Class::Loosening,
+            "items schema removed".into(),
+        ),
+        (None, None) => {}
+    }
+}
+
+fn text_keyword(
+    d: &mut Differ,
+    path: &str,
+    name: &str,
+    old: &str,
+    new: &str,
+    kinds: [&'static str; 3],
+) {
+    let p = at(path, name);
+    match (old.is_empty(), new.is_empty()) {
+        (true, false) => d.push(
+            &p,
+            kinds[0],
+            Class::Tightening,
+            format!("{name} {} added", gofmt::quote(new)),
+        ),
+        (false, true) => d.push(
+            &p,
+            kinds[1],
+            Class::Loosening,
+            format!("{name} {} removed", gofmt::quote(old)),
+        ),
+        (false, false) if old != new => d.push(
+            &p,
+            kinds[2],
+            Class::Tightening,
+            format!(
+                "{name} changed from {} to {} (a changed {name} cannot be ordered)",
+                gofmt::quote(old),
+                gofmt::quote(new)
+            ),
+        ),
+        _ => {}
+    }
+}
+
+fn enums(d: &mut Differ, path: &str, old: &[Value], new: &[Value]) {
+    let p = at(path, "enum");
+    match (old.is_empty(), new.is_empty()) {
+        (true, false) => d.push(
+            &p,
+            "enumAdded",
+            Class::Tightening,
+            format!(
+                "enum {} added where there was none",
+                show(&Value::Array(new.to_vec()))
+            ),
+        ),
+        (false, true) => d.push(&p, "enumRemoved", Class::Loosening, "enum removed".into()),
+        (false, false) => {
+            let removed: Vec<&Value> = old.iter().filter(|v| !new.contains(v)).collect();
+            let added: Vec<&Value> = new.iter().filter(|v| !old.contains(v)).collect();
+            if !removed.is_empty() {
+                let shown: Vec<String> = removed.iter().map(|v| show(v)).collect();
+                d.push(
+                    &p,
+                    "enumValueRemoved",
+                    Class::Tightening,
+                    format!("enum values removed: {}", shown.join(", ")),
+                );
+            }
+            if !added.is_empty() {
+                let shown: Vec<String> = added.iter().map(|v| show(v)).collect();
+                d.push(
+                    &p,
+                    "enumValueAdded",
+                    Class::Loosening,
+                    format!("enum values added: {}", shown.join(", ")),
+                );
+            }
+        }
+        (true, true) => {}
+    }
+}
+
+fn rules(d: &mut Differ, path: &str, o: &Props, n: &Props) {
+    let p = at(path, "x-kubernetes-validations");
+    for r in &n.x_validations {
+        match o.x_validations.iter().find(|x| x.rule == r.rule) {
+            None => d.push(
+                &p,
+                "validationRuleAdded",
+                Class::Tightening,
+                format!(
+                    "CEL rule {} added (a new or changed rule cannot be ordered)",
+                    gofmt::quote(&r.rule)
+                ),
+            ),
+            Some(x) if x != r => d.push(
+                &p,
+                "validationRuleMessageChanged",
+                Class::Neutral,
+                format!(
+                    "message, reason or fieldPath of CEL rule {} changed",
+                    gofmt::quote(&r.rule)
+                ),
+            ),
+            _ => {}
+        }
+    }
+    for r in &o.x_validations {
+        if !n.x_validations.iter().any(|x| x.rule == r.rule) {
+            d.push(
+                &p,
+                "validationRuleRemoved",
+                Class::Loosening,
+                format!("CEL rule {} removed", gofmt::quote(&r.rule)),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
