@@ -11,6 +11,7 @@ pub mod crd;
 pub mod diff;
 pub mod gofmt;
 pub mod load;
+pub mod operator;
 pub mod schema;
 pub mod structural;
 pub mod validate;

@@ -1,6 +1,7 @@
 //! The `crd-audit` command line: one module per command, sharing input reading and output.
 
 pub mod check;
+pub mod controller;
 pub mod diff;
 pub mod inputs;
 pub mod output;
@@ -41,6 +42,11 @@ pub enum Command {
     /// Show which objects become invalid if a CRD revision is applied (judged as stored
     /// data: the whole object, status included). Exit code 1 when any object breaks.
     Plan(plan::Args),
+    /// Run the in-cluster operator: audit every CRD and its objects continuously and keep a
+    /// SchemaAudit report per CRD.
+    Controller(controller::Args),
+    /// Print the SchemaAudit CRD (what manifests/ installs).
+    Manifests,
 }
 
 /// Exit codes of every command.
@@ -55,6 +61,15 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Validate(args) => validate::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Plan(args) => plan::run(&args),
+        Command::Controller(args) => controller::run(&args),
+        Command::Manifests => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&crate::operator::manifests::schema_audit_crd())
+                    .unwrap_or_default()
+            );
+            EXIT_CLEAN
+        }
     };
     ExitCode::from(code)
 }

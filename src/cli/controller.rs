@@ -1,0 +1,67 @@
+//! `crd-audit controller`: the in-cluster operator.
+
+use super::{EXIT_CLEAN, EXIT_INPUT_ERROR};
+use crate::operator::config::Config;
+use crate::operator::{Options, run as run_operator};
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Configuration file (see config/crd-audit.yaml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Kubeconfig to use instead of the in-cluster ServiceAccount.
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context (default: the current one).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Address of the metrics and health endpoints.
+    #[arg(long, default_value = "0.0.0.0:8080")]
+    pub metrics_addr: String,
+    /// Namespace for Events (default: the pod's namespace, else `default`).
+    #[arg(long)]
+    pub namespace: Option<String>,
+}
+
+pub fn run(args: &Args) -> u8 {
+    let config = match &args.config {
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(text) => match Config::parse(&p.display().to_string(), &text) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return EXIT_INPUT_ERROR;
+                }
+            },
+            Err(e) => {
+                eprintln!("error: {}: {e}", p.display());
+                return EXIT_INPUT_ERROR;
+            }
+        },
+        None => Config::default(),
+    };
+    let namespace = args.namespace.clone().unwrap_or_else(|| {
+        std::fs::read_to_string("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|_| "default".into())
+    });
+    let identity = std::env::var("POD_NAME")
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| format!("crd-audit-{}", std::process::id()));
+    let opts = Options {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        config,
+        metrics_addr: args.metrics_addr.clone(),
+        namespace,
+        identity,
+    };
+    match run_operator(opts) {
+        Ok(()) => EXIT_CLEAN,
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_INPUT_ERROR
+        }
+    }
+}

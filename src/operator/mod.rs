@@ -1,0 +1,531 @@
+//! The in-cluster operator (`crd-audit controller`): watches every CRD and every object of
+//! every audited CRD, keeps a `SchemaAudit` report per CRD, revalidates at once when a schema
+//! changes, and tells people through conditions, Events and metrics.
+//!
+//! Threads: the CRD watch (this thread), one list+watch per audited CRD (objects are judged
+//! as stored data at the CRD's storage version), one reporter that writes reports (only when
+//! they change) and emits Events on transitions, and the metrics/health server.
+
+pub mod audit;
+pub mod config;
+pub mod kube;
+pub mod manifests;
+pub mod metrics;
+pub mod report;
+
+use crate::crd::Crd;
+use crate::diff::{Change, Class, diff};
+use crate::structural::report::{CheckReport, check_crd};
+use crate::validate::CrdValidator;
+use audit::Audit;
+use config::Config;
+use kube::{ApiError, Kube};
+use metrics::{Metrics, labels};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+/// Command-line options of the controller.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub kubeconfig: Option<std::path::PathBuf>,
+    pub context: Option<String>,
+    pub config: Config,
+    pub metrics_addr: String,
+    /// The namespace Events about cluster-scoped objects are written to.
+    pub namespace: String,
+    pub identity: String,
+}
+
+/// The last observed schema change of a CRD.
+#[derive(Clone, Debug)]
+pub struct SchemaChange {
+    pub from: i64,
+    pub to: i64,
+    pub changes: Vec<Change>,
+    pub tightened: bool,
+    /// Invalid objects before the change, to tell how many it broke.
+    pub invalid_before: usize,
+}
+
+/// One audited CRD.
+pub struct Tracked {
+    pub crd: Crd,
+    pub validator: Arc<CrdValidator>,
+    pub check: CheckReport,
+    pub audit: Arc<Mutex<Audit>>,
+    /// Bumped to stop the object watcher of an older generation.
+    pub epoch: Arc<AtomicU64>,
+    /// Set when the initial LIST of the current generation is complete.
+    pub audited: Arc<AtomicBool>,
+    pub audit_started: Instant,
+    pub audit_seconds: Arc<Mutex<Option<f64>>>,
+    pub last_change: Option<SchemaChange>,
+    /// The last status written, to write only changes.
+    pub written: Option<Value>,
+    /// Condition type → (status, lastTransitionTime).
+    pub conditions: BTreeMap<String, (String, String)>,
+    /// A forbidden LIST (the operator may not read these objects).
+    pub forbidden: Arc<Mutex<Option<String>>>,
+    pub tightened_event_pending: bool,
+}
+
+pub type Registry = Arc<Mutex<BTreeMap<String, Tracked>>>;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs until SIGTERM/SIGINT.
+pub fn run(opts: Options) -> Result<(), String> {
+    let kube = match &opts.kubeconfig {
+        Some(p) => Kube::from_kubeconfig(p, opts.context.as_deref())?,
+        None => Kube::in_cluster().or_else(|e| {
+            let home = std::env::var("KUBECONFIG")
+                .ok()
+                .or_else(|| {
+                    std::env::var("HOME")
+                        .ok()
+                        .map(|h| format!("{h}/.kube/config"))
+                })
+                .ok_or(e)?;
+            Kube::from_kubeconfig(std::path::Path::new(&home), opts.context.as_deref())
+        })?,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    signals::install(stop.clone());
+    let metrics = Arc::new(Metrics::default());
+    metrics.set(
+        "crd_audit_build_info",
+        labels(&[("version", env!("CARGO_PKG_VERSION"))]),
+        1.0,
+    );
+    metrics::serve(&opts.metrics_addr, metrics.clone(), stop.clone())?;
+    log("info", "started", &[("metrics", &opts.metrics_addr)]);
+    let registry: Registry = Arc::new(Mutex::new(BTreeMap::new()));
+    {
+        let (kube, registry, metrics, stop, opts) = (
+            kube.clone(),
+            registry.clone(),
+            metrics.clone(),
+            stop.clone(),
+            opts.clone(),
+        );
+        std::thread::Builder::new()
+            .name("reporter".into())
+            .spawn(move || report::reporter(&kube, &registry, &metrics, &stop, &opts))
+            .map_err(|e| e.to_string())?;
+    }
+    let mut backoff = Duration::from_secs(1);
+    while !stop.load(Ordering::Relaxed) {
+        match watch_crds(&kube, &registry, &metrics, &stop, &opts) {
+            Ok(()) => backoff = Duration::from_secs(1),
+            Err(e) => {
+                metrics.add(
+                    "crd_audit_api_errors_total",
+                    labels(&[("verb", "watch")]),
+                    1.0,
+                );
+                log(
+                    "error",
+                    "CRD watch failed; retrying",
+                    &[("error", &e.to_string())],
+                );
+                sleep_unless(&stop, backoff);
+                backoff = (backoff * 2).min(Duration::from_secs(30));
+            }
+        }
+    }
+    log("info", "stopping", &[]);
+    // Stop the object watchers; the reporter writes a last time when it sees the flag.
+    for t in lock(&registry).values() {
+        t.epoch.fetch_add(1, Ordering::Relaxed);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    Ok(())
+}
+
+fn sleep_unless(stop: &AtomicBool, d: Duration) {
+    let end = Instant::now() + d;
+    while Instant::now() < end && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A structured JSON log line on stderr.
+pub fn log(level: &str, msg: &str, fields: &[(&str, &str)]) {
+    let mut m = serde_json::Map::new();
+    m.insert("ts".into(), Value::String(report::now_rfc3339()));
+    m.insert("level".into(), Value::String(level.into()));
+    m.insert("msg".into(), Value::String(msg.into()));
+    for (k, v) in fields {
+        m.insert((*k).into(), Value::String((*v).into()));
+    }
+    eprintln!("{}", Value::Object(m));
+}
+
+fn watch_crds(
+    kube: &Kube,
+    registry: &Registry,
+    metrics: &Arc<Metrics>,
+    stop: &Arc<AtomicBool>,
+    opts: &Options,
+) -> Result<(), ApiError> {
+    let mut seen = Vec::new();
+    let rv = kube.list(CRDS, 100, &mut |crd| {
+        if let Some(name) = crd["metadata"]["name"].as_str() {
+            seen.push(name.to_string());
+        }
+        reconcile(kube, registry, metrics, stop, opts, &crd);
+    })?;
+    // CRDs that went away while we were not watching.
+    let gone: Vec<String> = lock(registry)
+        .keys()
+        .filter(|k| !seen.contains(k))
+        .cloned()
+        .collect();
+    for name in gone {
+        remove(kube, registry, metrics, &name);
+    }
+    metrics.ready.store(true, Ordering::Relaxed);
+    let mut rv = rv;
+    while !stop.load(Ordering::Relaxed) {
+        let from = rv.clone();
+        let r = kube.watch(CRDS, &from, &mut |ev| {
+            if let Some(v) = ev.object["metadata"]["resourceVersion"].as_str() {
+                rv = v.to_string();
+            }
+            match ev.kind.as_str() {
+                "ADDED" | "MODIFIED" => reconcile(kube, registry, metrics, stop, opts, &ev.object),
+                "DELETED" => {
+                    if let Some(name) = ev.object["metadata"]["name"].as_str() {
+                        remove(kube, registry, metrics, name);
+                    }
+                }
+                _ => {}
+            }
+            !stop.load(Ordering::Relaxed)
+        });
+        match r {
+            Ok(()) => {}
+            Err(e) if e.is_gone() => return Ok(()), // relist
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn remove(kube: &Kube, registry: &Registry, metrics: &Metrics, name: &str) {
+    if let Some(t) = lock(registry).remove(name) {
+        t.epoch.fetch_add(1, Ordering::Relaxed);
+        let path = format!(
+            "/apis/{}/{}/{}/{name}",
+            manifests::GROUP,
+            manifests::VERSION,
+            manifests::PLURAL
+        );
+        if let Err(e) = kube.delete(&path)
+            && e.status != 404
+        {
+            log(
+                "error",
+                "deleting report failed",
+                &[("crd", name), ("error", &e.to_string())],
+            );
+        }
+        metrics.remove_matching("crd_audit_objects", &format!("crd=\"{name}\""));
+        metrics.remove_matching("crd_audit_invalid_objects", &format!("crd=\"{name}\""));
+        metrics.remove_matching(
+            "crd_audit_nonstructural_versions",
+            &format!("crd=\"{name}\""),
+        );
+        log("info", "CRD removed; report deleted", &[("crd", name)]);
+    }
+}
+
+/// A CRD appeared or changed: (re)build its validators and audit its objects.
+fn reconcile(
+    kube: &Kube,
+    registry: &Registry,
+    metrics: &Arc<Metrics>,
+    stop: &Arc<AtomicBool>,
+    opts: &Options,
+    raw: &Value,
+) {
+    // Items of a LIST carry no apiVersion/kind.
+    let mut raw = raw.clone();
+    if let Value::Object(m) = &mut raw {
+        m.entry("apiVersion")
+            .or_insert_with(|| Value::String("apiextensions.k8s.io/v1".into()));
+        m.entry("kind")
+            .or_insert_with(|| Value::String("CustomResourceDefinition".into()));
+    }
+    let crd = match Crd::from_value(&raw) {
+        Ok(c) => c,
+        Err(e) => {
+            log("error", "unreadable CRD", &[("error", &e.to_string())]);
+            return;
+        }
+    };
+    if !opts.config.audits_group(&crd.group) {
+        return;
+    }
+    let mut reg = lock(registry);
+    let previous = reg.remove(&crd.name);
+    if let Some(p) = &previous
+        && p.crd.generation == crd.generation
+        && p.crd.stored_versions == crd.stored_versions
+    {
+        reg.insert(crd.name.clone(), previous.unwrap_or_else(|| unreachable!()));
+        return;
+    }
+    let check = check_crd(&crd);
+    let validator = Arc::new(CrdValidator::new(&crd));
+    let (last_change, conditions, written, epoch) = match previous {
+        Some(p) => {
+            p.epoch.fetch_add(1, Ordering::Relaxed);
+            let change = if p.crd.generation != crd.generation {
+                let changes = diff(&p.crd, &crd);
+                for c in &changes {
+                    metrics.add(
+                        "crd_audit_schema_changes_total",
+                        labels(&[("crd", &crd.name), ("class", c.class.as_str())]),
+                        1.0,
+                    );
+                }
+                let tightened = changes.iter().any(|c| {
+                    c.class == Class::Tightening
+                        && (c.version.is_empty()
+                            || crd.version(&c.version).is_none_or(|v| v.served))
+                });
+                Some(SchemaChange {
+                    from: p.crd.generation,
+                    to: crd.generation,
+                    tightened,
+                    invalid_before: lock(&p.audit).invalid_count(),
+                    changes,
+                })
+            } else {
+                p.last_change.clone()
+            };
+            (change, p.conditions, p.written, p.epoch)
+        }
+        None => (None, BTreeMap::new(), None, Arc::new(AtomicU64::new(0))),
+    };
+    let generation = epoch.fetch_add(1, Ordering::Relaxed) + 1;
+    let t = Tracked {
+        tightened_event_pending: last_change.as_ref().is_some_and(|c| c.tightened),
+        crd: crd.clone(),
+        validator: validator.clone(),
+        check,
+        audit: Arc::new(Mutex::new(Audit::default())),
+        epoch: epoch.clone(),
+        audited: Arc::new(AtomicBool::new(false)),
+        audit_started: Instant::now(),
+        audit_seconds: Arc::new(Mutex::new(None)),
+        last_change,
+        written,
+        conditions,
+        forbidden: Arc::new(Mutex::new(None)),
+    };
+    let job = ObjectWatch {
+        kube: kube.clone(),
+        crd,
+        validator,
+        audit: t.audit.clone(),
+        audited: t.audited.clone(),
+        seconds: t.audit_seconds.clone(),
+        forbidden: t.forbidden.clone(),
+        epoch,
+        generation,
+        metrics: metrics.clone(),
+        stop: stop.clone(),
+        redact: opts.config.redact_values,
+    };
+    log(
+        "info",
+        "auditing CRD",
+        &[
+            ("crd", &t.crd.name),
+            ("generation", &t.crd.generation.to_string()),
+        ],
+    );
+    reg.insert(t.crd.name.clone(), t);
+    drop(reg);
+    let _ = std::thread::Builder::new()
+        .name("objects".into())
+        .stack_size(64 << 20)
+        .spawn(move || job.run());
+}
+
+struct ObjectWatch {
+    kube: Kube,
+    crd: Crd,
+    validator: Arc<CrdValidator>,
+    audit: Arc<Mutex<Audit>>,
+    audited: Arc<AtomicBool>,
+    seconds: Arc<Mutex<Option<f64>>>,
+    forbidden: Arc<Mutex<Option<String>>>,
+    epoch: Arc<AtomicU64>,
+    generation: u64,
+    metrics: Arc<Metrics>,
+    stop: Arc<AtomicBool>,
+    redact: bool,
+}
+
+impl ObjectWatch {
+    fn current(&self) -> bool {
+        self.epoch.load(Ordering::Relaxed) == self.generation && !self.stop.load(Ordering::Relaxed)
+    }
+
+    fn run(self) {
+        let Some(storage) = self.crd.storage_version().map(|v| v.name.clone()) else {
+            self.audited.store(true, Ordering::Relaxed);
+            return;
+        };
+        let path = audit::objects_path(&self.crd, &storage);
+        let mut backoff = Duration::from_secs(1);
+        self.metrics.add("crd_audit_watches", String::new(), 0.0);
+        while self.current() {
+            let started = Instant::now();
+            // A full LIST rebuilds the audit from scratch.
+            let mut fresh = Audit::default();
+            let api_version = format!("{}/{storage}", self.crd.group);
+            let listed = self.kube.list(&path, 500, &mut |mut obj| {
+                // Items of a LIST carry no apiVersion/kind.
+                if let Value::Object(m) = &mut obj {
+                    m.entry("apiVersion")
+                        .or_insert_with(|| Value::String(api_version.clone()));
+                    m.entry("kind")
+                        .or_insert_with(|| Value::String(self.crd.kind.clone()));
+                }
+                fresh.count(&obj);
+                let t = Instant::now();
+                fresh.observe(&self.validator, obj, self.redact);
+                self.metrics.observe(
+                    "crd_audit_validation_duration_seconds",
+                    String::new(),
+                    t.elapsed().as_secs_f64(),
+                );
+            });
+            let rv = match listed {
+                Ok(rv) => rv,
+                Err(e) => {
+                    self.metrics.add(
+                        "crd_audit_api_errors_total",
+                        labels(&[("verb", "list")]),
+                        1.0,
+                    );
+                    if e.status == 403 {
+                        *lock(&self.forbidden) = Some(e.message.clone());
+                        self.audited.store(true, Ordering::Relaxed);
+                    }
+                    log(
+                        "error",
+                        "listing objects failed",
+                        &[("crd", &self.crd.name), ("error", &e.to_string())],
+                    );
+                    sleep_unless(&self.stop, backoff);
+                    backoff = (backoff * 2).min(Duration::from_secs(60));
+                    continue;
+                }
+            };
+            backoff = Duration::from_secs(1);
+            *lock(&self.forbidden) = None;
+            self.metrics.add(
+                "crd_audit_validations_total",
+                String::new(),
+                fresh.validations as f64,
+            );
+            if !self.current() {
+                return;
+            }
+            *lock(&self.audit) = fresh;
+            let secs = started.elapsed().as_secs_f64();
+            *lock(&self.seconds) = Some(secs);
+            self.metrics.observe(
+                "crd_audit_audit_duration_seconds",
+                labels(&[("crd", &self.crd.name)]),
+                secs,
+            );
+            self.audited.store(true, Ordering::Relaxed);
+            let mut rv = rv;
+            loop {
+                if !self.current() {
+                    return;
+                }
+                self.metrics.set("crd_audit_watches", String::new(), 1.0);
+                let from = rv.clone();
+                let r = self.kube.watch(&path, &from, &mut |ev| {
+                    if let Some(v) = ev.object["metadata"]["resourceVersion"].as_str() {
+                        rv = v.to_string();
+                    }
+                    let mut a = lock(&self.audit);
+                    match ev.kind.as_str() {
+                        "ADDED" => {
+                            a.count(&ev.object);
+                            a.observe(&self.validator, ev.object, self.redact);
+                            self.metrics
+                                .add("crd_audit_validations_total", String::new(), 1.0);
+                        }
+                        "MODIFIED" => {
+                            a.observe(&self.validator, ev.object, self.redact);
+                            self.metrics
+                                .add("crd_audit_validations_total", String::new(), 1.0);
+                        }
+                        "DELETED" => a.forget(&ev.object),
+                        _ => {}
+                    }
+                    drop(a);
+                    self.current()
+                });
+                match r {
+                    Ok(()) => continue,             // the server ended the watch: resume
+                    Err(e) if e.is_gone() => break, // relist
+                    Err(e) => {
+                        self.metrics.add(
+                            "crd_audit_api_errors_total",
+                            labels(&[("verb", "watch")]),
+                            1.0,
+                        );
+                        log(
+                            "error",
+                            "watching objects failed",
+                            &[("crd", &self.crd.name), ("error", &e.to_string())],
+                        );
+                        sleep_unless(&self.stop, backoff);
+                        backoff = (backoff * 2).min(Duration::from_secs(60));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// SIGTERM/SIGINT set a flag (graceful shutdown).
+mod signals {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static STOP: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+
+    extern "C" fn on_signal(_: libc::c_int) {
+        if let Some(s) = STOP.get() {
+            s.store(true, Ordering::Relaxed);
+        }
+    }
+
+    pub fn install(flag: Arc<AtomicBool>) {
+        let _ = STOP.set(flag);
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+            libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        }
+    }
+}
