@@ -111,3 +111,19 @@ fn bad_inputs_exit_two() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("not revisions of one CRD"));
 }
+
+#[test]
+fn shipped_report_crd_equals_the_generated_one() {
+    let out = run(&["manifests"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let generated: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shipped = std::fs::read_to_string("manifests/schemaaudit-crd.yaml").unwrap();
+    let shipped = crd_audit::load::parse_str("crd", &shipped)
+        .remove(0)
+        .unwrap()
+        .value;
+    assert_eq!(
+        generated, shipped,
+        "regenerate with: crd-audit manifests > manifests/schemaaudit-crd.yaml"
+    );
+}

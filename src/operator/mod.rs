@@ -120,25 +120,44 @@ pub fn run(opts: Options) -> Result<(), String> {
             .spawn(move || report::reporter(&kube, &registry, &metrics, &stop, &opts))
             .map_err(|e| e.to_string())?;
     }
-    let mut backoff = Duration::from_secs(1);
+    {
+        let (kube, registry, metrics, stop, opts) = (
+            kube.clone(),
+            registry.clone(),
+            metrics.clone(),
+            stop.clone(),
+            opts.clone(),
+        );
+        std::thread::Builder::new()
+            .name("crds".into())
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let mut backoff = Duration::from_secs(1);
+                while !stop.load(Ordering::Relaxed) {
+                    match watch_crds(&kube, &registry, &metrics, &stop, &opts) {
+                        Ok(()) => backoff = Duration::from_secs(1),
+                        Err(e) => {
+                            metrics.add(
+                                "crd_audit_api_errors_total",
+                                labels(&[("verb", "watch")]),
+                                1.0,
+                            );
+                            log(
+                                "error",
+                                "CRD watch failed; retrying",
+                                &[("error", &e.to_string())],
+                            );
+                            sleep_unless(&stop, backoff);
+                            backoff = (backoff * 2).min(Duration::from_secs(30));
+                        }
+                    }
+                }
+            })
+            .map_err(|e| e.to_string())?;
+    }
+    // Watches block in reads; this thread only waits for the signal.
     while !stop.load(Ordering::Relaxed) {
-        match watch_crds(&kube, &registry, &metrics, &stop, &opts) {
-            Ok(()) => backoff = Duration::from_secs(1),
-            Err(e) => {
-                metrics.add(
-                    "crd_audit_api_errors_total",
-                    labels(&[("verb", "watch")]),
-                    1.0,
-                );
-                log(
-                    "error",
-                    "CRD watch failed; retrying",
-                    &[("error", &e.to_string())],
-                );
-                sleep_unless(&stop, backoff);
-                backoff = (backoff * 2).min(Duration::from_secs(30));
-            }
-        }
+        std::thread::sleep(Duration::from_millis(100));
     }
     log("info", "stopping", &[]);
     // Stop the object watchers; the reporter writes a last time when it sees the flag.
@@ -414,6 +433,17 @@ impl ObjectWatch {
             });
             let rv = match listed {
                 Ok(rv) => rv,
+                Err(e) if e.status == 404 => {
+                    // A new CRD is served a moment after it is created.
+                    log(
+                        "info",
+                        "objects not served yet; retrying",
+                        &[("crd", &self.crd.name)],
+                    );
+                    sleep_unless(&self.stop, backoff);
+                    backoff = (backoff * 2).min(Duration::from_secs(60));
+                    continue;
+                }
                 Err(e) => {
                     self.metrics.add(
                         "crd_audit_api_errors_total",
