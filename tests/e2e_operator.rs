@@ -268,6 +268,58 @@ fn controller_audits_a_real_api_server() {
     assert_eq!(r["status"]["versions"][0]["objects"], 3, "{r}");
     assert_eq!(condition(&r, "NonStructuralSchema").unwrap().0, "False");
 
+    // `plan --cluster` with the tightening revision agrees with `validate --stored` on the
+    // same objects.
+    let rev2 = env.run_dir.join("things-v2.yaml");
+    std::fs::write(&rev2, things_crd(2).to_string()).unwrap();
+    let admin_kc = env.run_dir.join("kubeconfig");
+    let plan = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .arg("plan")
+        .arg(&rev2)
+        .args(["--cluster", "-o", "json", "--kubeconfig"])
+        .arg(&admin_kc)
+        .output()
+        .unwrap();
+    assert_eq!(
+        plan.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&plan.stderr)
+    );
+    let plan_lines: Vec<Value> = String::from_utf8_lossy(&plan.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(plan_lines.len(), 3);
+    assert!(
+        plan_lines
+            .iter()
+            .all(|l| l["validBefore"] == true && l["valid"] == false)
+    );
+    let mut listed = Vec::new();
+    admin
+        .list("/apis/e2e.crd-audit.dev/v1/things", 500, &mut |mut o| {
+            o["apiVersion"] = "e2e.crd-audit.dev/v1".into();
+            o["kind"] = "Thing".into();
+            listed.push(o.to_string());
+        })
+        .unwrap();
+    let objects = env.run_dir.join("things.json");
+    std::fs::write(&objects, listed.join("\n")).unwrap();
+    let validate = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .args(["validate", "--stored", "-o", "json", "--crd"])
+        .arg(&rev2)
+        .arg(&objects)
+        .output()
+        .unwrap();
+    let validate_lines: Vec<Value> = String::from_utf8_lossy(&validate.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (p, v) in plan_lines.iter().zip(&validate_lines) {
+        assert_eq!((&p["name"], &p["errors"]), (&v["name"], &v["errors"]));
+    }
+
     // 2. Tightening: every object lacks the new required field, one has a narrowed value.
     apply(admin, &things_crd(2));
     let r = wait_for("the tightened report", || {

@@ -1,11 +1,16 @@
-//! `crd-audit plan NEW-CRD --objects PATH...`: which objects a CRD revision breaks. Objects
-//! are judged as stored data (the whole object, status included) under the new CRD, and
-//! under the current one when it is given, at the version they are written at.
+//! `crd-audit plan NEW-CRD (--objects PATH... | --cluster)`: which objects a CRD revision
+//! breaks. Objects are judged as stored data (the whole object, status included) under the
+//! new CRD, and under the current one (given with `--current`, or read from the cluster), at
+//! the version they are read at. With `--cluster`, objects are read with paginated LISTs at
+//! the storage version and at every other served version whose new schema differs, one page
+//! at a time.
 
 use super::diff::read_one_crd;
 use super::inputs;
 use super::output::Format;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
+use crate::crd::Crd;
+use crate::operator::kube::Kube;
 use crate::validate::{CrdValidator, Mode};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -21,13 +26,18 @@ pub struct Args {
     #[arg(long, value_name = "PATH", num_args = 1.., required_unless_present = "cluster")]
     pub objects: Vec<PathBuf>,
     /// The CRD as it is now, to tell objects that were already invalid from those the new
-    /// revision breaks.
+    /// revision breaks (with --cluster it is read from the cluster).
     #[arg(long, value_name = "CRD")]
     pub current: Option<PathBuf>,
-    /// Read the objects (and the current CRD) from the cluster of the current kubeconfig
-    /// context.
+    /// Read the current CRD and its objects from the cluster of the kubeconfig context.
     #[arg(long, conflicts_with = "objects")]
     pub cluster: bool,
+    /// Kubeconfig for --cluster (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context (default: the current one).
+    #[arg(long)]
+    pub context: Option<String>,
     /// Output format.
     #[arg(long, short, value_enum, default_value_t)]
     pub output: Format,
@@ -40,13 +50,102 @@ struct Summary {
     already_invalid: usize,
 }
 
-pub fn run(args: &Args) -> u8 {
-    if args.cluster {
-        eprintln!(
-            "error: --cluster is not available in this build yet; export the objects (kubectl get <kind> -A -o yaml) and pass them with --objects"
-        );
-        return EXIT_INPUT_ERROR;
+struct Planner<W: Write> {
+    new: CrdValidator,
+    current: Option<CrdValidator>,
+    out: W,
+    format: Format,
+    summaries: BTreeMap<String, Summary>,
+    failed: bool,
+}
+
+impl<W: Write> Planner<W> {
+    fn judge(&mut self, source: &str, obj: Value) {
+        if obj.is_null() || !self.new.is_kind(&obj) {
+            return; // other kinds are not this CRD's objects
+        }
+        let before = self
+            .current
+            .as_ref()
+            .map(|v| v.validate(obj.clone(), Mode::Stored));
+        let verdict = self.new.validate(obj, Mode::Stored);
+        let s = self
+            .summaries
+            .entry(verdict.api_version.clone())
+            .or_default();
+        s.read += 1;
+        let valid_before = before.as_ref().map(|b| b.valid());
+        match (valid_before, verdict.valid()) {
+            (Some(true) | None, false) => s.newly_invalid += 1,
+            (Some(false), false) => s.already_invalid += 1,
+            _ => {}
+        }
+        let written = match self.format {
+            Format::Json => {
+                let mut m = serde_json::Map::new();
+                m.insert("source".into(), Value::String(source.to_string()));
+                m.extend(verdict.to_json());
+                m.insert(
+                    "validBefore".into(),
+                    valid_before.map_or(Value::Null, Value::Bool),
+                );
+                writeln!(self.out, "{}", Value::Object(m))
+            }
+            Format::Text if verdict.valid() => Ok(()),
+            Format::Text => {
+                let head = format!("{source} {} {}", verdict.kind, verdict.name);
+                let state = match valid_before {
+                    Some(true) => "breaks",
+                    Some(false) => "already invalid",
+                    None => "invalid under the new CRD",
+                };
+                let mut r = writeln!(self.out, "{head}: {state}");
+                for c in &verdict.errors {
+                    r = r.and_then(|()| writeln!(self.out, "{head}:   {c}"));
+                }
+                if let Some(e) = &verdict.request_error {
+                    r = r.and_then(|()| writeln!(self.out, "{head}:   {e}"));
+                }
+                r
+            }
+        };
+        if written.is_err() {
+            self.failed = true;
+        }
     }
+
+    /// Prints the summary; returns the number of objects the revision breaks.
+    fn finish(mut self) -> usize {
+        let mut breaking = 0;
+        for (version, s) in &self.summaries {
+            breaking += s.newly_invalid;
+            let line = format!(
+                "{version}: {} object(s) read, {} newly invalid, {} already invalid",
+                s.read, s.newly_invalid, s.already_invalid
+            );
+            match self.format {
+                Format::Text => {
+                    let _ = writeln!(self.out, "{line}");
+                }
+                Format::Json => eprintln!("{line}"),
+            }
+        }
+        let _ = self.out.flush();
+        breaking
+    }
+}
+
+fn kube_for(args: &Args) -> Result<Kube, String> {
+    let path = args
+        .kubeconfig
+        .clone()
+        .or_else(|| std::env::var_os("KUBECONFIG").map(PathBuf::from))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".kube/config")))
+        .ok_or("no kubeconfig: pass --kubeconfig or set KUBECONFIG")?;
+    Kube::from_kubeconfig(&path, args.context.as_deref())
+}
+
+pub fn run(args: &Args) -> u8 {
     let new = match read_one_crd(&args.new) {
         Ok((_, c)) => c,
         Err(e) => {
@@ -54,121 +153,124 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_INPUT_ERROR;
         }
     };
-    let current = match &args.current {
-        Some(p) => match read_one_crd(p) {
+    let kube = if args.cluster {
+        match kube_for(args) {
+            Ok(k) => Some(k),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_INPUT_ERROR;
+            }
+        }
+    } else {
+        None
+    };
+    let current = match (&args.current, &kube) {
+        (Some(p), _) => match read_one_crd(p) {
             Ok((_, c)) => Some(c),
             Err(e) => {
                 eprintln!("error: {e}");
                 return EXIT_INPUT_ERROR;
             }
         },
-        None => None,
-    };
-    let files = match inputs::expand(&args.objects) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_INPUT_ERROR;
-        }
-    };
-    let new_v = CrdValidator::new(&new);
-    let cur_v = current.as_ref().map(CrdValidator::new);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut input_errors = 0;
-    let mut summaries: BTreeMap<String, Summary> = BTreeMap::new();
-    if new.conversion_strategy == "Webhook" {
-        eprintln!(
-            "note: {} converts versions with a webhook, which cannot run offline: objects are judged at the version they are written at",
-            new.name
-        );
-    }
-    for file in files {
-        for doc in inputs::read_file(&file) {
-            let doc = match doc {
-                Ok(d) => d,
+        (None, Some(k)) => {
+            let path = format!(
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}",
+                new.name
+            );
+            match k.get(&path).map_err(|e| e.to_string()).and_then(|mut v| {
+                v["apiVersion"] = "apiextensions.k8s.io/v1".into();
+                v["kind"] = "CustomResourceDefinition".into();
+                Crd::from_value(&v).map_err(|e| e.to_string())
+            }) {
+                Ok(c) => Some(c),
                 Err(e) => {
-                    eprintln!("error: {e}");
-                    input_errors += 1;
-                    continue;
-                }
-            };
-            for item in inputs::unpack_lists(doc) {
-                let source = item.source();
-                let obj = item.doc.value;
-                if obj.is_null() || !new_v.is_kind(&obj) {
-                    continue; // other kinds are not this CRD's objects
-                }
-                let before = cur_v
-                    .as_ref()
-                    .map(|v| v.validate(obj.clone(), Mode::Stored));
-                let verdict = new_v.validate(obj, Mode::Stored);
-                let s = summaries.entry(verdict.api_version.clone()).or_default();
-                s.read += 1;
-                let valid_before = before.as_ref().map(|b| b.valid());
-                match (valid_before, verdict.valid()) {
-                    (Some(true), false) | (None, false) => s.newly_invalid += 1,
-                    (Some(false), false) => s.already_invalid += 1,
-                    _ => {}
-                }
-                let written = match args.output {
-                    Format::Json => {
-                        let mut m = serde_json::Map::new();
-                        m.insert("source".into(), Value::String(source.clone()));
-                        m.extend(verdict.to_json());
-                        m.insert(
-                            "validBefore".into(),
-                            valid_before.map_or(Value::Null, Value::Bool),
-                        );
-                        writeln!(out, "{}", Value::Object(m))
-                    }
-                    Format::Text => {
-                        let head = format!("{source} {} {}", verdict.kind, verdict.name);
-                        if verdict.valid() {
-                            Ok(())
-                        } else {
-                            let state = match valid_before {
-                                Some(true) => "breaks",
-                                Some(false) => "already invalid",
-                                None => "invalid under the new CRD",
-                            };
-                            let mut r = writeln!(out, "{head}: {state}");
-                            for c in &verdict.errors {
-                                r = r.and_then(|()| writeln!(out, "{head}:   {c}"));
-                            }
-                            if let Some(e) = &verdict.request_error {
-                                r = r.and_then(|()| writeln!(out, "{head}:   {e}"));
-                            }
-                            r
-                        }
-                    }
-                };
-                if written.is_err() {
+                    eprintln!("error: reading {} from the cluster: {e}", new.name);
                     return EXIT_INPUT_ERROR;
                 }
             }
         }
-    }
-    let mut breaking = 0;
-    for (version, s) in &summaries {
-        breaking += s.newly_invalid;
-        let line = format!(
-            "{version}: {} object(s) read, {} newly invalid, {} already invalid",
-            s.read, s.newly_invalid, s.already_invalid
+        (None, None) => None,
+    };
+    if new.conversion_strategy == "Webhook" {
+        eprintln!(
+            "note: {} converts versions with a webhook, which cannot run offline: objects are judged at the version they are read at",
+            new.name
         );
-        match args.output {
-            Format::Text => {
-                let _ = writeln!(out, "{line}");
+    }
+    let stdout = std::io::stdout();
+    let mut p = Planner {
+        new: CrdValidator::new(&new),
+        current: current.as_ref().map(CrdValidator::new),
+        out: std::io::BufWriter::new(stdout.lock()),
+        format: args.output,
+        summaries: BTreeMap::new(),
+        failed: false,
+    };
+    let mut input_errors = 0;
+    if let Some(kube) = &kube {
+        for version in versions_to_read(&new) {
+            let path = format!("/apis/{}/{version}/{}", new.group, new.plural);
+            let api_version = format!("{}/{version}", new.group);
+            let r = kube.list(&path, 500, &mut |mut obj| {
+                if let Value::Object(m) = &mut obj {
+                    m.entry("apiVersion")
+                        .or_insert_with(|| Value::String(api_version.clone()));
+                    m.entry("kind")
+                        .or_insert_with(|| Value::String(new.kind.clone()));
+                }
+                let meta = |k: &str| obj["metadata"][k].as_str().unwrap_or("").to_string();
+                let source = format!("cluster:{version}/{}/{}", meta("namespace"), meta("name"));
+                p.judge(&source, obj);
+            });
+            if let Err(e) = r {
+                eprintln!("error: listing {path}: {e}");
+                input_errors += 1;
             }
-            Format::Json => eprintln!("{line}"),
+        }
+    } else {
+        let files = match inputs::expand(&args.objects) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_INPUT_ERROR;
+            }
+        };
+        for file in files {
+            for doc in inputs::read_file(&file) {
+                match doc {
+                    Ok(d) => {
+                        for item in inputs::unpack_lists(d) {
+                            let source = item.source();
+                            p.judge(&source, item.doc.value);
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        input_errors += 1;
+                    }
+                }
+            }
         }
     }
-    let _ = out.flush();
-    if input_errors > 0 {
+    let failed = p.failed;
+    let breaking = p.finish();
+    if input_errors > 0 || failed {
         EXIT_INPUT_ERROR
     } else if breaking > 0 {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
     }
+}
+
+/// The storage version, then every other served version whose schema differs from it.
+fn versions_to_read(crd: &Crd) -> Vec<String> {
+    let storage = crd.storage_version();
+    let mut out: Vec<String> = storage.iter().map(|v| v.name.clone()).collect();
+    for v in &crd.versions {
+        if v.served && storage.is_none_or(|s| s.name != v.name && s.schema != v.schema) {
+            out.push(v.name.clone());
+        }
+    }
+    out
 }
