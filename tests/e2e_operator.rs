@@ -207,9 +207,17 @@ fn controller(env: &Env) -> (Child, PathBuf) {
         .local_addr()
         .unwrap()
         .port();
+    let config = env.run_dir.join("crd-audit.yaml");
+    std::fs::write(
+        &config,
+        "annotateObjects: true\nexcludeGroups: ['excluded.*']\n",
+    )
+    .unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
         .args(["controller", "--kubeconfig"])
         .arg(&kc)
+        .arg("--config")
+        .arg(&config)
         .args(["--metrics-addr", &format!("127.0.0.1:{port}")])
         .stderr(std::fs::File::create(env.run_dir.join("controller.log")).unwrap())
         .spawn()
@@ -241,6 +249,7 @@ fn controller_audits_a_real_api_server() {
         "manifests/namespace.yaml",
         "manifests/schemaaudit-crd.yaml",
         "manifests/rbac.yaml",
+        "manifests/rbac-annotate.yaml",
     ] {
         apply_file(admin, f);
     }
@@ -258,7 +267,16 @@ fn controller_audits_a_real_api_server() {
                 "metadata": {"name": name, "namespace": "default"}, "spec": {"size": size}}),
         );
     }
-    let (mut child, log) = controller(&env);
+    let (child, log) = controller(&env);
+    // Stops the controller even when an assertion fails.
+    struct Guard(Child);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Guard(child);
     let crd = "things.e2e.crd-audit.dev";
     let r = wait_for("a clean report", || {
         report(admin, crd)
@@ -344,6 +362,14 @@ fn controller_audits_a_real_api_server() {
     );
     // Values are redacted in reports by default.
     assert!(!b_errors.contains("\"medium\""), "{b_errors}");
+    // 1.20 has no validation ratcheting: it refuses the annotation of every invalid object,
+    // and the report says so.
+    let r = wait_for("unwritable objects in the report", || {
+        report(admin, crd)
+            .ok()
+            .filter(|r| r["status"]["versions"][0]["unwritableObjects"] == 3)
+    });
+    assert_eq!(r["status"]["versions"][0]["invalidObjects"], 3);
     let tightened = wait_for("a SchemaTightened event", || {
         let e = events(admin, "SchemaTightened");
         (!e.is_empty()).then_some(e)
@@ -363,6 +389,7 @@ fn controller_audits_a_real_api_server() {
         })
     });
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
+    assert_eq!(r["status"]["versions"][0]["unwritableObjects"], 0, "{r}");
     wait_for("a SchemaAuditClean event", || {
         (!events(admin, "SchemaAuditClean").is_empty()).then_some(())
     });
@@ -409,9 +436,9 @@ fn controller_audits_a_real_api_server() {
     // Graceful shutdown on SIGTERM.
     // SAFETY: signals our own child process.
     unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+        libc::kill(child.0.id() as libc::pid_t, libc::SIGTERM);
     }
-    let status = child.wait().unwrap();
+    let status = child.0.wait().unwrap();
     let log_text = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(status.success(), "controller exit {status:?}\n{log_text}");
     assert!(!log_text.contains("\"level\":\"error\""), "{log_text}");

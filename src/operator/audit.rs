@@ -29,7 +29,78 @@ pub struct Audit {
     pub objects: BTreeMap<String, usize>,
     pub invalid: BTreeMap<Key, Invalid>,
     pub unknown_fields: BTreeMap<String, BTreeSet<Key>>,
+    /// Invalid objects whose annotation the server refused (it refuses every write to an
+    /// object that fails the current schema, without validation ratcheting).
+    pub unwritable: BTreeMap<String, BTreeSet<Key>>,
     pub validations: u64,
+}
+
+/// What an object's annotation write needs: its path and identity.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub path: String,
+    pub api_version: String,
+    pub kind: String,
+    pub key: Key,
+    pub version: String,
+}
+
+/// The annotation that marks an invalid object.
+pub const ANNOTATION: &str = "crd-audit.dev/violations";
+
+impl Target {
+    pub fn of(crd: &Crd, obj: &Value) -> Option<Target> {
+        let api_version = obj.get("apiVersion")?.as_str()?.to_string();
+        let version = api_version.rsplit('/').next()?.to_string();
+        let name = obj.get("metadata")?.get("name")?.as_str()?.to_string();
+        let ns = obj["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let path = if ns.is_empty() {
+            format!("/apis/{}/{version}/{}/{name}", crd.group, crd.plural)
+        } else {
+            format!(
+                "/apis/{}/{version}/namespaces/{ns}/{}/{name}",
+                crd.group, crd.plural
+            )
+        };
+        Some(Target {
+            path,
+            api_version,
+            kind: obj["kind"].as_str().unwrap_or("").to_string(),
+            key: (ns, name),
+            version,
+        })
+    }
+
+    /// The metadata-only apply body: with the annotation, or without it (which removes the
+    /// one this manager set).
+    pub fn body(&self, annotation: Option<&str>) -> Value {
+        let mut meta = serde_json::json!({"name": self.key.1});
+        if !self.key.0.is_empty() {
+            meta["namespace"] = Value::String(self.key.0.clone());
+        }
+        if let Some(a) = annotation {
+            meta["annotations"] = serde_json::json!({ ANNOTATION: a });
+        }
+        serde_json::json!({"apiVersion": self.api_version, "kind": self.kind, "metadata": meta})
+    }
+}
+
+/// The annotation text: the count and the first message, at most 1 KiB.
+pub fn annotation_text(i: &Invalid) -> String {
+    let first = i.errors.first().map(String::as_str).unwrap_or("");
+    let mut s = format!("{} violation(s): {first}", i.error_count);
+    if s.len() > 1024 {
+        let mut cut = 1021;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push_str("...");
+    }
+    s
 }
 
 /// A message with its bad value replaced by its type and length (`<string, 12 chars>`), in
@@ -107,6 +178,9 @@ impl Audit {
             unknown.insert(key.clone());
         }
         if verdict.valid() {
+            for set in self.unwritable.values_mut() {
+                set.remove(&key);
+            }
             return match self.invalid.remove(&key) {
                 Some(_) => Transition::BecameValid,
                 None => Transition::None,
@@ -145,7 +219,11 @@ impl Audit {
         };
         let key = (meta("namespace"), meta("name"));
         self.invalid.remove(&key);
-        for set in self.unknown_fields.values_mut() {
+        for set in self
+            .unknown_fields
+            .values_mut()
+            .chain(self.unwritable.values_mut())
+        {
             set.remove(&key);
         }
         let version = obj

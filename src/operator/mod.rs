@@ -17,7 +17,7 @@ use crate::crd::Crd;
 use crate::diff::{Change, Class, diff};
 use crate::structural::report::{CheckReport, check_crd};
 use crate::validate::CrdValidator;
-use audit::Audit;
+use audit::{Audit, Target, Transition};
 use config::Config;
 use kube::{ApiError, Kube};
 use metrics::{Metrics, labels};
@@ -364,6 +364,8 @@ fn reconcile(
         metrics: metrics.clone(),
         stop: stop.clone(),
         redact: opts.config.redact_values,
+        annotate: opts.config.annotate_objects,
+        exclude_namespaces: opts.config.exclude_namespaces.clone(),
     };
     log(
         "info",
@@ -394,9 +396,61 @@ struct ObjectWatch {
     metrics: Arc<Metrics>,
     stop: Arc<AtomicBool>,
     redact: bool,
+    annotate: bool,
+    exclude_namespaces: Vec<String>,
 }
 
 impl ObjectWatch {
+    fn excluded(&self, obj: &Value) -> bool {
+        let ns = obj["metadata"]["namespace"].as_str().unwrap_or("");
+        self.exclude_namespaces.iter().any(|g| config::glob(g, ns))
+    }
+
+    /// With `annotateObjects`, marks an object that became (or stays differently) invalid
+    /// and unmarks one that became valid; a refused write records the object as unwritable
+    /// (once per transition, never retried in a loop).
+    fn annotate(&self, a: &mut Audit, target: &Target, tr: &Transition) {
+        if !self.annotate {
+            return;
+        }
+        let body = match tr {
+            Transition::BecameInvalid | Transition::ChangedErrors => {
+                match a.invalid.get(&target.key) {
+                    Some(i) => target.body(Some(&audit::annotation_text(i))),
+                    None => return,
+                }
+            }
+            Transition::BecameValid => target.body(None),
+            Transition::None => return,
+        };
+        match self.kube.apply(&target.path, &body, "crd-audit") {
+            Ok(_) => {
+                if let Some(set) = a.unwritable.get_mut(&target.version) {
+                    set.remove(&target.key);
+                }
+            }
+            Err(e) => {
+                self.metrics.add(
+                    "crd_audit_api_errors_total",
+                    labels(&[("verb", "patch")]),
+                    1.0,
+                );
+                if matches!(e.status, 400 | 422) {
+                    a.unwritable
+                        .entry(target.version.clone())
+                        .or_default()
+                        .insert(target.key.clone());
+                } else {
+                    log(
+                        "error",
+                        "annotating object failed",
+                        &[("object", &target.path), ("error", &e.to_string())],
+                    );
+                }
+            }
+        }
+    }
+
     fn current(&self) -> bool {
         self.epoch.load(Ordering::Relaxed) == self.generation && !self.stop.load(Ordering::Relaxed)
     }
@@ -422,9 +476,16 @@ impl ObjectWatch {
                     m.entry("kind")
                         .or_insert_with(|| Value::String(self.crd.kind.clone()));
                 }
+                if self.excluded(&obj) {
+                    return;
+                }
                 fresh.count(&obj);
                 let t = Instant::now();
-                fresh.observe(&self.validator, obj, self.redact);
+                let target = Target::of(&self.crd, &obj);
+                let tr = fresh.observe(&self.validator, obj, self.redact);
+                if let Some(target) = target {
+                    self.annotate(&mut fresh, &target, &tr);
+                }
                 self.metrics.observe(
                     "crd_audit_validation_duration_seconds",
                     String::new(),
@@ -494,21 +555,31 @@ impl ObjectWatch {
                     if let Some(v) = ev.object["metadata"]["resourceVersion"].as_str() {
                         rv = v.to_string();
                     }
+                    if self.excluded(&ev.object) {
+                        return self.current();
+                    }
+                    let target = Target::of(&self.crd, &ev.object);
                     let mut a = lock(&self.audit);
-                    match ev.kind.as_str() {
+                    let tr = match ev.kind.as_str() {
                         "ADDED" => {
                             a.count(&ev.object);
-                            a.observe(&self.validator, ev.object, self.redact);
                             self.metrics
                                 .add("crd_audit_validations_total", String::new(), 1.0);
+                            a.observe(&self.validator, ev.object, self.redact)
                         }
                         "MODIFIED" => {
-                            a.observe(&self.validator, ev.object, self.redact);
                             self.metrics
                                 .add("crd_audit_validations_total", String::new(), 1.0);
+                            a.observe(&self.validator, ev.object, self.redact)
                         }
-                        "DELETED" => a.forget(&ev.object),
-                        _ => {}
+                        "DELETED" => {
+                            a.forget(&ev.object);
+                            Transition::None
+                        }
+                        _ => Transition::None,
+                    };
+                    if let Some(target) = target {
+                        self.annotate(&mut a, &target, &tr);
                     }
                     drop(a);
                     self.current()

@@ -151,7 +151,8 @@ fn status(t: &Tracked, max_listed: usize) -> Value {
             json!({"name": v.name, "served": v.served, "storage": v.storage, "structural": structural,
                 "objects": a.objects.get(&v.name).copied().unwrap_or(0),
                 "invalidObjects": invalid,
-                "objectsWithUnknownFields": a.unknown_fields.get(&v.name).map_or(0, |s| s.len())})
+                "objectsWithUnknownFields": a.unknown_fields.get(&v.name).map_or(0, |s| s.len()),
+                "unwritableObjects": a.unwritable.get(&v.name).map_or(0, |s| s.len())})
         })
         .collect();
     let listed: Vec<Value> = a
