@@ -180,7 +180,7 @@ fn things_crd(revision: u8) -> Value {
                 "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}]}})
 }
 
-fn controller(env: &Env) -> (Child, PathBuf) {
+fn controller(env: &Env, identity: &str) -> (Child, PathBuf) {
     // A token of the shipped ServiceAccount, so that the shipped RBAC is what is tested.
     let token = env
         .admin
@@ -219,10 +219,11 @@ fn controller(env: &Env) -> (Child, PathBuf) {
         .arg("--config")
         .arg(&config)
         .args(["--metrics-addr", &format!("127.0.0.1:{port}")])
-        .stderr(std::fs::File::create(env.run_dir.join("controller.log")).unwrap())
+        .env("POD_NAME", identity)
+        .stderr(std::fs::File::create(env.run_dir.join(format!("{identity}.log"))).unwrap())
         .spawn()
         .unwrap();
-    (child, env.run_dir.join("controller.log"))
+    (child, env.run_dir.join(format!("{identity}.log")))
 }
 
 fn base64(b: &[u8]) -> String {
@@ -267,7 +268,7 @@ fn controller_audits_a_real_api_server() {
                 "metadata": {"name": name, "namespace": "default"}, "spec": {"size": size}}),
         );
     }
-    let (child, log) = controller(&env);
+    let (child, _a_log) = controller(&env, "replica-a");
     // Stops the controller even when an assertion fails.
     struct Guard(Child);
     impl Drop for Guard {
@@ -394,6 +395,49 @@ fn controller_audits_a_real_api_server() {
         (!events(admin, "SchemaAuditClean").is_empty()).then_some(())
     });
 
+    // High availability: a second replica waits; when the leader dies it takes over within
+    // the lease duration and carries on without lost or duplicated findings.
+    let lease = "/apis/coordination.k8s.io/v1/namespaces/crd-audit/leases/crd-audit";
+    let holder = |k: &Kube| {
+        k.get(lease)
+            .ok()
+            .and_then(|l| l["spec"]["holderIdentity"].as_str().map(str::to_string))
+    };
+    assert_eq!(holder(admin).as_deref(), Some("replica-a"));
+    let (b, b_log) = controller(&env, "replica-b");
+    let mut b = Guard(b);
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(
+        holder(admin).as_deref(),
+        Some("replica-a"),
+        "the standby must not take over"
+    );
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    let took_over = Instant::now();
+    wait_for("the standby to take over", || {
+        (holder(admin).as_deref() == Some("replica-b")).then_some(())
+    });
+    assert!(
+        took_over.elapsed() < Duration::from_secs(25),
+        "failover took {:?}",
+        took_over.elapsed()
+    );
+    apply(admin, &things_crd(2));
+    let r = wait_for("the new leader's report", || {
+        report(admin, crd).ok().filter(|r| {
+            r["status"]["observedGeneration"] == 4
+                && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
+        })
+    });
+    let listed: Vec<&str> = r["status"]["invalidObjects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, vec!["a", "b", "c"]);
+    let (log, child) = (b_log, &mut b);
     // 4. A legacy v1beta1 CRD with a non-structural schema (1.20 still accepts it): our
     // condition matches the one the server sets on the CRD.
     let legacy = json!({"apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "CustomResourceDefinition",

@@ -19,7 +19,8 @@ pub struct Args {
     /// Address of the metrics and health endpoints.
     #[arg(long, default_value = "0.0.0.0:8080")]
     pub metrics_addr: String,
-    /// Namespace for Events (default: the pod's namespace, else `default`).
+    /// The operator's namespace, where its Lease lives (default: the pod's namespace, else
+    /// `crd-audit`).
     #[arg(long)]
     pub namespace: Option<String>,
 }
@@ -44,7 +45,7 @@ pub fn run(args: &Args) -> u8 {
     let namespace = args.namespace.clone().unwrap_or_else(|| {
         std::fs::read_to_string("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
             .map(|s| s.trim().to_string())
-            .unwrap_or_else(|_| "default".into())
+            .unwrap_or_else(|_| "crd-audit".into())
     });
     let identity = std::env::var("POD_NAME")
         .or_else(|_| std::env::var("HOSTNAME"))

@@ -236,6 +236,15 @@ impl Kube {
         )
     }
 
+    /// Replaces an object (PUT); the body's `resourceVersion` makes it conditional.
+    pub fn replace(&self, path: &str, body: &Value) -> Result<Value, ApiError> {
+        Self::result(
+            self.request(&self.agent, "PUT", path)
+                .set("Content-Type", "application/json")
+                .send_string(&body.to_string()),
+        )
+    }
+
     /// Server-side apply (`force`: take over conflicting fields).
     pub fn apply(&self, path: &str, body: &Value, manager: &str) -> Result<Value, ApiError> {
         let sep = if path.contains('?') { '&' } else { '?' };

@@ -9,6 +9,7 @@
 pub mod audit;
 pub mod config;
 pub mod kube;
+pub mod leader;
 pub mod manifests;
 pub mod metrics;
 pub mod report;
@@ -36,7 +37,7 @@ pub struct Options {
     pub context: Option<String>,
     pub config: Config,
     pub metrics_addr: String,
-    /// The namespace Events about cluster-scoped objects are written to.
+    /// The operator's namespace (its leader-election Lease).
     pub namespace: String,
     pub identity: String,
 }
@@ -105,7 +106,67 @@ pub fn run(opts: Options) -> Result<(), String> {
         1.0,
     );
     metrics::serve(&opts.metrics_addr, metrics.clone(), stop.clone())?;
-    log("info", "started", &[("metrics", &opts.metrics_addr)]);
+    log(
+        "info",
+        "started",
+        &[
+            ("metrics", &opts.metrics_addr),
+            ("identity", &opts.identity),
+        ],
+    );
+    // Standby until this replica holds the lease; then keep renewing it, and stop working
+    // (exit, to be restarted as a standby) if it cannot be renewed in time.
+    metrics.ready.store(true, Ordering::Relaxed);
+    let elector = leader::Elector::new(kube.clone(), &opts.namespace, &opts.identity);
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        match elector.try_acquire() {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(e) => log(
+                "error",
+                "leader election failed",
+                &[("error", &e.to_string())],
+            ),
+        }
+        sleep_unless(&stop, Duration::from_secs(2));
+    }
+    log("info", "became the leader", &[("identity", &opts.identity)]);
+    metrics.set("crd_audit_leader", String::new(), 1.0);
+    {
+        let stop = stop.clone();
+        std::thread::Builder::new()
+            .name("lease".into())
+            .spawn(move || {
+                let mut last_renewal = Instant::now();
+                while !stop.load(Ordering::Relaxed) {
+                    sleep_unless(&stop, leader::RENEW_EVERY);
+                    match elector.try_acquire() {
+                        Ok(true) => last_renewal = Instant::now(),
+                        Ok(false) => {
+                            log("error", "lost the lease; exiting", &[]);
+                            std::process::exit(1);
+                        }
+                        Err(e) => {
+                            log(
+                                "error",
+                                "renewing the lease failed",
+                                &[("error", &e.to_string())],
+                            );
+                            if last_renewal.elapsed()
+                                > Duration::from_secs(leader::LEASE_SECONDS as u64 - 2)
+                            {
+                                log("error", "the lease expired; exiting", &[]);
+                                std::process::exit(1);
+                            }
+                        }
+                    }
+                }
+            })
+            .map_err(|e| e.to_string())?;
+    }
     let registry: Registry = Arc::new(Mutex::new(BTreeMap::new()));
     {
         let (kube, registry, metrics, stop, opts) = (

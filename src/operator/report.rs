@@ -9,6 +9,14 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
+/// Where Events about CRDs (cluster-scoped objects) go.
+pub const EVENTS_NAMESPACE: &str = "default";
+
+/// The current time as a Kubernetes MicroTime.
+pub fn now_micro() -> String {
+    rfc3339(SystemTime::now(), true)
+}
+
 /// The current time as RFC 3339 (seconds).
 pub fn now_rfc3339() -> String {
     rfc3339(SystemTime::now(), false)
@@ -391,7 +399,7 @@ fn emit(
     let event = json!({
         "apiVersion": "events.k8s.io/v1",
         "kind": "Event",
-        "metadata": {"generateName": "crd-audit-", "namespace": opts.namespace},
+        "metadata": {"generateName": "crd-audit-", "namespace": EVENTS_NAMESPACE},
         "eventTime": rfc3339(SystemTime::now(), true),
         "reportingController": "crd-audit",
         "reportingInstance": opts.identity,
@@ -404,7 +412,7 @@ fn emit(
     });
     let path = format!(
         "/apis/events.k8s.io/v1/namespaces/{}/events",
-        opts.namespace
+        EVENTS_NAMESPACE
     );
     let mut result = kube.create(&path, &event);
     if matches!(&result, Err(e) if e.status == 422) {
@@ -413,7 +421,7 @@ fn emit(
         let now = rfc3339(SystemTime::now(), false);
         let core = json!({
             "apiVersion": "v1", "kind": "Event",
-            "metadata": {"generateName": "crd-audit-", "namespace": opts.namespace},
+            "metadata": {"generateName": "crd-audit-", "namespace": EVENTS_NAMESPACE},
             "involvedObject": event["regarding"],
             "reason": reason, "message": note, "type": kind,
             "source": {"component": "crd-audit"},
@@ -421,7 +429,7 @@ fn emit(
             "action": "Audit", "firstTimestamp": now, "lastTimestamp": now, "count": 1,
         });
         result = kube.create(
-            &format!("/api/v1/namespaces/{}/events", opts.namespace),
+            &format!("/api/v1/namespaces/{EVENTS_NAMESPACE}/events"),
             &core,
         );
     }
