@@ -4,10 +4,16 @@
 demo:
     -cargo run --release -- validate --crd examples/crds examples/objects
     -cargo run --release -- check examples/crds
+    -cargo run --release -- diff examples/crds/widgets.yaml examples/revisions/widgets-v2.yaml
+    -cargo run --release -- plan examples/revisions/widgets-v2.yaml --current examples/crds/widgets.yaml --objects examples/objects
 
-# The whole test suite (what CI runs).
+# The whole test suite (what CI runs; starts a local kube-apiserver for the e2e test).
 test:
     cargo test
+
+# Only the end-to-end test against the local kube-apiserver + etcd (tests/testenv).
+e2e:
+    CRD_AUDIT_E2E=required cargo test --test e2e_operator -- --nocapture
 
 lint:
     cargo fmt --all -- --check
@@ -16,13 +22,25 @@ lint:
 build:
     cargo build --release
 
-ci:
-    bash .ci/run
+# The static binary the Docker image ships (same steps as the Dockerfile).
+static:
+    bash scripts/build-static.sh
 
-# Schema validation throughput (compare with `oracle bench`).
+# Run the operator against the current kubeconfig context.
+run:
+    cargo run --release -- controller --kubeconfig ${KUBECONFIG:-$HOME/.kube/config} --config config/crd-audit.yaml
+
+# Regenerate the report CRD in manifests/.
+manifests:
+    cargo run --release -- manifests > manifests/schemaaudit-crd.yaml
+
+# Schema and CEL validation throughput (compare with `oracle bench`).
 bench:
     cargo bench --bench schema_validation
 
 # Whole-process throughput against `oracle validate` (needs ../shared/oracle/build.sh once).
 bench-process case="gateway-api-standard-httproutes":
     benches/whole_process.sh {{case}}
+
+ci:
+    bash .ci/run

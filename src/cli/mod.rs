@@ -4,6 +4,7 @@ pub mod check;
 pub mod controller;
 pub mod diff;
 pub mod inputs;
+pub mod manifests;
 pub mod output;
 pub mod plan;
 pub mod validate;
@@ -45,8 +46,9 @@ pub enum Command {
     /// Run the in-cluster operator: audit every CRD and its objects continuously and keep a
     /// SchemaAudit report per CRD.
     Controller(controller::Args),
-    /// Print the SchemaAudit CRD (what manifests/ installs).
-    Manifests,
+    /// Print the SchemaAudit CRD (what manifests/ installs), or with --rbac-for-cluster a
+    /// ClusterRole that reads only the CRD groups present in the cluster.
+    Manifests(manifests::Args),
 }
 
 /// Exit codes of every command.
@@ -62,14 +64,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Diff(args) => diff::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Controller(args) => controller::run(&args),
-        Command::Manifests => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&crate::operator::manifests::schema_audit_crd())
-                    .unwrap_or_default()
-            );
-            EXIT_CLEAN
-        }
+        Command::Manifests(args) => manifests::run(&args),
     };
     ExitCode::from(code)
 }
