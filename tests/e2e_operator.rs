@@ -437,7 +437,23 @@ fn controller_audits_a_real_api_server() {
         .map(|o| o["name"].as_str().unwrap())
         .collect();
     assert_eq!(listed, vec!["a", "b", "c"]);
-    let (log, child) = (b_log, &mut b);
+    // A restarted operator knows the revision it audited last: change the CRD while no
+    // replica runs, then start one.
+    b.0.kill().unwrap();
+    b.0.wait().unwrap();
+    drop(b_log);
+    apply(admin, &things_crd(3));
+    let (c, c_log) = controller(&env, "replica-c");
+    let mut c = Guard(c);
+    let r = wait_for("the restarted operator's report", || {
+        report(admin, crd).ok().filter(|r| {
+            r["status"]["observedGeneration"] == 5
+                && condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
+        })
+    });
+    assert_eq!(r["status"]["lastSchemaChange"]["fromGeneration"], 4, "{r}");
+    assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
+    let (log, child) = (c_log, &mut c);
     // 4. A legacy v1beta1 CRD with a non-structural schema (1.20 still accepts it): our
     // condition matches the one the server sets on the CRD.
     let legacy = json!({"apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "CustomResourceDefinition",

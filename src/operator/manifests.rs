@@ -61,7 +61,8 @@ pub fn schema_audit_crd() -> Value {
                 "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                     "apiVersion": {"type": "string"}, "kind": {"type": "string"},
                     "metadata": {"type": "object"},
-                    "spec": {"type": "object"},
+                    "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                        "description": "Written by crd-audit: the audited revision of the CRD's versions (auditedRevision), so that a restarted operator can diff the next change."},
                     "status": status}}}
             }]
         }

@@ -327,6 +327,39 @@ fn remove(kube: &Kube, registry: &Registry, metrics: &Metrics, name: &str) {
     }
 }
 
+/// The path of a CRD's report.
+fn report_path(crd: &str) -> String {
+    format!(
+        "/apis/{}/{}/{}/{crd}",
+        manifests::GROUP,
+        manifests::VERSION,
+        manifests::PLURAL
+    )
+}
+
+/// The classified changes from one revision to the next.
+fn schema_change(old: &Crd, new: &Crd, metrics: &Metrics, invalid_before: usize) -> SchemaChange {
+    let changes = diff(old, new);
+    for c in &changes {
+        metrics.add(
+            "crd_audit_schema_changes_total",
+            labels(&[("crd", &new.name), ("class", c.class.as_str())]),
+            1.0,
+        );
+    }
+    let tightened = changes.iter().any(|c| {
+        c.class == Class::Tightening
+            && (c.version.is_empty() || new.version(&c.version).is_none_or(|v| v.served))
+    });
+    SchemaChange {
+        from: old.generation,
+        to: new.generation,
+        tightened,
+        invalid_before,
+        changes,
+    }
+}
+
 /// A CRD appeared or changed: (re)build its validators and audit its objects.
 fn reconcile(
     kube: &Kube,
@@ -369,32 +402,24 @@ fn reconcile(
         Some(p) => {
             p.epoch.fetch_add(1, Ordering::Relaxed);
             let change = if p.crd.generation != crd.generation {
-                let changes = diff(&p.crd, &crd);
-                for c in &changes {
-                    metrics.add(
-                        "crd_audit_schema_changes_total",
-                        labels(&[("crd", &crd.name), ("class", c.class.as_str())]),
-                        1.0,
-                    );
-                }
-                let tightened = changes.iter().any(|c| {
-                    c.class == Class::Tightening
-                        && (c.version.is_empty()
-                            || crd.version(&c.version).is_none_or(|v| v.served))
-                });
-                Some(SchemaChange {
-                    from: p.crd.generation,
-                    to: crd.generation,
-                    tightened,
-                    invalid_before: lock(&p.audit).invalid_count(),
-                    changes,
-                })
+                let invalid_before = lock(&p.audit).invalid_count();
+                Some(schema_change(&p.crd, &crd, metrics, invalid_before))
             } else {
                 p.last_change.clone()
             };
             (change, p.conditions, p.written, p.epoch)
         }
-        None => (None, BTreeMap::new(), None, Arc::new(AtomicU64::new(0))),
+        None => {
+            // A restarted operator: the report remembers the revision it audited.
+            let recorded = kube
+                .get(&report_path(&crd.name))
+                .ok()
+                .and_then(|r| report::recorded_revision(&crd, &r));
+            let change = recorded
+                .filter(|old| old.generation != crd.generation)
+                .map(|old| schema_change(&old, &crd, metrics, 0));
+            (change, BTreeMap::new(), None, Arc::new(AtomicU64::new(0)))
+        }
     };
     let generation = epoch.fetch_add(1, Ordering::Relaxed) + 1;
     let t = Tracked {

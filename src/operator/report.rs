@@ -52,6 +52,18 @@ fn rfc3339(t: SystemTime, micros: bool) -> String {
 /// A condition: (type, status, reason, message).
 type Cond = (&'static str, &'static str, String, String);
 
+/// The API server's own NonStructuralSchema condition message on the CRD, if it set one.
+fn server_condition(t: &Tracked) -> Option<(String, String)> {
+    t.crd.conditions.iter().find_map(|c| {
+        (c["type"] == "NonStructuralSchema").then(|| {
+            (
+                c["status"].as_str().unwrap_or("").to_string(),
+                c["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+    })
+}
+
 fn conditions(t: &Tracked, audited: bool) -> Vec<Cond> {
     let mut out = Vec::new();
     match &t.check.condition {
@@ -73,6 +85,16 @@ fn conditions(t: &Tracked, audited: bool) -> Vec<Cond> {
             "Structural".to_string(),
             "every version's schema is structural".to_string(),
         )),
+    }
+    // Where the server judged the CRD itself (legacy CRDs), say when it disagrees.
+    if let (Some(ours), Some((status, message))) = (out.last_mut(), server_condition(t))
+        && status == "True"
+        && (ours.1 != "True" || ours.3 != message)
+    {
+        ours.3 = format!(
+            "{} (the API server's own NonStructuralSchema condition differs: {message})",
+            ours.3
+        );
     }
     let forbidden = lock(&t.forbidden).clone();
     let invalid = lock(&t.audit).invalid_count();
@@ -250,8 +272,11 @@ pub fn reporter(
             let crd_ref = (t.crd.name.clone(), t.crd.uid.clone());
             let owner = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
                 "name": crd_ref.0, "uid": crd_ref.1, "controller": true, "blockOwnerDeletion": false});
-            let object = json!({"apiVersion": format!("{}/{}", manifests::GROUP, manifests::VERSION),
+            let mut object = json!({"apiVersion": format!("{}/{}", manifests::GROUP, manifests::VERSION),
                 "kind": "SchemaAudit", "metadata": {"name": name, "ownerReferences": [owner]}});
+            if let Some(rev) = audited_revision(t) {
+                object["spec"] = json!({"auditedRevision": rev});
+            }
             let mut with_status = object.clone();
             with_status["status"] = body;
             let path = report_path(&name);
@@ -282,6 +307,48 @@ pub fn reporter(
             }
         }
     }
+}
+
+/// The largest audited revision kept in a report (bigger CRDs are not kept).
+const MAX_REVISION_BYTES: usize = 256 << 10;
+
+/// The audited revision of the CRD (what a restarted operator diffs the next change against).
+fn audited_revision(t: &Tracked) -> Option<Value> {
+    let versions: Vec<Value> = t
+        .crd
+        .versions
+        .iter()
+        .map(|v| {
+            json!({"name": v.name, "served": v.served, "storage": v.storage,
+                "schema": v.schema.as_ref().map(|s| json!({"openAPIV3Schema": s}))})
+        })
+        .collect();
+    let rev = json!({"generation": t.crd.generation, "scope": match t.crd.scope {
+            crate::crd::Scope::Namespaced => "Namespaced",
+            crate::crd::Scope::Cluster => "Cluster",
+        }, "versions": versions});
+    (rev.to_string().len() <= MAX_REVISION_BYTES).then_some(rev)
+}
+
+/// The CRD revision a report recorded, as a CRD (for diffing).
+pub fn recorded_revision(crd: &crate::crd::Crd, report: &Value) -> Option<crate::crd::Crd> {
+    let rev = report.get("spec")?.get("auditedRevision")?;
+    let versions: Vec<Value> = rev["versions"]
+        .as_array()?
+        .iter()
+        .map(|v| {
+            let mut v = v.clone();
+            if v["schema"].is_null() {
+                v.as_object_mut()?.remove("schema");
+            }
+            Some(v)
+        })
+        .collect::<Option<_>>()?;
+    let doc = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": crd.name, "generation": rev["generation"]},
+        "spec": {"group": crd.group, "scope": rev["scope"],
+            "names": {"kind": crd.kind, "plural": crd.plural}, "versions": versions}});
+    crate::crd::Crd::from_value(&doc).ok()
 }
 
 fn publish_metrics(t: &Tracked, metrics: &Metrics) {
