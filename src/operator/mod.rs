@@ -397,7 +397,11 @@ fn reconcile(
         return;
     }
     let check = check_crd(&crd);
-    let validator = Arc::new(CrdValidator::new(&crd));
+    let mut validator = CrdValidator::new(&crd);
+    if !opts.config.cel_enabled {
+        validator.disable_cel();
+    }
+    let validator = Arc::new(validator);
     let (last_change, conditions, written, epoch) = match previous {
         Some(p) => {
             p.epoch.fetch_add(1, Ordering::Relaxed);
@@ -452,6 +456,10 @@ fn reconcile(
         redact: opts.config.redact_values,
         annotate: opts.config.annotate_objects,
         exclude_namespaces: opts.config.exclude_namespaces.clone(),
+        events: opts.config.emit_events,
+        identity: opts.identity.clone(),
+        resync: Duration::from_secs(opts.config.full_resync_interval_seconds.max(60)),
+        event_budget: Mutex::new((Instant::now(), 0)),
     };
     log(
         "info",
@@ -484,7 +492,15 @@ struct ObjectWatch {
     redact: bool,
     annotate: bool,
     exclude_namespaces: Vec<String>,
+    events: bool,
+    identity: String,
+    resync: Duration,
+    /// Object events emitted in the current minute (capped).
+    event_budget: Mutex<(Instant, u32)>,
 }
+
+/// At most this many SchemaViolation Events per CRD and minute.
+const OBJECT_EVENTS_PER_MINUTE: u32 = 10;
 
 impl ObjectWatch {
     fn excluded(&self, obj: &Value) -> bool {
@@ -535,6 +551,44 @@ impl ObjectWatch {
                 }
             }
         }
+    }
+
+    /// `Warning SchemaViolation` on an object that became invalid (first error and count),
+    /// within the per-minute budget.
+    fn violation_event(&self, a: &Audit, target: &Target) {
+        if !self.events {
+            return;
+        }
+        {
+            let mut b = lock(&self.event_budget);
+            if b.0.elapsed() > Duration::from_secs(60) {
+                *b = (Instant::now(), 0);
+            }
+            if b.1 >= OBJECT_EVENTS_PER_MINUTE {
+                return;
+            }
+            b.1 += 1;
+        }
+        let Some(i) = a.invalid.get(&target.key) else {
+            return;
+        };
+        let regarding = serde_json::json!({"apiVersion": target.api_version, "kind": target.kind,
+            "name": target.key.1, "namespace": target.key.0, "uid": i.uid});
+        let namespace = if target.key.0.is_empty() {
+            report::EVENTS_NAMESPACE
+        } else {
+            &target.key.0
+        };
+        report::emit(
+            &self.kube,
+            &self.identity,
+            namespace,
+            &regarding,
+            "Warning",
+            "SchemaViolation",
+            &audit::annotation_text(i),
+            &self.metrics,
+        );
     }
 
     fn current(&self) -> bool {
@@ -631,9 +685,13 @@ impl ObjectWatch {
             );
             self.audited.store(true, Ordering::Relaxed);
             let mut rv = rv;
+            let listed_at = Instant::now();
             loop {
                 if !self.current() {
                     return;
+                }
+                if listed_at.elapsed() > self.resync {
+                    break; // the periodic full resync
                 }
                 self.metrics.set("crd_audit_watches", String::new(), 1.0);
                 let from = rv.clone();
@@ -666,6 +724,9 @@ impl ObjectWatch {
                     };
                     if let Some(target) = target {
                         self.annotate(&mut a, &target, &tr);
+                        if tr == Transition::BecameInvalid {
+                            self.violation_event(&a, &target);
+                        }
                     }
                     drop(a);
                     self.current()

@@ -302,7 +302,18 @@ pub fn reporter(
             drop(reg);
             if opts.config.emit_events {
                 for (kind, reason, note) in events {
-                    emit(kube, opts, &crd_ref, kind, reason, &note, metrics);
+                    let regarding = json!({"apiVersion": "apiextensions.k8s.io/v1",
+                        "kind": "CustomResourceDefinition", "name": crd_ref.0, "uid": crd_ref.1});
+                    emit(
+                        kube,
+                        &opts.identity,
+                        EVENTS_NAMESPACE,
+                        &regarding,
+                        kind,
+                        reason,
+                        &note,
+                        metrics,
+                    );
                 }
             }
         }
@@ -453,10 +464,13 @@ fn transitions(
     out
 }
 
-fn emit(
+/// Emits an Event about `regarding` (an object reference) in `namespace`.
+#[allow(clippy::too_many_arguments)]
+pub fn emit(
     kube: &Kube,
-    opts: &Options,
-    crd: &(String, String),
+    identity: &str,
+    namespace: &str,
+    regarding: &Value,
     kind: &str,
     reason: &str,
     note: &str,
@@ -466,21 +480,17 @@ fn emit(
     let event = json!({
         "apiVersion": "events.k8s.io/v1",
         "kind": "Event",
-        "metadata": {"generateName": "crd-audit-", "namespace": EVENTS_NAMESPACE},
+        "metadata": {"generateName": "crd-audit-", "namespace": namespace},
         "eventTime": rfc3339(SystemTime::now(), true),
         "reportingController": "crd-audit",
-        "reportingInstance": opts.identity,
+        "reportingInstance": identity,
         "action": "Audit",
         "reason": reason,
         "type": kind,
         "note": note,
-        "regarding": {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "name": crd.0, "uid": crd.1},
+        "regarding": regarding,
     });
-    let path = format!(
-        "/apis/events.k8s.io/v1/namespaces/{}/events",
-        EVENTS_NAMESPACE
-    );
+    let path = format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events");
     let mut result = kube.create(&path, &event);
     if matches!(&result, Err(e) if e.status == 422) {
         // Older servers refuse events.k8s.io/v1 Events about cluster-scoped objects; the
@@ -488,17 +498,14 @@ fn emit(
         let now = rfc3339(SystemTime::now(), false);
         let core = json!({
             "apiVersion": "v1", "kind": "Event",
-            "metadata": {"generateName": "crd-audit-", "namespace": EVENTS_NAMESPACE},
-            "involvedObject": event["regarding"],
+            "metadata": {"generateName": "crd-audit-", "namespace": namespace},
+            "involvedObject": regarding,
             "reason": reason, "message": note, "type": kind,
             "source": {"component": "crd-audit"},
-            "reportingComponent": "crd-audit", "reportingInstance": opts.identity,
+            "reportingComponent": "crd-audit", "reportingInstance": identity,
             "action": "Audit", "firstTimestamp": now, "lastTimestamp": now, "count": 1,
         });
-        result = kube.create(
-            &format!("/api/v1/namespaces/{EVENTS_NAMESPACE}/events"),
-            &core,
-        );
+        result = kube.create(&format!("/api/v1/namespaces/{namespace}/events"), &core);
     }
     if let Err(e) = result {
         metrics.add(

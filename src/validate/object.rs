@@ -188,6 +188,15 @@ impl CrdValidator {
         }
     }
 
+    /// Stops evaluating CEL rules (the operator's `celEnabled: false`).
+    pub fn disable_cel(&mut self) {
+        for v in &mut self.versions {
+            if let Ok(Some(s)) = &mut v.schema {
+                s.cel = None;
+            }
+        }
+    }
+
     /// `Kind.group`, as Status messages name the resource.
     pub fn qualified_kind(&self) -> String {
         if self.group.is_empty() {
