@@ -44,3 +44,8 @@ bench-process case="gateway-api-standard-httproutes":
 
 ci:
     bash .ci/run
+
+# Scale test against the local API server (not in CI): 200 CRDs, 100,000 objects.
+scale:
+    cargo build --release
+    KUBECONFIG=$(bash tests/testenv/up.sh) cargo run --release --example scale 200 100000

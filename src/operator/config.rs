@@ -15,6 +15,9 @@ pub struct Config {
     pub redact_values: bool,
     pub full_resync_interval_seconds: u64,
     pub cel_enabled: bool,
+    /// Client-side limit of write requests a second, and their burst.
+    pub api_qps: f64,
+    pub api_burst: u32,
 }
 
 impl Default for Config {
@@ -29,6 +32,8 @@ impl Default for Config {
             redact_values: true,
             full_resync_interval_seconds: 3600,
             cel_enabled: true,
+            api_qps: 20.0,
+            api_burst: 50,
         }
     }
 }
@@ -94,8 +99,11 @@ impl Config {
                     c.full_resync_interval_seconds =
                         seconds(val).ok_or_else(|| bad("must be a duration like 1h".into()))?
                 }
-                "apiQps" | "apiBurst" => {
-                    val.as_f64().ok_or_else(|| bad("must be a number".into()))?;
+                "apiQps" => {
+                    c.api_qps = val.as_f64().ok_or_else(|| bad("must be a number".into()))?
+                }
+                "apiBurst" => {
+                    c.api_burst = val.as_u64().ok_or_else(|| bad("must be a number".into()))? as u32
                 }
                 _ => return Err(bad("unknown key".into())),
             }

@@ -47,12 +47,42 @@ pub struct WatchEvent {
     pub object: Value,
 }
 
+/// A token bucket for write requests (`apiQps`, `apiBurst`).
+#[derive(Debug)]
+struct Bucket {
+    qps: f64,
+    burst: f64,
+    tokens: f64,
+    last: std::time::Instant,
+}
+
+impl Bucket {
+    /// Waits until a request may go.
+    fn take(&mut self) {
+        loop {
+            let now = std::time::Instant::now();
+            self.tokens = (self.tokens + now.duration_since(self.last).as_secs_f64() * self.qps)
+                .min(self.burst);
+            self.last = now;
+            if self.tokens >= 1.0 {
+                self.tokens -= 1.0;
+                return;
+            }
+            std::thread::sleep(Duration::from_secs_f64((1.0 - self.tokens) / self.qps));
+        }
+    }
+}
+
+/// Requests sent, for the request-rate metric.
+pub static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 #[derive(Clone)]
 pub struct Kube {
     agent: ureq::Agent,
     watch_agent: ureq::Agent,
     server: String,
     token: Option<String>,
+    writes: Option<Arc<std::sync::Mutex<Bucket>>>,
 }
 
 impl std::fmt::Debug for Kube {
@@ -115,7 +145,22 @@ impl Kube {
             watch_agent: build(Some(Duration::from_secs(330))),
             server: server.trim_end_matches('/').to_string(),
             token,
+            writes: None,
         })
+    }
+
+    /// Limits write requests to `qps` a second with bursts of `burst` (client-side rate
+    /// limiting; reads are paginated and watches are long-lived).
+    pub fn with_write_limit(mut self, qps: f64, burst: u32) -> Kube {
+        if qps > 0.0 {
+            self.writes = Some(Arc::new(std::sync::Mutex::new(Bucket {
+                qps,
+                burst: f64::from(burst.max(1)),
+                tokens: f64::from(burst.max(1)),
+                last: std::time::Instant::now(),
+            })));
+        }
+        self
     }
 
     /// From a kubeconfig file (its current context, or `context`); token authentication.
@@ -188,6 +233,12 @@ impl Kube {
     }
 
     fn request(&self, agent: &ureq::Agent, method: &str, path: &str) -> ureq::Request {
+        REQUESTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if method != "GET"
+            && let Some(b) = &self.writes
+        {
+            b.lock().unwrap_or_else(|e| e.into_inner()).take();
+        }
         let mut r = agent.request(method, &format!("{}{path}", self.server));
         if let Some(t) = &self.token {
             r = r.set("Authorization", &format!("Bearer {t}"));

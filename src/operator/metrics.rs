@@ -42,7 +42,12 @@ pub fn labels(pairs: &[(&str, &str)]) -> String {
     format!("{{{}}}", parts.join(","))
 }
 
-const HELP: [(&str, &str, &str); 11] = [
+const HELP: [(&str, &str, &str); 12] = [
+    (
+        "crd_audit_api_requests_total",
+        "counter",
+        "API requests sent.",
+    ),
     ("crd_audit_objects", "gauge", "Objects of a CRD version."),
     (
         "crd_audit_invalid_objects",
@@ -101,6 +106,12 @@ impl Metrics {
         }
     }
 
+    fn set_counter(&self, name: &str, v: f64) {
+        if let Ok(mut c) = self.counters.lock() {
+            c.insert((name.to_string(), String::new()), v);
+        }
+    }
+
     pub fn add(&self, name: &str, labels: String, v: f64) {
         if let Ok(mut c) = self.counters.lock() {
             *c.entry((name.to_string(), labels)).or_insert(0.0) += v;
@@ -122,6 +133,10 @@ impl Metrics {
 
     /// The exposition text.
     pub fn render(&self) -> String {
+        self.set_counter(
+            "crd_audit_api_requests_total",
+            super::kube::REQUESTS.load(Ordering::Relaxed) as f64,
+        );
         let mut out = String::new();
         for (name, kind, help) in HELP {
             out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));

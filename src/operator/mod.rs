@@ -97,6 +97,7 @@ pub fn run(opts: Options) -> Result<(), String> {
             Kube::from_kubeconfig(std::path::Path::new(&home), opts.context.as_deref())
         })?,
     };
+    let kube = kube.with_write_limit(opts.config.api_qps, opts.config.api_burst);
     let stop = Arc::new(AtomicBool::new(false));
     signals::install(stop.clone());
     let metrics = Arc::new(Metrics::default());
