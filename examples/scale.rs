@@ -150,6 +150,7 @@ fn main() {
         .unwrap_or(0.0);
     let rss = peak_rss_kib(child.id());
     let _ = child.kill();
+    let _ = child.wait();
     println!(
         "peak RSS {:.1} MiB; first complete audit {:?}; tightening of a {big}-object CRD reflected in {:?}; {:.1} API requests/s",
         rss as f64 / 1024.0,
