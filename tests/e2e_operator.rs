@@ -493,6 +493,33 @@ fn controller_audits_a_real_api_server() {
         matches!(report(admin, crd), Err(e) if e.status == 404).then_some(())
     });
 
+    // RBAC revoked mid-run: the controller keeps running (backing off), and picks up again
+    // when access is restored.
+    let binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/crd-audit";
+    let saved = admin.get(binding).unwrap();
+    admin.delete(binding).unwrap();
+    apply(
+        admin,
+        &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "later.e2e.crd-audit.dev"},
+        "spec": {"group": "e2e.crd-audit.dev", "scope": "Cluster", "names": {"plural": "later", "kind": "Later"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}]}}),
+    );
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(
+        child.0.try_wait().unwrap().is_none(),
+        "the controller died without RBAC"
+    );
+    let mut restored = saved.clone();
+    if let Some(m) = restored["metadata"].as_object_mut() {
+        m.retain(|k, _| k == "name");
+    }
+    apply(admin, &restored);
+    wait_for("the report of a CRD created while forbidden", || {
+        report(admin, "later.e2e.crd-audit.dev").ok()
+    });
+
     // Graceful shutdown on SIGTERM.
     // SAFETY: signals our own child process.
     unsafe {
@@ -501,5 +528,11 @@ fn controller_audits_a_real_api_server() {
     let status = child.0.wait().unwrap();
     let log_text = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(status.success(), "controller exit {status:?}\n{log_text}");
-    assert!(!log_text.contains("\"level\":\"error\""), "{log_text}");
+    // Errors are logged only while RBAC was revoked.
+    for line in log_text
+        .lines()
+        .filter(|l| l.contains("\"level\":\"error\""))
+    {
+        assert!(line.contains("403") || line.contains("forbidden"), "{line}");
+    }
 }
