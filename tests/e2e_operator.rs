@@ -520,6 +520,53 @@ fn controller_audits_a_real_api_server() {
         report(admin, "later.e2e.crd-audit.dev").ok()
     });
 
+    // With a ClusterRole narrowed to the CRD groups present (what `manifests
+    // --rbac-for-cluster` prints), a CRD of another group cannot be read: its report says
+    // Forbidden instead of the controller failing.
+    let narrowed = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .args(["manifests", "--rbac-for-cluster", "--kubeconfig"])
+        .arg(env.run_dir.join("kubeconfig"))
+        .output()
+        .unwrap();
+    let mut narrowed: Value = serde_json::from_slice(&narrowed.stdout).unwrap();
+    let mut role = admin
+        .get("/apis/rbac.authorization.k8s.io/v1/clusterroles/crd-audit")
+        .unwrap();
+    let mut rules: Vec<Value> = role["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["apiGroups"] != json!(["*"]))
+        .cloned()
+        .collect();
+    rules.push(narrowed["rules"][0].take());
+    role["rules"] = Value::Array(rules);
+    if let Some(m) = role["metadata"].as_object_mut() {
+        m.retain(|k, _| k == "name");
+    }
+    apply(admin, &role);
+    apply(
+        admin,
+        &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "secrets.forbidden.crd-audit.test"},
+        "spec": {"group": "forbidden.crd-audit.test", "scope": "Cluster",
+            "names": {"plural": "secrets", "kind": "Secret"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}]}}),
+    );
+    let r = wait_for("a Forbidden report", || {
+        report(admin, "secrets.forbidden.crd-audit.test")
+            .ok()
+            .filter(|r| {
+                r["status"]["conditions"].as_array().is_some_and(|c| {
+                    c.iter()
+                        .any(|c| c["type"] == "InstancesValid" && c["reason"] == "Forbidden")
+                })
+            })
+    });
+    assert_eq!(condition(&r, "InstancesValid").unwrap().0, "Unknown");
+    assert!(child.0.try_wait().unwrap().is_none());
+
     // Graceful shutdown on SIGTERM.
     // SAFETY: signals our own child process.
     unsafe {
