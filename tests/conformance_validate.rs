@@ -91,6 +91,33 @@ struct Tally {
     status_message_ok: usize,
 }
 
+/// Compares the causes of one object as multisets: (field, type) and exact messages; counts
+/// agreement in the tally and lists the differences.
+fn compare_causes(
+    want_errors: &[&Value],
+    got: &[crd_audit::cause::Cause],
+    tally: &mut Tally,
+    problems: &mut Vec<String>,
+) {
+    let want: Vec<common::Key> = want_errors.iter().map(|e| common::key_of(e)).collect();
+    let have: Vec<common::Key> = got.iter().map(|c| common::key_of(&c.to_json())).collect();
+    let ft = |k: &[common::Key]| {
+        let mut v: Vec<(String, String)> =
+            k.iter().map(|(f, ty, _)| (f.clone(), ty.clone())).collect();
+        v.sort();
+        v
+    };
+    if ft(&want) == ft(&have) {
+        tally.field_type_ok += 1;
+    }
+    let (missing, extra) = common::multiset_diff(&want, &have);
+    if missing.is_empty() && extra.is_empty() {
+        tally.message_ok += 1;
+    }
+    problems.extend(missing.iter().map(|m| format!("MISSING {}", m.2)));
+    problems.extend(extra.iter().map(|e| format!("EXTRA   {}", e.2)));
+}
+
 fn pct(a: usize, b: usize) -> f64 {
     100.0 * a as f64 / b.max(1) as f64
 }
@@ -149,32 +176,7 @@ fn run(dir: &std::path::Path) {
                 } else {
                     problems.push(format!("code {} (expected {code})", got.code));
                 }
-                let want: Vec<common::Key> =
-                    want_errors.iter().map(|e| common::key_of(e)).collect();
-                let have: Vec<common::Key> = got
-                    .errors
-                    .iter()
-                    .map(|c| common::key_of(&c.to_json()))
-                    .collect();
-                let ft = |k: &[common::Key]| {
-                    let mut v: Vec<(String, String)> =
-                        k.iter().map(|(f, ty, _)| (f.clone(), ty.clone())).collect();
-                    v.sort();
-                    v
-                };
-                if ft(&want) == ft(&have) {
-                    c.field_type_ok += 1;
-                }
-                let (missing, extra) = common::multiset_diff(&want, &have);
-                if missing.is_empty() && extra.is_empty() {
-                    c.message_ok += 1;
-                }
-                for m in &missing {
-                    problems.push(format!("MISSING {}", m.2));
-                }
-                for e in &extra {
-                    problems.push(format!("EXTRA   {}", e.2));
-                }
+                compare_causes(&want_errors, &got.errors, &mut c, &mut problems);
                 if !problems.is_empty() {
                     cel_differing.push(format!("{label}:\n    {}", problems.join("\n    ")));
                 }
@@ -198,31 +200,7 @@ fn run(dir: &std::path::Path) {
                     ));
                 }
             }
-            let want: Vec<common::Key> = want_errors.iter().map(|e| common::key_of(e)).collect();
-            let have: Vec<common::Key> = got
-                .errors
-                .iter()
-                .map(|c| common::key_of(&c.to_json()))
-                .collect();
-            let ft = |k: &[common::Key]| {
-                let mut v: Vec<(String, String)> =
-                    k.iter().map(|(f, ty, _)| (f.clone(), ty.clone())).collect();
-                v.sort();
-                v
-            };
-            if ft(&want) == ft(&have) {
-                t.field_type_ok += 1;
-            }
-            let (missing, extra) = common::multiset_diff(&want, &have);
-            if missing.is_empty() && extra.is_empty() {
-                t.message_ok += 1;
-            }
-            for m in &missing {
-                problems.push(format!("MISSING {}", m.2));
-            }
-            for e in &extra {
-                problems.push(format!("EXTRA   {}", e.2));
-            }
+            compare_causes(&want_errors, &got.errors, &mut t, &mut problems);
             let mut want_pruned: Vec<&str> = exp["pruned"]
                 .as_array()
                 .map(|a| a.iter().filter_map(Value::as_str).collect())

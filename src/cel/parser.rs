@@ -50,7 +50,13 @@ enum Tok {
     Eof,
 }
 
-const RESERVED: [&str; 16] = [
+/// CEL's reserved words (the literals and `in` included); field names equal to one are
+/// escaped as `__{word}__`.
+pub const RESERVED: [&str; 21] = [
+    "true",
+    "false",
+    "null",
+    "in",
     "as",
     "break",
     "const",
@@ -67,6 +73,7 @@ const RESERVED: [&str; 16] = [
     "return",
     "var",
     "void",
+    "while",
 ];
 
 struct Lexer<'a> {

@@ -301,29 +301,7 @@ fn push(
     (nodes.len() - 1) as TypeId
 }
 
-const RESERVED: [&str; 21] = [
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+use super::parser::RESERVED;
 
 /// The JSON property a CEL field name refers to: `__dash__` is `-`, `__dot__` is `.`,
 /// `__slash__` is `/`, `__underscores__` is `__`, and `__{keyword}__` is a reserved word.
