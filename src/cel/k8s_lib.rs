@@ -1834,6 +1834,12 @@ pub struct Url {
 
 const URL_ERR_PREFIX: &str = "URL parse error during conversion from string: ";
 
+/// Whether Go's `url.ParseRequestURI` accepts the string (govalidator's `IsRequestURI`, the
+/// `uri` format).
+pub fn is_request_uri(s: &str) -> bool {
+    go_url_parse(s.as_bytes(), true).is_ok()
+}
+
 /// `url.ParseRequestURI`, with Go's `*url.Error` text on failure.
 fn parse_request_uri(s: &str) -> Result<RawUrl, String> {
     go_url_parse(s.as_bytes(), true).map_err(|e| format!("parse {}: {e}", go_quote(s)))
