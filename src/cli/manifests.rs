@@ -34,15 +34,7 @@ pub fn run(args: &Args) -> u8 {
         );
         return EXIT_CLEAN;
     }
-    let path = args
-        .kubeconfig
-        .clone()
-        .or_else(|| std::env::var_os("KUBECONFIG").map(PathBuf::from))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".kube/config")));
-    let kube = match path
-        .ok_or_else(|| "no kubeconfig".to_string())
-        .and_then(|p| Kube::from_kubeconfig(&p, None))
-    {
+    let kube = match Kube::from_environment(args.kubeconfig.as_deref(), None, false) {
         Ok(k) => k,
         Err(e) => {
             eprintln!("error: {e}");

@@ -135,16 +135,6 @@ impl<W: Write> Planner<W> {
     }
 }
 
-fn kube_for(args: &Args) -> Result<Kube, String> {
-    let path = args
-        .kubeconfig
-        .clone()
-        .or_else(|| std::env::var_os("KUBECONFIG").map(PathBuf::from))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".kube/config")))
-        .ok_or("no kubeconfig: pass --kubeconfig or set KUBECONFIG")?;
-    Kube::from_kubeconfig(&path, args.context.as_deref())
-}
-
 pub fn run(args: &Args) -> u8 {
     let new = match read_one_crd(&args.new) {
         Ok((_, c)) => c,
@@ -154,7 +144,7 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     let kube = if args.cluster {
-        match kube_for(args) {
+        match Kube::from_environment(args.kubeconfig.as_deref(), args.context.as_deref(), false) {
             Ok(k) => Some(k),
             Err(e) => {
                 eprintln!("error: {e}");

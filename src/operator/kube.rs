@@ -213,6 +213,28 @@ impl Kube {
         Kube::new(server, ca.as_deref(), token)
     }
 
+    /// The client a command uses: the given kubeconfig; else, inside a pod, the
+    /// ServiceAccount (when `in_cluster`); else `$KUBECONFIG`, then `~/.kube/config`.
+    pub fn from_environment(
+        kubeconfig: Option<&std::path::Path>,
+        context: Option<&str>,
+        in_cluster: bool,
+    ) -> Result<Kube, String> {
+        if let Some(p) = kubeconfig {
+            return Kube::from_kubeconfig(p, context);
+        }
+        if in_cluster && let Ok(k) = Kube::in_cluster() {
+            return Ok(k);
+        }
+        let path = std::env::var_os("KUBECONFIG")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".kube/config"))
+            })
+            .ok_or("no kubeconfig: pass --kubeconfig or set KUBECONFIG")?;
+        Kube::from_kubeconfig(&path, context)
+    }
+
     /// Inside a pod: the ServiceAccount token and CA, and the service's address.
     pub fn in_cluster() -> Result<Kube, String> {
         let dir = std::path::Path::new("/var/run/secrets/kubernetes.io/serviceaccount");

@@ -77,26 +77,23 @@ pub struct Tracked {
 
 pub type Registry = Arc<Mutex<BTreeMap<String, Tracked>>>;
 
+/// The handles every worker thread of the controller holds.
+#[derive(Clone)]
+struct Ctx {
+    kube: Kube,
+    registry: Registry,
+    metrics: Arc<Metrics>,
+    stop: Arc<AtomicBool>,
+    opts: Options,
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Runs until SIGTERM/SIGINT.
 pub fn run(opts: Options) -> Result<(), String> {
-    let kube = match &opts.kubeconfig {
-        Some(p) => Kube::from_kubeconfig(p, opts.context.as_deref())?,
-        None => Kube::in_cluster().or_else(|e| {
-            let home = std::env::var("KUBECONFIG")
-                .ok()
-                .or_else(|| {
-                    std::env::var("HOME")
-                        .ok()
-                        .map(|h| format!("{h}/.kube/config"))
-                })
-                .ok_or(e)?;
-            Kube::from_kubeconfig(std::path::Path::new(&home), opts.context.as_deref())
-        })?,
-    };
+    let kube = Kube::from_environment(opts.kubeconfig.as_deref(), opts.context.as_deref(), true)?;
     let kube = kube.with_write_limit(opts.config.api_qps, opts.config.api_burst);
     let stop = Arc::new(AtomicBool::new(false));
     signals::install(stop.clone());
@@ -169,27 +166,35 @@ pub fn run(opts: Options) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     let registry: Registry = Arc::new(Mutex::new(BTreeMap::new()));
+    // What the worker threads share.
+    let ctx = Ctx {
+        kube: kube.clone(),
+        registry: registry.clone(),
+        metrics: metrics.clone(),
+        stop: stop.clone(),
+        opts: opts.clone(),
+    };
     {
-        let (kube, registry, metrics, stop, opts) = (
-            kube.clone(),
-            registry.clone(),
-            metrics.clone(),
-            stop.clone(),
-            opts.clone(),
-        );
+        let Ctx {
+            kube,
+            registry,
+            metrics,
+            stop,
+            opts,
+        } = ctx.clone();
         std::thread::Builder::new()
             .name("reporter".into())
             .spawn(move || report::reporter(&kube, &registry, &metrics, &stop, &opts))
             .map_err(|e| e.to_string())?;
     }
     {
-        let (kube, registry, metrics, stop, opts) = (
-            kube.clone(),
-            registry.clone(),
-            metrics.clone(),
-            stop.clone(),
-            opts.clone(),
-        );
+        let Ctx {
+            kube,
+            registry,
+            metrics,
+            stop,
+            opts,
+        } = ctx.clone();
         std::thread::Builder::new()
             .name("crds".into())
             .stack_size(64 << 20)
@@ -303,12 +308,7 @@ fn watch_crds(
 fn remove(kube: &Kube, registry: &Registry, metrics: &Metrics, name: &str) {
     if let Some(t) = lock(registry).remove(name) {
         t.epoch.fetch_add(1, Ordering::Relaxed);
-        let path = format!(
-            "/apis/{}/{}/{}/{name}",
-            manifests::GROUP,
-            manifests::VERSION,
-            manifests::PLURAL
-        );
+        let path = report_path(name);
         if let Err(e) = kube.delete(&path)
             && e.status != 404
         {
