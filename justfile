@@ -26,9 +26,10 @@ build:
 static:
     bash scripts/build-static.sh
 
-# Run the operator against the current kubeconfig context.
+# Run the operator from a laptop against the current kubeconfig context (apply
+# manifests/schemaaudit-crd.yaml first; no leader election outside a pod).
 run:
-    cargo run --release -- controller --kubeconfig ${KUBECONFIG:-$HOME/.kube/config} --config config/crd-audit.yaml
+    cargo run --release -- controller --config config/crd-audit.yaml --metrics-addr 127.0.0.1:8080
 
 # Regenerate the report CRD in manifests/.
 manifests:
@@ -48,4 +49,4 @@ ci:
 # Scale test against the local API server (not in CI): 200 CRDs, 100,000 objects.
 scale:
     cargo build --release
-    KUBECONFIG=$(bash tests/testenv/up.sh) cargo run --release --example scale 200 100000
+    KUBECONFIG=$(bash tests/testenv/up.sh --authorization-mode AlwaysAllow) cargo run --release --example scale 200 100000

@@ -5,9 +5,11 @@
 //! Creates CRDS CRDs (default 200) and OBJECTS objects (default 100,000; a tenth of them in
 //! the first CRD), starts the release `crd-audit controller`, and reports its peak RSS, the
 //! time to the first complete audit, the time from a tightening CRD update to the updated
-//! report of the big CRD, and the API requests per second it issued.
+//! report of the big CRD, the write requests per second it issued, and its thread count.
 
-use crd_audit::operator::kube::Kube;
+use futures::StreamExt;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::GroupVersionKind;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -21,73 +23,101 @@ fn crd(i: usize, sizes: &[&str]) -> Value {
                     "properties": {"size": {"type": "string", "enum": sizes}, "n": {"type": "integer", "maximum": 1000000}}}}}}}]}})
 }
 
-fn peak_rss_kib(pid: u32) -> u64 {
+fn proc_status(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         })
         .unwrap_or(0)
 }
 
-fn main() {
+fn crd_api(client: &kube::Client) -> Api<DynamicObject> {
+    Api::all_with(
+        client.clone(),
+        &crd_audit::operator::controller::crd_resource(),
+    )
+}
+
+async fn apply(api: &Api<DynamicObject>, name: &str, v: &Value) {
+    let obj: DynamicObject = serde_json::from_value(v.clone()).unwrap();
+    api.patch(
+        name,
+        &PatchParams::apply("scale").force(),
+        &Patch::Apply(&obj),
+    )
+    .await
+    .unwrap();
+}
+
+fn report_api(client: &kube::Client) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("crd-audit.dev", "v1alpha1", "SchemaAudit");
+    let ar = kube::api::ApiResource::from_gvk_with_plural(&gvk, "schemaaudits");
+    Api::all_with(client.clone(), &ar)
+}
+
+fn condition(r: &DynamicObject, ty: &str) -> Option<String> {
+    r.data["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == ty)
+        .and_then(|c| c["status"].as_str().map(str::to_string))
+}
+
+#[tokio::main]
+async fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
     let crds = args.first().copied().unwrap_or(200);
     let objects = args.get(1).copied().unwrap_or(100_000);
-    let kc = std::env::var("KUBECONFIG").expect("KUBECONFIG");
-    let kube = Kube::from_kubeconfig(std::path::Path::new(&kc), None).unwrap();
-    let crd_path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    // The operator's namespace (its Lease) and the report CRD, as manifests/ installs them.
-    let _ = kube.apply(
-        "/api/v1/namespaces/crd-audit",
-        &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "crd-audit"}}),
-        "scale",
-    );
-    let report_crd = crd_audit::operator::manifests::schema_audit_crd();
-    let _ = kube.apply(
-        &format!("{crd_path}/schemaaudits.crd-audit.dev"),
-        &report_crd,
-        "scale",
-    );
+    let client = kube::Client::try_default().await.expect("KUBECONFIG");
+    let crd_api = crd_api(&client);
+    let report_crd: Value =
+        serde_json::from_str(&crd_audit::operator::schema_audit::crd_manifest()).unwrap();
+    apply(&crd_api, "schemaaudits.crd-audit.dev", &report_crd).await;
     for i in 0..crds {
-        let c = crd(i, &["small", "large"]);
-        let _ = kube.apply(
-            &format!("{crd_path}/s{i}s.scale.crd-audit.dev"),
-            &c,
-            "scale",
-        );
+        apply(
+            &crd_api,
+            &format!("s{i}s.scale.crd-audit.dev"),
+            &crd(i, &["small", "large"]),
+        )
+        .await;
     }
-    std::thread::sleep(Duration::from_secs(5));
+    tokio::time::sleep(Duration::from_secs(5)).await;
     let big = objects / 10;
     let per_crd = (objects - big) / (crds - 1).max(1);
     let started = Instant::now();
-    let threads = 8;
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            let kube = kube.clone();
-            s.spawn(move || {
-                for i in 0..crds {
-                    let n = if i == 0 { big } else { per_crd };
-                    for j in (t..n).step_by(threads) {
-                        let obj = json!({"apiVersion": "scale.crd-audit.dev/v1", "kind": format!("S{i}"),
-                            "metadata": {"name": format!("o{j}"), "namespace": "default"},
-                            "spec": {"size": if j % 2 == 0 { "small" } else { "large" }, "n": j}});
-                        let _ = kube.create(&format!("/apis/scale.crd-audit.dev/v1/namespaces/default/s{i}s"), &obj);
-                    }
-                }
-            });
-        }
+    let jobs = (0..crds).flat_map(|i| {
+        let n = if i == 0 { big } else { per_crd };
+        (0..n).map(move |j| (i, j))
     });
+    futures::stream::iter(jobs)
+        .for_each_concurrent(16, |(i, j)| {
+            let client = client.clone();
+            async move {
+                let gvk = GroupVersionKind::gvk("scale.crd-audit.dev", "v1", &format!("S{i}"));
+                let ar = kube::api::ApiResource::from_gvk_with_plural(&gvk, &format!("s{i}s"));
+                let api: Api<DynamicObject> = Api::namespaced_with(client, "default", &ar);
+                let obj: DynamicObject = serde_json::from_value(
+                    json!({"apiVersion": "scale.crd-audit.dev/v1", "kind": format!("S{i}"),
+                    "metadata": {"name": format!("o{j}"), "namespace": "default"},
+                    "spec": {"size": if j % 2 == 0 { "small" } else { "large" }, "n": j}}),
+                )
+                .unwrap();
+                let _ = api.create(&PostParams::default(), &obj).await;
+            }
+        })
+        .await;
     println!(
         "created {crds} CRDs and {objects} objects in {:?}",
         started.elapsed()
     );
     let port = 18099;
+    let kc = std::env::var("KUBECONFIG").unwrap_or_default();
     let mut child = std::process::Command::new("target/release/crd-audit")
         .args([
             "controller",
@@ -100,62 +130,67 @@ fn main() {
         .spawn()
         .expect("target/release/crd-audit (cargo build --release first)");
     let t0 = Instant::now();
-    let report = |i: usize| {
-        kube.get(&format!(
-            "/apis/crd-audit.dev/v1alpha1/schemaaudits/s{i}s.scale.crd-audit.dev"
-        ))
-        .ok()
-    };
-    let done = |r: &Value| {
-        r["status"]["conditions"].as_array().is_some_and(|c| {
-            c.iter()
-                .any(|c| c["type"] == "InstancesValid" && c["status"] == "True")
-        })
-    };
+    let reports = report_api(&client);
     loop {
-        if (0..crds).all(|i| report(i).is_some_and(|r| done(&r))) {
+        let list = reports
+            .list(&Default::default())
+            .await
+            .map(|l| l.items)
+            .unwrap_or_default();
+        let done = list
+            .iter()
+            .filter(|r| {
+                r.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.ends_with(".scale.crd-audit.dev"))
+            })
+            .filter(|r| condition(r, "InstancesValid").as_deref() == Some("True"))
+            .count();
+        if done == crds {
             break;
         }
-        std::thread::sleep(Duration::from_millis(500));
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
     let first_audit = t0.elapsed();
+    let settled_rss = proc_status(child.id(), "VmRSS:");
     let t1 = Instant::now();
-    let _ = kube.apply(
-        &format!("{crd_path}/s0s.scale.crd-audit.dev"),
-        &crd(0, &["small"]),
-        "scale",
-    );
+    apply(&crd_api, "s0s.scale.crd-audit.dev", &crd(0, &["small"])).await;
     loop {
-        if report(0).is_some_and(|r| {
-            r["status"]["observedGeneration"] == 2
-                && r["status"]["conditions"].as_array().is_some_and(|c| {
-                    c.iter()
-                        .any(|c| c["type"] == "InstancesValid" && c["status"] == "False")
-                })
-        }) {
+        if let Ok(r) = reports.get("s0s.scale.crd-audit.dev").await
+            && r.data["status"]["observedGeneration"] == 2
+            && condition(&r, "InstancesValid").as_deref() == Some("False")
+        {
             break;
         }
-        std::thread::sleep(Duration::from_millis(100));
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let revalidation = t1.elapsed();
-    let metrics = ureq::get(&format!("http://127.0.0.1:{port}/metrics"))
-        .call()
-        .ok()
-        .and_then(|r| r.into_string().ok())
+    let metrics = std::process::Command::new("curl")
+        .args(["-s", &format!("http://127.0.0.1:{port}/metrics")])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
-    let requests: f64 = metrics
+    let writes: f64 = metrics
         .lines()
-        .find(|l| l.starts_with("crd_audit_api_requests_total"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .unwrap_or(0.0);
-    let rss = peak_rss_kib(child.id());
+        .filter(|l| l.starts_with("crd_audit_api_writes_total"))
+        .filter_map(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+        .sum();
+    let watches = metrics
+        .lines()
+        .find(|l| l.starts_with("crd_audit_watches "))
+        .unwrap_or("")
+        .to_string();
+    let rss = proc_status(child.id(), "VmHWM:");
+    let threads = proc_status(child.id(), "Threads:");
     let _ = child.kill();
     let _ = child.wait();
     println!(
-        "peak RSS {:.1} MiB; first complete audit {:?}; tightening of a {big}-object CRD reflected in {:?}; {:.1} API requests/s",
+        "peak RSS {:.1} MiB (after the first audit {:.1} MiB); {threads} threads; {watches}; first complete audit {:?}; tightening of a {big}-object CRD reflected in {:?}; {:.1} write requests/s",
         rss as f64 / 1024.0,
+        settled_rss as f64 / 1024.0,
         first_audit,
         revalidation,
-        requests / t0.elapsed().as_secs_f64()
+        writes / t0.elapsed().as_secs_f64()
     );
 }

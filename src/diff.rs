@@ -727,6 +727,17 @@ fn text_keyword(
     }
 }
 
+/// The most enum values a reason names; the rest are counted.
+const LISTED_VALUES: usize = 20;
+
+fn listed(values: &[&Value]) -> String {
+    let mut shown: Vec<String> = values.iter().take(LISTED_VALUES).map(|v| show(v)).collect();
+    if values.len() > LISTED_VALUES {
+        shown.push(format!("and {} more", values.len() - LISTED_VALUES));
+    }
+    shown.join(", ")
+}
+
 fn enums(d: &mut Differ, path: &str, old: &[Value], new: &[Value]) {
     let p = at(path, "enum");
     match (old.is_empty(), new.is_empty()) {
@@ -741,24 +752,33 @@ fn enums(d: &mut Differ, path: &str, old: &[Value], new: &[Value]) {
         ),
         (false, true) => d.push(&p, "enumRemoved", Class::Loosening, "enum removed".into()),
         (false, false) => {
-            let removed: Vec<&Value> = old.iter().filter(|v| !new.contains(v)).collect();
-            let added: Vec<&Value> = new.iter().filter(|v| !old.contains(v)).collect();
+            // Linear in the number of values: enums of CRDs can hold many thousands.
+            let keys = |vs: &[Value]| -> std::collections::HashSet<String> {
+                vs.iter().map(Value::to_string).collect()
+            };
+            let (old_keys, new_keys) = (keys(old), keys(new));
+            let removed: Vec<&Value> = old
+                .iter()
+                .filter(|v| !new_keys.contains(&v.to_string()))
+                .collect();
+            let added: Vec<&Value> = new
+                .iter()
+                .filter(|v| !old_keys.contains(&v.to_string()))
+                .collect();
             if !removed.is_empty() {
-                let shown: Vec<String> = removed.iter().map(|v| show(v)).collect();
                 d.push(
                     &p,
                     "enumValueRemoved",
                     Class::Tightening,
-                    format!("enum values removed: {}", shown.join(", ")),
+                    format!("enum values removed: {}", listed(&removed)),
                 );
             }
             if !added.is_empty() {
-                let shown: Vec<String> = added.iter().map(|v| show(v)).collect();
                 d.push(
                     &p,
                     "enumValueAdded",
                     Class::Loosening,
-                    format!("enum values added: {}", shown.join(", ")),
+                    format!("enum values added: {}", listed(&added)),
                 );
             }
         }

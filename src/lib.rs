@@ -4,6 +4,10 @@
 //! The engine (everything but `cli`) is pure: it takes `serde_json::Value`s and returns
 //! field errors ([`cause::Cause`]), with no I/O.
 
+// The toolchain floor moved to 1.89 with kube 5; these two lints newly apply to engine code
+// that is being reworked on other branches, and are fixed once those land.
+#![allow(clippy::collapsible_if, clippy::manual_is_multiple_of)]
+
 pub mod cause;
 pub mod cel;
 pub mod cli;

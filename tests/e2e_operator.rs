@@ -6,306 +6,113 @@
 //! `CRD_AUDIT_E2E=off` skips; `CRD_AUDIT_E2E=required` (what `.ci/run` sets) fails when the
 //! API server cannot be started; otherwise the test is skipped with a notice when it cannot.
 
-mod common;
+mod e2e_support;
 
-use crd_audit::operator::kube::{ApiError, Kube};
+use e2e_support::*;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-struct Env {
-    run_dir: PathBuf,
-    admin: Kube,
-    server: String,
-    ca: PathBuf,
-}
+const CRD: &str = "things.e2e.crd-audit.dev";
+const GROUP: &str = "e2e.crd-audit.dev";
 
-impl Drop for Env {
-    fn drop(&mut self) {
-        let _ = Command::new("bash")
-            .arg("tests/testenv/down.sh")
-            .arg(&self.run_dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-}
-
-fn start() -> Option<Env> {
-    let mode = std::env::var("CRD_AUDIT_E2E").unwrap_or_default();
-    if mode == "off" {
-        eprintln!("NOTICE: CRD_AUDIT_E2E=off: end-to-end tests skipped");
-        return None;
-    }
-    let out = Command::new("bash")
-        .arg("tests/testenv/up.sh")
-        .stderr(Stdio::inherit())
-        .output();
-    let kubeconfig = match out {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
-        other => {
-            assert_ne!(
-                mode, "required",
-                "the test API server could not be started: {other:?}"
-            );
-            eprintln!("NOTICE: the test API server could not be started; end-to-end tests skipped");
-            return None;
-        }
-    };
-    let run_dir = Path::new(&kubeconfig).parent().unwrap().to_path_buf();
-    let env_text = std::fs::read_to_string(run_dir.join("env")).unwrap();
-    let var = |k: &str| {
-        env_text
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("{k}=")))
-            .unwrap_or_default()
-            .to_string()
-    };
-    let admin = Kube::from_kubeconfig(Path::new(&kubeconfig), None).unwrap();
-    Some(Env {
-        server: var("KUBE_TESTENV_SERVER"),
-        ca: PathBuf::from(var("KUBE_TESTENV_CA")),
-        run_dir,
-        admin,
-    })
-}
-
-/// The API path of an object, for the kinds these tests use.
-fn path_of(obj: &Value) -> String {
-    let api = obj["apiVersion"].as_str().unwrap();
-    let kind = obj["kind"].as_str().unwrap();
-    let name = obj["metadata"]["name"].as_str().unwrap();
-    let ns = obj["metadata"]["namespace"].as_str();
-    let base = if api.contains('/') {
-        format!("/apis/{api}")
-    } else {
-        format!("/api/{api}")
-    };
-    let plural = match kind {
-        "Namespace" => "namespaces".to_string(),
-        "ServiceAccount" => "serviceaccounts".to_string(),
-        "ClusterRole" => "clusterroles".to_string(),
-        "ClusterRoleBinding" => "clusterrolebindings".to_string(),
-        "Role" => "roles".to_string(),
-        "RoleBinding" => "rolebindings".to_string(),
-        "ConfigMap" => "configmaps".to_string(),
-        "CustomResourceDefinition" => "customresourcedefinitions".to_string(),
-        other => format!("{}s", other.to_lowercase()),
-    };
-    match ns {
-        Some(ns) => format!("{base}/namespaces/{ns}/{plural}/{name}"),
-        None => format!("{base}/{plural}/{name}"),
-    }
-}
-
-fn apply(kube: &Kube, obj: &Value) {
-    kube.apply(&path_of(obj), obj, "e2e")
-        .unwrap_or_else(|e| panic!("applying {}: {e}", path_of(obj)));
-}
-
-fn apply_file(kube: &Kube, file: &str) {
-    let text = std::fs::read_to_string(file).unwrap();
-    for doc in crd_audit::load::parse_str(file, &text) {
-        let v = doc.unwrap().value;
-        if !v.is_null() {
-            apply(kube, &v);
-        }
-    }
-}
-
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let end = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
-fn report(kube: &Kube, crd: &str) -> Result<Value, ApiError> {
-    kube.get(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{crd}"))
-}
-
-fn condition(report: &Value, ty: &str) -> Option<(String, String)> {
-    report["status"]["conditions"]
-        .as_array()?
-        .iter()
-        .find(|c| c["type"] == ty)
-        .map(|c| {
-            (
-                c["status"].as_str().unwrap_or("").to_string(),
-                c["message"].as_str().unwrap_or("").to_string(),
-            )
-        })
-}
-
-fn events(kube: &Kube, reason: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    for path in [
-        "/apis/events.k8s.io/v1/namespaces/default/events",
-        "/api/v1/namespaces/default/events",
-    ] {
-        let _ = kube.list(path, 500, &mut |e| {
-            if e["reason"] == reason {
-                out.push(e);
-            }
-        });
-    }
-    out
-}
-
-fn things_crd(revision: u8) -> Value {
-    // 1: baseline; 2: tightened (required tier, narrower enum); 3: loosened again.
-    let mut spec = json!({"type": "object", "properties": {
-        "size": {"type": "string", "enum": ["small", "medium", "large"]},
-        "tier": {"type": "string"}}});
-    match revision {
-        2 => {
-            spec["required"] = json!(["tier"]);
-            spec["properties"]["size"]["enum"] = json!(["small"]);
-        }
-        3 => {}
-        _ => {
-            spec["properties"].as_object_mut().unwrap().remove("tier");
-        }
-    }
-    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "things.e2e.crd-audit.dev"},
-        "spec": {"group": "e2e.crd-audit.dev", "scope": "Namespaced",
-            "names": {"plural": "things", "singular": "thing", "kind": "Thing"},
-            "versions": [{"name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}]}})
-}
-
-fn controller(env: &Env, identity: &str) -> (Child, PathBuf) {
-    // A token of the shipped ServiceAccount, so that the shipped RBAC is what is tested.
-    let token = env
-        .admin
-        .create(
-            "/api/v1/namespaces/crd-audit/serviceaccounts/crd-audit/token",
-            &json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
-                "spec": {"expirationSeconds": 3600}}),
-        )
-        .expect("a ServiceAccount token");
-    let token = token["status"]["token"].as_str().unwrap();
-    let ca = std::fs::read(&env.ca).unwrap();
-    let kc = env.run_dir.join("crd-audit.kubeconfig");
-    let b64 = base64(&ca);
-    std::fs::write(
-        &kc,
-        format!(
-            "apiVersion: v1\nkind: Config\ncurrent-context: sa\nclusters:\n- name: t\n  cluster:\n    server: {}\n    certificate-authority-data: {b64}\ncontexts:\n- name: sa\n  context: {{cluster: t, user: sa}}\nusers:\n- name: sa\n  user:\n    token: {token}\n",
-            env.server
-        ),
-    )
-    .unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let config = env.run_dir.join("crd-audit.yaml");
-    std::fs::write(
-        &config,
-        "annotateObjects: true\nexcludeGroups: ['excluded.*']\n",
-    )
-    .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
-        .args(["controller", "--kubeconfig"])
-        .arg(&kc)
-        .arg("--config")
-        .arg(&config)
-        .args(["--metrics-addr", &format!("127.0.0.1:{port}")])
-        .env("POD_NAME", identity)
-        .stderr(std::fs::File::create(env.run_dir.join(format!("{identity}.log"))).unwrap())
-        .spawn()
-        .unwrap();
-    (child, env.run_dir.join(format!("{identity}.log")))
-}
-
-fn base64(b: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in b.chunks(3) {
-        let n = chunk.iter().fold(0u32, |a, &x| (a << 8) | x as u32) << (8 * (3 - chunk.len()));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-#[test]
-fn controller_audits_a_real_api_server() {
-    let Some(env) = start() else { return };
-    let admin = &env.admin;
+fn install(env: &TestEnv) {
     for f in [
         "manifests/namespace.yaml",
         "manifests/schemaaudit-crd.yaml",
         "manifests/rbac.yaml",
         "manifests/rbac-annotate.yaml",
     ] {
-        apply_file(admin, f);
+        apply_file(&env.admin, f);
     }
-    // 1. Existing CRDs and objects at start-up.
-    apply(admin, &things_crd(1));
+}
+
+fn things(env: &TestEnv, revision: u8) {
+    apply(&env.admin, &things_crd(CRD, GROUP, revision));
+}
+
+fn create_things(env: &TestEnv) {
     wait_for("the things CRD to be served", || {
-        admin
+        env.admin
             .get("/apis/e2e.crd-audit.dev/v1/namespaces/default/things")
             .ok()
     });
     for (name, size) in [("a", "small"), ("b", "medium"), ("c", "small")] {
         apply(
-            admin,
+            &env.admin,
             &json!({"apiVersion": "e2e.crd-audit.dev/v1", "kind": "Thing",
                 "metadata": {"name": name, "namespace": "default"}, "spec": {"size": size}}),
         );
     }
-    let (child, _a_log) = controller(&env, "replica-a");
-    // Stops the controller even when an assertion fails.
-    struct Guard(Child);
-    impl Drop for Guard {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut child = Guard(child);
-    let crd = "things.e2e.crd-audit.dev";
+}
+
+fn invalid_names(r: &Value) -> Vec<String> {
+    r["status"]["invalidObjects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn operator_config(env: &TestEnv) -> String {
+    let config = env.run_dir.join("crd-audit.yaml");
+    std::fs::write(
+        &config,
+        "annotateObjects: true\nexcludeGroups: ['excluded.*']\n",
+    )
+    .unwrap();
+    config.display().to_string()
+}
+
+#[test]
+fn controller_audits_a_real_api_server() {
+    let _serial = serial();
+    let Some(env) = start() else { return };
+    let admin = &env.admin;
+    install(&env);
+    // 1. Existing CRDs and objects at start-up.
+    things(&env, 1);
+    create_things(&env);
+    let kc = env.service_account_kubeconfig();
+    let config = operator_config(&env);
+    let kc_s = kc.display().to_string();
+    let ha = [
+        "--kubeconfig",
+        kc_s.as_str(),
+        "--config",
+        config.as_str(),
+        "--leader-elect",
+    ];
+    let a = controller(&env.run_dir, "replica-a", &ha, &[]);
     let r = wait_for("a clean report", || {
-        report(admin, crd)
+        report(admin, CRD)
             .ok()
             .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
     });
     assert_eq!(r["status"]["versions"][0]["objects"], 3, "{r}");
+    assert_eq!(r["status"]["versions"][0]["structural"], true, "{r}");
     assert_eq!(condition(&r, "NonStructuralSchema").unwrap().0, "False");
 
     // `plan --cluster` with the tightening revision agrees with `validate --stored` on the
     // same objects.
     let rev2 = env.run_dir.join("things-v2.yaml");
-    std::fs::write(&rev2, things_crd(2).to_string()).unwrap();
-    let admin_kc = env.run_dir.join("kubeconfig");
-    let plan = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
-        .arg("plan")
-        .arg(&rev2)
-        .args(["--cluster", "-o", "json", "--kubeconfig"])
-        .arg(&admin_kc)
-        .output()
-        .unwrap();
-    assert_eq!(
-        plan.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&plan.stderr)
+    std::fs::write(&rev2, things_crd(CRD, GROUP, 2).to_string()).unwrap();
+    let admin_kc = env.kubeconfig.display().to_string();
+    let rev2_s = rev2.display().to_string();
+    let (code, stdout, stderr) = cli(
+        &[
+            "plan",
+            &rev2_s,
+            "--cluster",
+            "-o",
+            "json",
+            "--kubeconfig",
+            &admin_kc,
+        ],
+        &[],
     );
-    let plan_lines: Vec<Value> = String::from_utf8_lossy(&plan.stdout)
+    assert_eq!(code, Some(1), "{stderr}");
+    let plan_lines: Vec<Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
@@ -315,46 +122,44 @@ fn controller_audits_a_real_api_server() {
             .iter()
             .all(|l| l["validBefore"] == true && l["valid"] == false)
     );
-    let mut listed = Vec::new();
-    admin
-        .list("/apis/e2e.crd-audit.dev/v1/things", 500, &mut |mut o| {
+    let listed: Vec<String> = admin
+        .list("/apis/e2e.crd-audit.dev/v1/things")
+        .unwrap()
+        .into_iter()
+        .map(|mut o| {
             o["apiVersion"] = "e2e.crd-audit.dev/v1".into();
             o["kind"] = "Thing".into();
-            listed.push(o.to_string());
+            o.to_string()
         })
-        .unwrap();
+        .collect();
     let objects = env.run_dir.join("things.json");
     std::fs::write(&objects, listed.join("\n")).unwrap();
-    let validate = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
-        .args(["validate", "--stored", "-o", "json", "--crd"])
-        .arg(&rev2)
-        .arg(&objects)
-        .output()
-        .unwrap();
-    let validate_lines: Vec<Value> = String::from_utf8_lossy(&validate.stdout)
+    let objects_s = objects.display().to_string();
+    let (_, validate_out, _) = cli(
+        &[
+            "validate", "--stored", "-o", "json", "--crd", &rev2_s, &objects_s,
+        ],
+        &[],
+    );
+    let validate_lines: Vec<Value> = validate_out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    assert_eq!(validate_lines.len(), 3);
     for (p, v) in plan_lines.iter().zip(&validate_lines) {
         assert_eq!((&p["name"], &p["errors"]), (&v["name"], &v["errors"]));
     }
 
     // 2. Tightening: every object lacks the new required field, one has a narrowed value.
-    apply(admin, &things_crd(2));
+    things(&env, 2);
     let r = wait_for("the tightened report", || {
-        report(admin, crd).ok().filter(|r| {
+        report(admin, CRD).ok().filter(|r| {
             condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
                 && r["status"]["observedGeneration"] == 2
         })
     });
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "True", "{r}");
-    let listed: Vec<&str> = r["status"]["invalidObjects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(listed, vec!["a", "b", "c"]);
+    assert_eq!(invalid_names(&r), vec!["a", "b", "c"]);
     let b_errors = r["status"]["invalidObjects"][1]["errors"].to_string();
     assert!(b_errors.contains("spec.tier: Required value"), "{b_errors}");
     assert!(
@@ -366,7 +171,7 @@ fn controller_audits_a_real_api_server() {
     // 1.20 has no validation ratcheting: it refuses the annotation of every invalid object,
     // and the report says so.
     let r = wait_for("unwritable objects in the report", || {
-        report(admin, crd)
+        report(admin, CRD)
             .ok()
             .filter(|r| r["status"]["versions"][0]["unwritableObjects"] == 3)
     });
@@ -375,16 +180,64 @@ fn controller_audits_a_real_api_server() {
         let e = events(admin, "SchemaTightened");
         (!e.is_empty()).then_some(e)
     });
-    let note = tightened[0]["note"]
-        .as_str()
-        .or(tightened[0]["message"].as_str())
-        .unwrap_or("");
-    assert!(note.starts_with("3 object(s) newly invalid"), "{note}");
+    assert!(
+        note(&tightened[0]).starts_with("3 object(s) newly invalid"),
+        "{}",
+        note(&tightened[0])
+    );
+    // Every object the change broke gets its SchemaViolation Event (within the budget).
+    let violations = wait_for("SchemaViolation events on the broken objects", || {
+        let e = events(admin, "SchemaViolation");
+        (e.len() >= 3).then_some(e)
+    });
+    let mut regarding: Vec<String> = violations
+        .iter()
+        .map(|e| {
+            e["regarding"]["name"]
+                .as_str()
+                .or(e["involvedObject"]["name"].as_str())
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    regarding.sort();
+    assert_eq!(regarding, vec!["a", "b", "c"]);
+
+    // Metrics: the counts per CRD, one watch per audited CRD.
+    let text = wait_for("metrics with the invalid count", || {
+        a.scrape().filter(|t| {
+            metric(
+                t,
+                &format!("crd_audit_invalid_objects{{crd=\"{CRD}\",version=\"v1\"}}"),
+            ) == Some(3.0)
+        })
+    });
+    assert_eq!(
+        metric(
+            &text,
+            &format!("crd_audit_objects{{crd=\"{CRD}\",version=\"v1\"}}")
+        ),
+        Some(3.0),
+        "{text}"
+    );
+    let audited: Vec<Value> = admin
+        .list("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+        .unwrap()
+        .into_iter()
+        .filter(|c| c["spec"]["group"] != "excluded.crd-audit.dev")
+        .collect();
+    assert_eq!(
+        metric(&text, "crd_audit_watches"),
+        Some(audited.len() as f64),
+        "{text}"
+    );
+    assert!(metric(&text, "crd_audit_validations_total").unwrap_or(0.0) >= 6.0);
+    assert_eq!(metric(&text, "crd_audit_leader"), Some(1.0));
 
     // 3. Loosening clears everything.
-    apply(admin, &things_crd(3));
+    things(&env, 3);
     let r = wait_for("the loosened report", || {
-        report(admin, crd).ok().filter(|r| {
+        report(admin, CRD).ok().filter(|r| {
             condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
                 && r["status"]["observedGeneration"] == 3
         })
@@ -398,22 +251,22 @@ fn controller_audits_a_real_api_server() {
     // High availability: a second replica waits; when the leader dies it takes over within
     // the lease duration and carries on without lost or duplicated findings.
     let lease = "/apis/coordination.k8s.io/v1/namespaces/crd-audit/leases/crd-audit";
-    let holder = |k: &Kube| {
+    let holder = |k: &Rest| {
         k.get(lease)
             .ok()
             .and_then(|l| l["spec"]["holderIdentity"].as_str().map(str::to_string))
     };
     assert_eq!(holder(admin).as_deref(), Some("replica-a"));
-    let (b, b_log) = controller(&env, "replica-b");
-    let mut b = Guard(b);
+    let b = controller(&env.run_dir, "replica-b", &ha, &[]);
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(
         holder(admin).as_deref(),
         Some("replica-a"),
         "the standby must not take over"
     );
-    child.0.kill().unwrap();
-    child.0.wait().unwrap();
+    let standby_metrics = wait_for("the standby's metrics", || b.scrape());
+    assert_eq!(metric(&standby_metrics, "crd_audit_leader"), Some(0.0));
+    drop(a); // SIGKILL: no release of the Lease
     let took_over = Instant::now();
     wait_for("the standby to take over", || {
         (holder(admin).as_deref() == Some("replica-b")).then_some(())
@@ -423,37 +276,31 @@ fn controller_audits_a_real_api_server() {
         "failover took {:?}",
         took_over.elapsed()
     );
-    apply(admin, &things_crd(2));
+    things(&env, 2);
     let r = wait_for("the new leader's report", || {
-        report(admin, crd).ok().filter(|r| {
+        report(admin, CRD).ok().filter(|r| {
             r["status"]["observedGeneration"] == 4
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
         })
     });
-    let listed: Vec<&str> = r["status"]["invalidObjects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(listed, vec!["a", "b", "c"]);
+    assert_eq!(invalid_names(&r), vec!["a", "b", "c"]);
+    // SIGTERM releases the Lease at once.
+    let (status, _) = b.terminate();
+    assert!(status.success());
+    assert_eq!(holder(admin).as_deref(), None);
     // A restarted operator knows the revision it audited last: change the CRD while no
     // replica runs, then start one.
-    b.0.kill().unwrap();
-    b.0.wait().unwrap();
-    drop(b_log);
-    apply(admin, &things_crd(3));
-    let (c, c_log) = controller(&env, "replica-c");
-    let mut c = Guard(c);
+    things(&env, 3);
+    let c = controller(&env.run_dir, "replica-c", &ha, &[]);
     let r = wait_for("the restarted operator's report", || {
-        report(admin, crd).ok().filter(|r| {
+        report(admin, CRD).ok().filter(|r| {
             r["status"]["observedGeneration"] == 5
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
         })
     });
     assert_eq!(r["status"]["lastSchemaChange"]["fromGeneration"], 4, "{r}");
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
-    let (log, child) = (c_log, &mut c);
+
     // 4. A legacy v1beta1 CRD with a non-structural schema (1.20 still accepts it): our
     // condition matches the one the server sets on the CRD.
     let legacy = json!({"apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "CustomResourceDefinition",
@@ -484,13 +331,22 @@ fn controller_audits_a_real_api_server() {
         condition(&r, "NonStructuralSchema").unwrap().1,
         server_condition
     );
+    assert_eq!(r["status"]["versions"][0]["structural"], false, "{r}");
 
-    // 5. Deleting a CRD removes its report.
+    // 5. A report deleted behind the operator's back is written again.
+    admin
+        .delete("/apis/crd-audit.dev/v1alpha1/schemaaudits/gadgets.e2e.crd-audit.dev")
+        .unwrap();
+    wait_for("the deleted report to be written again", || {
+        report(admin, "gadgets.e2e.crd-audit.dev").ok()
+    });
+
+    // 6. Deleting a CRD removes its report.
     admin
         .delete("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/things.e2e.crd-audit.dev")
         .unwrap();
     wait_for("the report to go", || {
-        matches!(report(admin, crd), Err(e) if e.status == 404).then_some(())
+        matches!(report(admin, CRD), Err(e) if e.status == 404).then_some(())
     });
 
     // RBAC revoked mid-run: the controller keeps running (backing off), and picks up again
@@ -507,8 +363,9 @@ fn controller_audits_a_real_api_server() {
                 "schema": {"openAPIV3Schema": {"type": "object"}}}]}}),
     );
     std::thread::sleep(Duration::from_secs(4));
+    let mut c = c;
     assert!(
-        child.0.try_wait().unwrap().is_none(),
+        c.child.try_wait().unwrap().is_none(),
         "the controller died without RBAC"
     );
     let mut restored = saved.clone();
@@ -523,12 +380,12 @@ fn controller_audits_a_real_api_server() {
     // With a ClusterRole narrowed to the CRD groups present (what `manifests
     // --rbac-for-cluster` prints), a CRD of another group cannot be read: its report says
     // Forbidden instead of the controller failing.
-    let narrowed = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
-        .args(["manifests", "--rbac-for-cluster", "--kubeconfig"])
-        .arg(env.run_dir.join("kubeconfig"))
-        .output()
-        .unwrap();
-    let mut narrowed: Value = serde_json::from_slice(&narrowed.stdout).unwrap();
+    let (code, narrowed, stderr) = cli(
+        &["manifests", "--rbac-for-cluster", "--kubeconfig", &admin_kc],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let mut narrowed: Value = serde_json::from_str(&narrowed).unwrap();
     let mut role = admin
         .get("/apis/rbac.authorization.k8s.io/v1/clusterroles/crd-audit")
         .unwrap();
@@ -565,21 +422,383 @@ fn controller_audits_a_real_api_server() {
             })
     });
     assert_eq!(condition(&r, "InstancesValid").unwrap().0, "Unknown");
-    assert!(child.0.try_wait().unwrap().is_none());
+    assert!(c.child.try_wait().unwrap().is_none());
 
     // Graceful shutdown on SIGTERM.
-    // SAFETY: signals our own child process.
-    unsafe {
-        libc::kill(child.0.id() as libc::pid_t, libc::SIGTERM);
-    }
-    let status = child.0.wait().unwrap();
-    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+    let (status, log_text) = c.terminate();
     assert!(status.success(), "controller exit {status:?}\n{log_text}");
-    // Errors are logged only while RBAC was revoked.
-    for line in log_text
-        .lines()
-        .filter(|l| l.contains("\"level\":\"error\""))
-    {
-        assert!(line.contains("403") || line.contains("forbidden"), "{line}");
+    assert!(log_text.contains("\"became the leader\""), "{log_text}");
+    // Errors are logged only while RBAC was revoked or narrowed.
+    for line in error_lines(&log_text) {
+        assert!(line.contains("403") || line.contains("orbidden"), "{line}");
     }
+}
+
+/// A kubeconfig with an exec credential plugin (`tests/testenv/exec-credential.sh`) whose
+/// token is the admin's, split over two files: clusters and users in one, contexts in the
+/// other (as `KUBECONFIG=a:b` merges them).
+fn split_exec_kubeconfig(env: &TestEnv) -> (String, std::path::PathBuf) {
+    let ca = std::fs::read(&env.ca).unwrap();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/testenv/exec-credential.sh");
+    let calls = env.run_dir.join("exec-calls.log");
+    let users = env.run_dir.join("users.kubeconfig");
+    let contexts = env.run_dir.join("contexts.kubeconfig");
+    let users_doc = json!({"apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "e2e", "cluster": {"server": env.server,
+            "certificate-authority-data": base64(&ca)}}],
+        "users": [{"name": "plugin", "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": "bash", "args": [script.display().to_string()],
+            "env": [{"name": "E2E_TOKEN", "value": env.admin_token},
+                    {"name": "E2E_EXEC_LOG", "value": calls.display().to_string()}],
+            "interactiveMode": "Never"}}}]});
+    let contexts_doc = json!({"apiVersion": "v1", "kind": "Config",
+        "contexts": [{"name": "via-plugin", "context": {"cluster": "e2e", "user": "plugin"}}],
+        "current-context": "via-plugin"});
+    std::fs::write(&users, users_doc.to_string()).unwrap();
+    std::fs::write(&contexts, contexts_doc.to_string()).unwrap();
+    (format!("{}:{}", users.display(), contexts.display()), calls)
+}
+
+fn base64(b: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in b.chunks(3) {
+        let n = chunk.iter().fold(0u32, |a, &x| (a << 8) | x as u32) << (8 * (3 - chunk.len()));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Client certificates, exec credential plugins and `KUBECONFIG` with two files, for
+/// `plan --cluster` and the controller; and the controller started as from a laptop: only
+/// the report CRD applied, no operator namespace, no flags.
+#[test]
+fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
+    let _serial = serial();
+    let Some(env) = start() else { return };
+    let admin = &env.admin;
+    apply_file(admin, "manifests/schemaaudit-crd.yaml");
+    things(&env, 1);
+    create_things(&env);
+    let rev2 = env.run_dir.join("things-v2.yaml");
+    std::fs::write(&rev2, things_crd(CRD, GROUP, 2).to_string()).unwrap();
+    let rev2_s = rev2.display().to_string();
+    let admin_kc = env.kubeconfig.display().to_string();
+    let plan_breaks_all = |out: &(Option<i32>, String, String), how: &str| {
+        assert_eq!(out.0, Some(1), "{how}: {}", out.2);
+        let lines: Vec<Value> = out
+            .1
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3, "{how}: {}", out.1);
+        assert!(
+            lines
+                .iter()
+                .all(|l| l["valid"] == false && l["validBefore"] == true),
+            "{how}"
+        );
+    };
+    // 1. A client-certificate user.
+    let out = cli(
+        &[
+            "plan",
+            &rev2_s,
+            "--cluster",
+            "-o",
+            "json",
+            "--kubeconfig",
+            &admin_kc,
+            "--context",
+            "admin-cert",
+        ],
+        &[],
+    );
+    plan_breaks_all(&out, "client certificate");
+    // 2 + 3. An exec credential plugin, with KUBECONFIG naming two files.
+    let (kubeconfig_env, calls) = split_exec_kubeconfig(&env);
+    let out = cli(
+        &["plan", &rev2_s, "--cluster", "-o", "json"],
+        &[("KUBECONFIG", &kubeconfig_env)],
+    );
+    plan_breaks_all(&out, "exec plugin, KUBECONFIG=a:b");
+    assert!(
+        std::fs::read_to_string(&calls)
+            .unwrap_or_default()
+            .contains("called")
+    );
+    // A kubeconfig that cannot work says why, naming the file.
+    let out = cli(
+        &[
+            "plan",
+            &rev2_s,
+            "--cluster",
+            "--kubeconfig",
+            "/nonexistent/kubeconfig",
+        ],
+        &[],
+    );
+    assert_eq!(out.0, Some(2));
+    assert!(out.2.contains("/nonexistent/kubeconfig"), "{}", out.2);
+
+    // 4. The controller from a laptop: current kubeconfig, no namespace, no flags.
+    assert!(matches!(admin.get("/api/v1/namespaces/crd-audit"), Err(e) if e.status == 404));
+    let c = controller(
+        &env.run_dir,
+        "laptop-cert",
+        &["--kubeconfig", &admin_kc, "--context", "admin-cert"],
+        &[],
+    );
+    let r = wait_for("a report from the client-certificate controller", || {
+        report(admin, CRD)
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+    });
+    assert_eq!(r["status"]["versions"][0]["objects"], 3, "{r}");
+    let (status, log) = c.terminate();
+    assert!(status.success(), "{log}");
+    assert!(error_lines(&log).is_empty(), "{log}");
+    admin
+        .delete(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{CRD}"))
+        .unwrap();
+    let c = controller(
+        &env.run_dir,
+        "laptop-plugin",
+        &[],
+        &[("KUBECONFIG", &kubeconfig_env)],
+    );
+    wait_for("a report from the exec-plugin controller", || {
+        report(admin, CRD)
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+    });
+    let (status, log) = c.terminate();
+    assert!(status.success(), "{log}");
+    assert!(error_lines(&log).is_empty(), "{log}");
+    // Leader election asked for where its namespace does not exist: one clear line, exit 2.
+    let mut c = controller(
+        &env.run_dir,
+        "laptop-elect",
+        &["--kubeconfig", &admin_kc, "--leader-elect"],
+        &[],
+    );
+    let status = wait_for("the controller to refuse", || c.child.try_wait().unwrap());
+    assert_eq!(status.code(), Some(2));
+    let log = c.log_text();
+    let line = log.lines().find(|l| l.starts_with("error:")).unwrap_or("");
+    assert!(
+        line.contains("\"crd-audit\"") && line.contains("create"),
+        "{log}"
+    );
+}
+
+/// The API server killed while a schema tightens and started again: the report converges
+/// without restarting the operator, and no finding is lost or duplicated.
+#[test]
+fn the_report_converges_across_an_api_server_restart() {
+    let _serial = serial();
+    let Some(env) = start() else { return };
+    let admin = &env.admin;
+    install(&env);
+    things(&env, 1);
+    create_things(&env);
+    let admin_kc = env.kubeconfig.display().to_string();
+    let mut c = controller(&env.run_dir, "survivor", &["--kubeconfig", &admin_kc], &[]);
+    wait_for("a clean report", || {
+        report(admin, CRD)
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+    });
+    things(&env, 2);
+    env.restart_apiserver(Duration::from_secs(3));
+    let r = wait_for("the tightened report after the restart", || {
+        report(admin, CRD).ok().filter(|r| {
+            r["status"]["observedGeneration"] == 2
+                && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
+        })
+    });
+    assert_eq!(invalid_names(&r), vec!["a", "b", "c"]);
+    assert_eq!(r["status"]["versions"][0]["invalidObjects"], 3, "{r}");
+    assert_eq!(r["status"]["versions"][0]["objects"], 3, "{r}");
+    assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "True");
+    let tightened = wait_for("the SchemaTightened event", || {
+        let e = events(admin, "SchemaTightened");
+        (!e.is_empty()).then_some(e)
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(events(admin, "SchemaTightened").len(), 1, "{tightened:?}");
+    assert!(note(&tightened[0]).starts_with("3 object(s) newly invalid"));
+    // A new object written after the restart is counted once.
+    apply(
+        admin,
+        &json!({"apiVersion": "e2e.crd-audit.dev/v1", "kind": "Thing",
+            "metadata": {"name": "d", "namespace": "default"}, "spec": {"size": "small", "tier": "gold"}}),
+    );
+    wait_for("the new object counted", || {
+        report(admin, CRD)
+            .ok()
+            .filter(|r| r["status"]["versions"][0]["objects"] == 4)
+    });
+    assert!(
+        c.child.try_wait().unwrap().is_none(),
+        "the controller exited"
+    );
+    let (status, log) = c.terminate();
+    assert!(status.success(), "{log}");
+}
+
+/// The standalone apiextensions-apiserver 1.36 (`tests/testenv/apiext-up.sh`), stopped on
+/// drop.
+struct ApiExt {
+    run_dir: std::path::PathBuf,
+    kubeconfig: std::path::PathBuf,
+}
+
+impl Drop for ApiExt {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("bash")
+            .arg("tests/testenv/apiext-down.sh")
+            .arg(&self.run_dir)
+            .status();
+    }
+}
+
+fn widgets_crd(max: u32) -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.cel.crd-audit.dev"},
+        "spec": {"group": "cel.crd-audit.dev", "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                    "type": "object",
+                    "properties": {"replicas": {"type": "integer"}},
+                    "x-kubernetes-validations": [{"rule": format!("self.replicas <= {max}"),
+                        "message": format!("at most {max} replicas")}]}}}}}]}})
+}
+
+/// CEL on live data: `plan --cluster` and the controller against the standalone
+/// apiextensions-apiserver 1.36 (which 1.20 cannot do: it drops CEL rules). That server has
+/// no Events and no Leases; the controller says so once and carries on.
+#[test]
+fn cel_rules_tighten_on_a_1_36_apiextensions_server() {
+    let _serial = serial();
+    let mode = std::env::var("CRD_AUDIT_E2E").unwrap_or_default();
+    if mode == "off" {
+        eprintln!("NOTICE: CRD_AUDIT_E2E=off: end-to-end tests skipped");
+        return;
+    }
+    let out = std::process::Command::new("bash")
+        .arg("tests/testenv/apiext-up.sh")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        assert_ne!(
+            mode, "required",
+            "the apiextensions-apiserver could not be started (../shared/oracle/build.sh with WITH_SERVER=1 builds it)"
+        );
+        eprintln!("NOTICE: no apiextensions-apiserver 1.36 here; this end-to-end test is skipped");
+        return;
+    }
+    let kubeconfig = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let server = ApiExt {
+        run_dir: kubeconfig.parent().unwrap().to_path_buf(),
+        kubeconfig,
+    };
+    let admin = Rest::new(&server.kubeconfig, None);
+    apply_file(&admin, "manifests/schemaaudit-crd.yaml");
+    apply(&admin, &widgets_crd(10));
+    wait_for("the widgets CRD to be served", || {
+        admin
+            .get("/apis/cel.crd-audit.dev/v1/namespaces/default/widgets")
+            .ok()
+    });
+    for (name, replicas) in [("w3", 3), ("w7", 7), ("w9", 9)] {
+        apply(
+            &admin,
+            &json!({"apiVersion": "cel.crd-audit.dev/v1", "kind": "Widget",
+                "metadata": {"name": name, "namespace": "default"}, "spec": {"replicas": replicas}}),
+        );
+    }
+    // The server itself enforces the rule: this is live CEL.
+    let refused = admin.apply(
+        "/apis/cel.crd-audit.dev/v1/namespaces/default/widgets/w11",
+        &json!({"apiVersion": "cel.crd-audit.dev/v1", "kind": "Widget",
+            "metadata": {"name": "w11", "namespace": "default"}, "spec": {"replicas": 11}}),
+    );
+    assert!(
+        matches!(&refused, Err(e) if e.status == 422 && e.message.contains("at most 10 replicas")),
+        "{refused:?}"
+    );
+    let kc = server.kubeconfig.display().to_string();
+    let c = controller(
+        &server.run_dir,
+        "apiext",
+        &["--kubeconfig", &kc, "--leader-elect"],
+        &[],
+    );
+    let crd = "widgets.cel.crd-audit.dev";
+    wait_for("a clean report", || {
+        report(&admin, crd)
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+    });
+    let rev = server.run_dir.join("widgets-5.yaml");
+    std::fs::write(&rev, widgets_crd(5).to_string()).unwrap();
+    let rev_s = rev.display().to_string();
+    let (code, stdout, stderr) = cli(
+        &[
+            "plan",
+            &rev_s,
+            "--cluster",
+            "-o",
+            "json",
+            "--kubeconfig",
+            &kc,
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let broken: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["valid"] == false)
+        .collect();
+    let names: Vec<&str> = broken.iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["w7", "w9"], "{stdout}");
+    assert!(
+        broken[0]["errors"]
+            .to_string()
+            .contains("at most 5 replicas"),
+        "{stdout}"
+    );
+    apply(&admin, &widgets_crd(5));
+    let r = wait_for("the tightened report", || {
+        report(&admin, crd).ok().filter(|r| {
+            r["status"]["observedGeneration"] == 2
+                && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
+        })
+    });
+    assert_eq!(invalid_names(&r), vec!["w7", "w9"]);
+    assert!(
+        r["status"]["invalidObjects"][0]["errors"]
+            .to_string()
+            .contains("at most 5 replicas"),
+        "{r}"
+    );
+    assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "True", "{r}");
+    let (status, log) = c.terminate();
+    assert!(status.success(), "{log}");
+    let said = |needle: &str| log.lines().filter(|l| l.contains(needle)).count();
+    assert_eq!(said("serves no coordination.k8s.io/v1 Leases"), 1, "{log}");
+    assert_eq!(said("serves no Events"), 1, "{log}");
+    assert!(error_lines(&log).is_empty(), "{log}");
 }

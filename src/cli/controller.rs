@@ -1,8 +1,8 @@
-//! `crd-audit controller`: the in-cluster operator.
+//! `crd-audit controller`: the operator.
 
 use super::{EXIT_CLEAN, EXIT_INPUT_ERROR};
 use crate::operator::config::Config;
-use crate::operator::{Options, run as run_operator};
+use crate::operator::{Options, init_logging, run as run_operator};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -10,7 +10,8 @@ pub struct Args {
     /// Configuration file (see config/crd-audit.yaml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Kubeconfig to use instead of the in-cluster ServiceAccount.
+    /// Kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster
+    /// ServiceAccount).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// Kubeconfig context (default: the current one).
@@ -23,9 +24,13 @@ pub struct Args {
     /// `crd-audit`).
     #[arg(long)]
     pub namespace: Option<String>,
+    /// Elect one active replica through a Lease (default: true in a pod, false elsewhere).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub leader_elect: Option<bool>,
 }
 
 pub fn run(args: &Args) -> u8 {
+    init_logging();
     let config = match &args.config {
         Some(p) => match std::fs::read_to_string(p) {
             Ok(text) => match Config::parse(&p.display().to_string(), &text) {
@@ -57,8 +62,24 @@ pub fn run(args: &Args) -> u8 {
         metrics_addr: args.metrics_addr.clone(),
         namespace,
         identity,
+        leader_elect: args.leader_elect,
     };
-    match run_operator(opts) {
+    // Validation is CPU work on blocking threads with room for deep documents; the async
+    // workers only move bytes.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(64)
+        .thread_stack_size(64 << 20)
+        .enable_all()
+        .build();
+    let runtime = match runtime {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: starting the async runtime: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    };
+    match runtime.block_on(run_operator(opts)) {
         Ok(()) => EXIT_CLEAN,
         Err(e) => {
             eprintln!("error: {e}");

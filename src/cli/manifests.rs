@@ -1,8 +1,8 @@
 //! `crd-audit manifests`: the report CRD, or a least-privilege ClusterRole for a cluster.
 
+use super::cluster::Cluster;
 use super::{EXIT_CLEAN, EXIT_INPUT_ERROR};
-use crate::operator::kube::Kube;
-use crate::operator::manifests::schema_audit_crd;
+use crate::operator::schema_audit::crd_manifest;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -16,6 +16,9 @@ pub struct Args {
     /// Kubeconfig for --rbac-for-cluster (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context (default: the current one).
+    #[arg(long)]
+    pub context: Option<String>,
 }
 
 /// The ClusterRole reading exactly these groups' custom resources.
@@ -28,31 +31,24 @@ pub fn cluster_role(groups: &BTreeSet<String>) -> Value {
 
 pub fn run(args: &Args) -> u8 {
     if !args.rbac_for_cluster {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&schema_audit_crd()).unwrap_or_default()
-        );
+        println!("{}", crd_manifest());
         return EXIT_CLEAN;
     }
-    let kube = match Kube::from_environment(args.kubeconfig.as_deref(), None, false) {
-        Ok(k) => k,
+    let cluster = match Cluster::connect(args.kubeconfig.as_deref(), args.context.as_deref()) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_INPUT_ERROR;
         }
     };
     let mut groups = BTreeSet::new();
-    let r = kube.list(
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-        500,
-        &mut |crd| {
-            if let Some(g) = crd["spec"]["group"].as_str() {
-                groups.insert(g.to_string());
-            }
-        },
-    );
+    let r = cluster.each_crd(&mut |crd| {
+        if let Some(g) = crd["spec"]["group"].as_str() {
+            groups.insert(g.to_string());
+        }
+    });
     if let Err(e) = r {
-        eprintln!("error: listing CRDs: {e}");
+        eprintln!("error: {e}");
         return EXIT_INPUT_ERROR;
     }
     println!(

@@ -1,6 +1,7 @@
 //! The `crd-audit` command line: one module per command, sharing input reading and output.
 
 pub mod check;
+pub mod cluster;
 pub mod controller;
 pub mod diff;
 pub mod inputs;

@@ -5,12 +5,12 @@
 //! the storage version and at every other served version whose new schema differs, one page
 //! at a time.
 
+use super::cluster::Cluster;
 use super::diff::read_one_crd;
 use super::inputs;
 use super::output::Format;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::crd::Crd;
-use crate::operator::kube::Kube;
 use crate::validate::{CrdValidator, Mode};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -143,9 +143,9 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_INPUT_ERROR;
         }
     };
-    let kube = if args.cluster {
-        match Kube::from_environment(args.kubeconfig.as_deref(), args.context.as_deref(), false) {
-            Ok(k) => Some(k),
+    let cluster = if args.cluster {
+        match Cluster::connect(args.kubeconfig.as_deref(), args.context.as_deref()) {
+            Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("error: {e}");
                 return EXIT_INPUT_ERROR;
@@ -154,7 +154,7 @@ pub fn run(args: &Args) -> u8 {
     } else {
         None
     };
-    let current = match (&args.current, &kube) {
+    let current = match (&args.current, &cluster) {
         (Some(p), _) => match read_one_crd(p) {
             Ok((_, c)) => Some(c),
             Err(e) => {
@@ -162,17 +162,20 @@ pub fn run(args: &Args) -> u8 {
                 return EXIT_INPUT_ERROR;
             }
         },
-        (None, Some(k)) => {
-            let path = format!(
-                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}",
-                new.name
-            );
-            match k.get(&path).map_err(|e| e.to_string()).and_then(|mut v| {
-                v["apiVersion"] = "apiextensions.k8s.io/v1".into();
-                v["kind"] = "CustomResourceDefinition".into();
-                Crd::from_value(&v).map_err(|e| e.to_string())
-            }) {
-                Ok(c) => Some(c),
+        (None, Some(c)) => {
+            let read = c.crd(&new.name).and_then(|v| match v {
+                Some(v) => Crd::from_value(&v).map(Some).map_err(|e| e.to_string()),
+                None => Ok(None),
+            });
+            match read {
+                Ok(Some(c)) => Some(c),
+                Ok(None) => {
+                    eprintln!(
+                        "note: the cluster has no CRD {}: there are no objects to judge",
+                        new.name
+                    );
+                    None
+                }
                 Err(e) => {
                     eprintln!("error: reading {} from the cluster: {e}", new.name);
                     return EXIT_INPUT_ERROR;
@@ -197,23 +200,16 @@ pub fn run(args: &Args) -> u8 {
         failed: false,
     };
     let mut input_errors = 0;
-    if let Some(kube) = &kube {
-        for version in versions_to_read(&new) {
-            let path = format!("/apis/{}/{version}/{}", new.group, new.plural);
-            let api_version = format!("{}/{version}", new.group);
-            let r = kube.list(&path, 500, &mut |mut obj| {
-                if let Value::Object(m) = &mut obj {
-                    m.entry("apiVersion")
-                        .or_insert_with(|| Value::String(api_version.clone()));
-                    m.entry("kind")
-                        .or_insert_with(|| Value::String(new.kind.clone()));
-                }
+    if let Some(cluster) = &cluster {
+        let served = current.is_some();
+        for version in versions_to_read(&new).into_iter().filter(|_| served) {
+            let r = cluster.each_object(&new, &version, &mut |obj| {
                 let meta = |k: &str| obj["metadata"][k].as_str().unwrap_or("").to_string();
                 let source = format!("cluster:{version}/{}/{}", meta("namespace"), meta("name"));
                 p.judge(&source, obj);
             });
             if let Err(e) = r {
-                eprintln!("error: listing {path}: {e}");
+                eprintln!("error: {e}");
                 input_errors += 1;
             }
         }

@@ -389,3 +389,39 @@ fn versions_scope_and_storage() {
     );
     assert!(kinds(&base, &base).is_empty());
 }
+
+/// Large enums are compared by set membership (200,000 values), and a reason names at most
+/// 20 values and counts the rest.
+#[test]
+fn large_enums() {
+    let values: Vec<Value> = (0..200_000).map(|i| json!(format!("v{i}"))).collect();
+    let old = crd(json!({"type": "string", "enum": values}), json!({}));
+    let mut fewer = values.clone();
+    fewer.truncate(199_975);
+    fewer.push(json!("new"));
+    let new = crd(json!({"type": "string", "enum": fewer}), json!({}));
+    let changes = diff(&old, &new);
+    let removed = changes
+        .iter()
+        .find(|c| c.kind == "enumValueRemoved")
+        .expect("removed values");
+    assert_eq!(removed.class, Class::Tightening);
+    assert!(
+        removed
+            .reason
+            .starts_with("enum values removed: \"v199975\", \"v199976\""),
+        "{}",
+        removed.reason
+    );
+    assert!(
+        removed.reason.ends_with(", and 5 more"),
+        "{}",
+        removed.reason
+    );
+    let added = changes
+        .iter()
+        .find(|c| c.kind == "enumValueAdded")
+        .expect("added value");
+    assert_eq!(added.reason, "enum values added: \"new\"");
+    assert_eq!(changes.len(), 2);
+}

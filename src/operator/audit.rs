@@ -19,6 +19,8 @@ pub struct Invalid {
     /// All the object's messages, for telling a changed judgement from an unchanged one.
     pub digest: u64,
     pub error_count: usize,
+    /// The judgement panicked (an InternalError, not a schema violation).
+    pub internal: bool,
 }
 
 /// `(namespace, name)`.
@@ -33,12 +35,21 @@ pub struct Audit {
     /// object that fails the current schema, without validation ratcheting).
     pub unwritable: BTreeMap<String, BTreeSet<Key>>,
     pub validations: u64,
+    /// A 64-bit hash of every object's key: the count stays right when a watch says "this
+    /// object is now like this" without saying whether it is new (8 bytes an object).
+    seen: std::collections::HashSet<u64>,
 }
 
-/// What an object's annotation write needs: its path and identity.
+fn key_hash(key: &Key) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+/// An object the operator may annotate or report an Event about.
 #[derive(Clone, Debug)]
 pub struct Target {
-    pub path: String,
     pub api_version: String,
     pub kind: String,
     pub key: Key,
@@ -49,29 +60,13 @@ pub struct Target {
 pub const ANNOTATION: &str = "crd-audit.dev/violations";
 
 impl Target {
-    pub fn of(crd: &Crd, obj: &Value) -> Option<Target> {
-        let api_version = obj.get("apiVersion")?.as_str()?.to_string();
-        let version = api_version.rsplit('/').next()?.to_string();
-        let name = obj.get("metadata")?.get("name")?.as_str()?.to_string();
-        let ns = obj["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or("")
-            .to_string();
-        let path = if ns.is_empty() {
-            format!("/apis/{}/{version}/{}/{name}", crd.group, crd.plural)
-        } else {
-            format!(
-                "/apis/{}/{version}/namespaces/{ns}/{}/{name}",
-                crd.group, crd.plural
-            )
-        };
-        Some(Target {
-            path,
-            api_version,
-            kind: obj["kind"].as_str().unwrap_or("").to_string(),
-            key: (ns, name),
-            version,
-        })
+    pub fn new(crd: &Crd, key: Key, version: &str) -> Target {
+        Target {
+            api_version: format!("{}/{version}", crd.group),
+            kind: crd.kind.clone(),
+            key,
+            version: version.to_string(),
+        }
     }
 
     /// The metadata-only apply body: with the annotation, or without it (which removes the
@@ -151,33 +146,115 @@ pub enum Transition {
     ChangedErrors,
 }
 
-impl Audit {
-    /// Judges an object (as stored data) and records the outcome.
-    pub fn observe(&mut self, v: &CrdValidator, obj: Value, redact: bool) -> Transition {
-        let meta = |k: &str| {
-            obj.get("metadata")
-                .and_then(|m| m.get(k))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let key = (meta("namespace"), meta("name"));
-        let uid = meta("uid");
-        let verdict = v.validate(obj, Mode::Stored);
-        self.validations += 1;
-        let version = verdict
-            .api_version
-            .rsplit('/')
-            .next()
+/// The judgement of one object, made on a blocking worker; the object itself is gone.
+#[derive(Debug)]
+pub struct Judgement {
+    pub key: Key,
+    pub uid: String,
+    pub version: String,
+    /// Messages (values redacted when configured), the request error last.
+    pub messages: Vec<String>,
+    pub unknown_fields: bool,
+    /// The judgement panicked (reported as an InternalError message).
+    pub internal_error: bool,
+}
+
+/// The longest message a report, event or annotation carries (a bad value can be huge: an
+/// enum of 12,000 values is listed in its message).
+pub const MAX_MESSAGE_BYTES: usize = 512;
+
+/// Cuts a message to `max` bytes at a character boundary, saying so.
+pub fn bounded(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut cut = max.saturating_sub(3);
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}...", &s[..cut])
+}
+
+/// Judges an object as stored data. A panic inside the engine becomes an InternalError
+/// message for this object; the caller goes on with the others.
+pub fn judge(v: &CrdValidator, obj: Value, redact: bool) -> Judgement {
+    let meta = |k: &str| {
+        obj.get("metadata")
+            .and_then(|m| m.get(k))
+            .and_then(Value::as_str)
             .unwrap_or("")
-            .to_string();
-        let unknown = self.unknown_fields.entry(version.clone()).or_default();
-        if verdict.pruned.is_empty() {
-            unknown.remove(&key);
-        } else {
-            unknown.insert(key.clone());
+            .to_string()
+    };
+    let key = (meta("namespace"), meta("name"));
+    let uid = meta("uid");
+    let api_version = obj
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        v.validate(obj, Mode::Stored)
+    }));
+    let version = api_version.rsplit('/').next().unwrap_or("").to_string();
+    let verdict = match outcome {
+        Ok(verdict) => verdict,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            return Judgement {
+                key,
+                uid,
+                version,
+                messages: vec![bounded(
+                    &format!(
+                        "<nil>: Internal error: crd-audit failed while judging this object: {what}"
+                    ),
+                    MAX_MESSAGE_BYTES,
+                )],
+                unknown_fields: false,
+                internal_error: true,
+            };
         }
-        if verdict.valid() {
+    };
+    let mut messages: Vec<String> = verdict
+        .errors
+        .iter()
+        .map(|c| {
+            let m = if redact { redacted(c) } else { c.message() };
+            bounded(&m, MAX_MESSAGE_BYTES)
+        })
+        .collect();
+    if let Some(e) = &verdict.request_error {
+        messages.push(bounded(e, MAX_MESSAGE_BYTES));
+    }
+    Judgement {
+        key,
+        uid,
+        version,
+        messages,
+        unknown_fields: !verdict.pruned.is_empty(),
+        internal_error: false,
+    }
+}
+
+impl Audit {
+    /// Records a judgement: counts, invalid entries, and what changed for this object.
+    pub fn record(&mut self, j: Judgement) -> Transition {
+        self.validations += 1;
+        if self.seen.insert(key_hash(&j.key)) {
+            *self.objects.entry(j.version.clone()).or_default() += 1;
+        }
+        let key = j.key;
+        let unknown = self.unknown_fields.entry(j.version.clone()).or_default();
+        if j.unknown_fields {
+            unknown.insert(key.clone());
+        } else {
+            unknown.remove(&key);
+        }
+        if j.messages.is_empty() {
             for set in self.unwritable.values_mut() {
                 set.remove(&key);
             }
@@ -186,20 +263,13 @@ impl Audit {
                 None => Transition::None,
             };
         }
-        let mut messages: Vec<String> = verdict
-            .errors
-            .iter()
-            .map(|c| if redact { redacted(c) } else { c.message() })
-            .collect();
-        if let Some(e) = &verdict.request_error {
-            messages.push(e.clone());
-        }
         let entry = Invalid {
-            version,
-            uid,
-            digest: digest(&messages),
-            error_count: messages.len(),
-            errors: messages.into_iter().take(3).collect(),
+            version: j.version,
+            uid: j.uid,
+            digest: digest(&j.messages),
+            error_count: j.messages.len(),
+            errors: j.messages.into_iter().take(3).collect(),
+            internal: j.internal_error,
         };
         match self.invalid.insert(key, entry.clone()) {
             None => Transition::BecameInvalid,
@@ -209,51 +279,30 @@ impl Audit {
     }
 
     /// An object was deleted.
-    pub fn forget(&mut self, obj: &Value) {
-        let meta = |k: &str| {
-            obj.get("metadata")
-                .and_then(|m| m.get(k))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let key = (meta("namespace"), meta("name"));
-        self.invalid.remove(&key);
+    pub fn forget(&mut self, key: &Key, version: &str) {
+        if !self.seen.remove(&key_hash(key)) {
+            return;
+        }
+        self.invalid.remove(key);
         for set in self
             .unknown_fields
             .values_mut()
             .chain(self.unwritable.values_mut())
         {
-            set.remove(&key);
+            set.remove(key);
         }
-        let version = obj
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .and_then(|a| a.rsplit('/').next())
-            .unwrap_or("");
         if let Some(n) = self.objects.get_mut(version) {
             *n = n.saturating_sub(1);
         }
     }
 
-    pub fn count(&mut self, obj: &Value) {
-        let version = obj
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .and_then(|a| a.rsplit('/').next())
-            .unwrap_or("")
-            .to_string();
-        *self.objects.entry(version).or_default() += 1;
+    pub fn internal_errors(&self) -> usize {
+        self.invalid.values().filter(|i| i.internal).count()
     }
 
     pub fn invalid_count(&self) -> usize {
         self.invalid.len()
     }
-}
-
-/// The URL path of a CRD's objects at a version (all namespaces).
-pub fn objects_path(crd: &Crd, version: &str) -> String {
-    format!("/apis/{}/{version}/{}", crd.group, crd.plural)
 }
 
 #[cfg(test)]
@@ -282,14 +331,15 @@ mod tests {
     fn transitions_and_redaction() {
         let v = CrdValidator::new(&crd());
         let mut a = Audit::default();
-        assert_eq!(a.observe(&v, obj("abc", "Ready"), true), Transition::None);
+        let observe = |a: &mut Audit, o| a.record(judge(&v, o, true));
+        assert_eq!(observe(&mut a, obj("abc", "Ready")), Transition::None);
         // Stored data: the status is judged too.
         assert_eq!(
-            a.observe(&v, obj("abc", "Broken"), true),
+            observe(&mut a, obj("abc", "Broken")),
             Transition::BecameInvalid
         );
         assert_eq!(
-            a.observe(&v, obj("Hunter2", "Broken"), true),
+            observe(&mut a, obj("Hunter2", "Broken")),
             Transition::ChangedErrors
         );
         let e = &a.invalid[&("ns".to_string(), "a".to_string())];
@@ -304,9 +354,10 @@ mod tests {
             "{e:?}"
         );
         assert_eq!(
-            a.observe(&v, obj("abc", "Ready"), true),
+            observe(&mut a, obj("abc", "Ready")),
             Transition::BecameValid
         );
         assert!(a.invalid.is_empty());
+        assert_eq!(a.validations, 4);
     }
 }

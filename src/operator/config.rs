@@ -1,23 +1,36 @@
-//! The operator's configuration file (`config/crd-audit.yaml`); every key is optional.
+//! The operator's configuration file (`config/crd-audit.yaml`): a serde struct, every key
+//! optional, unknown keys refused with an error naming the key and the file, values checked.
 
-use serde_json::Value;
+use serde::Deserialize;
+use std::time::Duration;
 
-#[derive(Clone, Debug, PartialEq)]
+/// The largest `maxListedObjects`: with every message bounded, a report of this many
+/// entries stays far below etcd's request limit (1.5 MiB).
+pub const MAX_LISTED_OBJECTS: usize = 1000;
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Config {
     /// Globs of CRD groups to audit (empty: all).
     pub include_groups: Vec<String>,
     /// Globs of CRD groups not to audit.
     pub exclude_groups: Vec<String>,
+    /// Globs of namespaces whose objects are not audited.
     pub exclude_namespaces: Vec<String>,
     pub annotate_objects: bool,
     pub emit_events: bool,
     pub max_listed_objects: usize,
     pub redact_values: bool,
-    pub full_resync_interval_seconds: u64,
+    /// Go duration (`1h`, `30m`) or seconds.
+    #[serde(deserialize_with = "duration")]
+    pub full_resync_interval: Duration,
     pub cel_enabled: bool,
     /// Client-side limit of write requests a second, and their burst.
     pub api_qps: f64,
     pub api_burst: u32,
+    /// Write `wgpolicyk8s.io` PolicyReports (reserved; off).
+    #[serde(skip)]
+    pub policy_reports: bool,
 }
 
 impl Default for Config {
@@ -30,91 +43,107 @@ impl Default for Config {
             emit_events: true,
             max_listed_objects: 50,
             redact_values: true,
-            full_resync_interval_seconds: 3600,
+            full_resync_interval: Duration::from_secs(3600),
             cel_enabled: true,
             api_qps: 20.0,
             api_burst: 50,
+            policy_reports: false,
         }
     }
 }
 
-/// Go-style duration (`1h`, `30m`, `45s`) in seconds.
-fn seconds(v: &Value) -> Option<u64> {
-    match v {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => crate::cel::stdlib::parse_duration(s)
-            .ok()
-            .map(|ns| (ns / 1_000_000_000) as u64),
-        _ => None,
+fn duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Seconds(u64),
+        Text(String),
     }
-}
-
-fn strings(v: &Value) -> Result<Vec<String>, String> {
-    v.as_array()
-        .ok_or("must be a list of strings")?
-        .iter()
-        .map(|x| {
-            x.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| "must be a list of strings".to_string())
-        })
-        .collect()
+    match Raw::deserialize(d)? {
+        Raw::Seconds(s) => Ok(Duration::from_secs(s)),
+        Raw::Text(t) => crate::cel::stdlib::parse_duration(&t)
+            .ok()
+            .filter(|ns| *ns >= 0)
+            .map(|ns| Duration::from_nanos(ns.min(u64::MAX as i128) as u64))
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "invalid duration {t:?} (expected a Go duration such as 1h or 30m)"
+                ))
+            }),
+    }
 }
 
 impl Config {
-    /// Reads the configuration from YAML text; unknown keys are errors (typos should not
-    /// pass silently).
+    /// Reads the configuration from YAML text: one document, a map (or empty).
     pub fn parse(name: &str, text: &str) -> Result<Config, String> {
-        let mut c = Config::default();
-        let Some(doc) = crate::load::parse_str(name, text).into_iter().next() else {
-            return Ok(c);
+        let mut docs = crate::load::parse_str(name, text).into_iter();
+        let first = match docs.next() {
+            None => return Ok(Config::default()),
+            Some(d) => d.map_err(|e| e.to_string())?,
         };
-        let v = doc.map_err(|e| e.to_string())?.value;
-        let Value::Object(m) = v else {
-            return if v.is_null() {
-                Ok(c)
-            } else {
-                Err(format!("{name}: the configuration must be a map"))
-            };
+        if let Some(extra) = docs.next() {
+            let line = extra.as_ref().map_or(0, |d| d.line);
+            return Err(format!(
+                "{name}: line {line}: a second YAML document; the configuration is one document"
+            ));
+        }
+        let value = match first.value {
+            serde_json::Value::Null => return Ok(Config::default()),
+            v @ serde_json::Value::Object(_) => v,
+            _ => return Err(format!("{name}: the configuration must be a map")),
         };
-        for (k, val) in &m {
-            let bad = |e: String| format!("{name}: {k}: {e}");
-            let flag = || {
-                val.as_bool()
-                    .ok_or_else(|| bad("must be true or false".into()))
-            };
-            match k.as_str() {
-                "includeGroups" => c.include_groups = strings(val).map_err(bad)?,
-                "excludeGroups" => c.exclude_groups = strings(val).map_err(bad)?,
-                "excludeNamespaces" => c.exclude_namespaces = strings(val).map_err(bad)?,
-                "annotateObjects" => c.annotate_objects = flag()?,
-                "emitEvents" => c.emit_events = flag()?,
-                "redactValues" => c.redact_values = flag()?,
-                "celEnabled" => c.cel_enabled = flag()?,
-                "maxListedObjects" => {
-                    c.max_listed_objects =
-                        val.as_u64().ok_or_else(|| bad("must be a number".into()))? as usize
-                }
-                "fullResyncInterval" => {
-                    c.full_resync_interval_seconds =
-                        seconds(val).ok_or_else(|| bad("must be a duration like 1h".into()))?
-                }
-                "apiQps" => {
-                    c.api_qps = val.as_f64().ok_or_else(|| bad("must be a number".into()))?
-                }
-                "apiBurst" => {
-                    c.api_burst = val.as_u64().ok_or_else(|| bad("must be a number".into()))? as u32
-                }
-                _ => return Err(bad("unknown key".into())),
+        let c: Config = serde_json::from_value(value).map_err(|e| format!("{name}: {e}"))?;
+        c.check().map_err(|e| format!("{name}: {e}"))?;
+        Ok(c)
+    }
+
+    /// Values that would break the operator are refused, not clamped.
+    fn check(&self) -> Result<(), String> {
+        if !(self.api_qps.is_finite() && (0.01..=10_000.0).contains(&self.api_qps)) {
+            return Err(format!(
+                "apiQps: {} is out of range (0.01 to 10000 writes a second)",
+                self.api_qps
+            ));
+        }
+        if self.api_burst == 0 || self.api_burst > 10_000 {
+            return Err(format!(
+                "apiBurst: {} is out of range (1 to 10000)",
+                self.api_burst
+            ));
+        }
+        if self.max_listed_objects > MAX_LISTED_OBJECTS {
+            return Err(format!(
+                "maxListedObjects: {} is above {MAX_LISTED_OBJECTS} (a report must fit in etcd)",
+                self.max_listed_objects
+            ));
+        }
+        if self.full_resync_interval < Duration::from_secs(60) {
+            return Err(format!(
+                "fullResyncInterval: {:?} is below the minimum of 1m",
+                self.full_resync_interval
+            ));
+        }
+        for (key, globs) in [
+            ("includeGroups", &self.include_groups),
+            ("excludeGroups", &self.exclude_groups),
+            ("excludeNamespaces", &self.exclude_namespaces),
+        ] {
+            if let Some(g) = globs.iter().find(|g| g.is_empty()) {
+                return Err(format!("{key}: an empty pattern ({g:?}) matches nothing"));
             }
         }
-        Ok(c)
+        Ok(())
     }
 
     /// Whether a CRD group is audited.
     pub fn audits_group(&self, group: &str) -> bool {
         (self.include_groups.is_empty() || self.include_groups.iter().any(|g| glob(g, group)))
             && !self.exclude_groups.iter().any(|g| glob(g, group))
+    }
+
+    /// Whether objects of a namespace are audited.
+    pub fn audits_namespace(&self, namespace: &str) -> bool {
+        !self.exclude_namespaces.iter().any(|g| glob(g, namespace))
     }
 }
 
@@ -138,19 +167,69 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_keys_and_refuses_unknown_ones() {
+    fn parses_keys() {
         let c = Config::parse(
             "c.yaml",
-            "includeGroups: ['*.example.com']\nexcludeGroups: [internal.example.com]\nmaxListedObjects: 5\nfullResyncInterval: 30m\nredactValues: false\n",
+            "includeGroups: ['*.example.com']\nexcludeGroups: [internal.example.com]\nmaxListedObjects: 5\nfullResyncInterval: 30m\nredactValues: false\napiQps: 2.5\n",
         )
         .unwrap();
         assert_eq!(c.max_listed_objects, 5);
-        assert_eq!(c.full_resync_interval_seconds, 1800);
+        assert_eq!(c.full_resync_interval, Duration::from_secs(1800));
         assert!(!c.redact_values);
+        assert_eq!(c.api_qps, 2.5);
         assert!(c.audits_group("a.example.com"));
         assert!(!c.audits_group("internal.example.com"));
         assert!(!c.audits_group("other.io"));
-        assert!(Config::parse("c.yaml", "annotateObject: true").is_err());
         assert_eq!(Config::parse("c.yaml", "").unwrap(), Config::default());
+        assert_eq!(
+            Config::parse("c.yaml", "fullResyncInterval: 7200")
+                .unwrap()
+                .full_resync_interval,
+            Duration::from_secs(7200)
+        );
+    }
+
+    #[test]
+    fn the_shipped_configuration_parses() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/crd-audit.yaml"),
+        )
+        .unwrap();
+        assert_eq!(
+            Config::parse("config/crd-audit.yaml", &text).unwrap(),
+            Config::default()
+        );
+    }
+
+    #[test]
+    fn refuses_unknown_keys_bad_values_and_second_documents() {
+        let err = |text: &str| Config::parse("conf.yaml", text).unwrap_err();
+        let e = err("annotateObject: true");
+        assert!(
+            e.starts_with("conf.yaml: unknown field `annotateObject`"),
+            "{e}"
+        );
+        for bad in [
+            "apiQps: 1e-300",
+            "apiQps: -1",
+            "apiQps: 0",
+            "apiQps: .nan",
+            "apiBurst: 0",
+            "apiBurst: -3",
+            "maxListedObjects: -1",
+            "maxListedObjects: 100000",
+            "fullResyncInterval: -5m",
+            "fullResyncInterval: 1s",
+            "fullResyncInterval: soon",
+            "emitEvents: maybe",
+            "excludeNamespaces: ['']",
+            "[1, 2]",
+        ] {
+            let e = err(bad);
+            assert!(e.starts_with("conf.yaml"), "{bad}: {e}");
+        }
+        let e = err("emitEvents: true\n---\nemitEvents: false\n");
+        assert!(e.contains("second YAML document"), "{e}");
+        assert!(e.contains("line 3"), "{e}");
     }
 }

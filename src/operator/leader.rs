@@ -1,93 +1,166 @@
-//! Leader election on a `coordination.k8s.io/v1` Lease: one replica works, the others wait
-//! and serve health and metrics. The holder renews the lease every few seconds; a lease not
-//! renewed within its duration is taken over. Updates are conditional on the lease's
-//! resourceVersion, so two candidates never both win.
+//! Leader election on a `coordination.k8s.io/v1` Lease, with the rules of client-go's
+//! leaderelection package: a replica takes the Lease when it is free or when its holder has
+//! not renewed it for a whole lease duration (judged by this replica's own clock, from when
+//! it last saw the record change, so clocks need not agree); the holder renews it every
+//! `RETRY` on its own task, never behind other writes, and stops acting as leader when it
+//! could not renew within `RENEW_DEADLINE`, which is shorter than the lease, so that no
+//! standby can take over while it still acts. On shutdown the holder releases the Lease.
 
-use super::kube::{ApiError, Kube};
-use super::report::now_micro;
-use serde_json::{Value, json};
-use std::time::Duration;
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use kube::Api;
+use kube::api::PostParams;
+use std::time::{Duration, Instant};
 
 pub const LEASE_NAME: &str = "crd-audit";
-pub const LEASE_SECONDS: i64 = 15;
-pub const RENEW_EVERY: Duration = Duration::from_secs(5);
+/// How long a Lease holds without renewal.
+pub const LEASE_DURATION: Duration = Duration::from_secs(15);
+/// A leader that has not renewed for this long stops acting as leader.
+pub const RENEW_DEADLINE: Duration = Duration::from_secs(10);
+/// How often the holder renews, and a standby tries.
+pub const RETRY: Duration = Duration::from_secs(2);
 
 pub struct Elector {
-    kube: Kube,
-    path: String,
-    identity: String,
+    api: Api<Lease>,
     namespace: String,
+    identity: String,
+    /// The last record seen (holder, renew time) and when this replica first saw it.
+    observed: Option<(Option<String>, Option<MicroTime>, Instant)>,
 }
 
-fn micros_since_epoch(t: &str) -> Option<i128> {
-    crate::cel::stdlib::parse_timestamp(t)
-        .ok()
-        .map(|ns| ns / 1000)
+/// Why this replica cannot take part in an election.
+#[derive(Debug)]
+pub enum ElectionError {
+    /// The Lease's namespace does not exist.
+    NamespaceMissing(String),
+    /// The server answered with an error (transient or not).
+    Api(kube::Error),
 }
 
-fn now_micros() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i128)
+impl std::fmt::Display for ElectionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ElectionError::NamespaceMissing(ns) => write!(
+                f,
+                "leader election needs the namespace {ns:?} for its Lease: create it \
+                 (kubectl create namespace {ns}), name another one with --namespace, or run \
+                 with --leader-elect=false"
+            ),
+            ElectionError::Api(e) => write!(f, "{}", super::client::describe(e)),
+        }
+    }
+}
+
+fn now() -> MicroTime {
+    MicroTime(k8s_openapi::jiff::Timestamp::now())
 }
 
 impl Elector {
-    pub fn new(kube: Kube, namespace: &str, identity: &str) -> Elector {
+    pub fn new(client: kube::Client, namespace: &str, identity: &str) -> Elector {
         Elector {
-            path: format!(
-                "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{LEASE_NAME}"
-            ),
-            kube,
-            identity: identity.to_string(),
+            api: Api::namespaced(client, namespace),
             namespace: namespace.to_string(),
+            identity: identity.to_string(),
+            observed: None,
         }
     }
 
-    /// One attempt to become or stay the holder; true when this replica holds the lease.
-    pub fn try_acquire(&self) -> Result<bool, ApiError> {
-        let now = now_micro();
-        let lease = match self.kube.get(&self.path) {
-            Ok(l) => l,
-            Err(e) if e.status == 404 => {
-                let body = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                    "metadata": {"name": LEASE_NAME, "namespace": self.namespace},
-                    "spec": {"holderIdentity": self.identity, "leaseDurationSeconds": LEASE_SECONDS,
-                        "acquireTime": now, "renewTime": now, "leaseTransitions": 0}});
-                let path = format!(
-                    "/apis/coordination.k8s.io/v1/namespaces/{}/leases",
-                    self.namespace
-                );
-                return match self.kube.create(&path, &body) {
-                    Ok(_) => Ok(true),
-                    Err(e) if e.status == 409 => Ok(false),
-                    Err(e) => Err(e),
-                };
-            }
-            Err(e) => return Err(e),
+    fn spec(&self, transitions: i32) -> LeaseSpec {
+        LeaseSpec {
+            holder_identity: Some(self.identity.clone()),
+            lease_duration_seconds: Some(LEASE_DURATION.as_secs() as i32),
+            acquire_time: Some(now()),
+            renew_time: Some(now()),
+            lease_transitions: Some(transitions),
+            ..Default::default()
+        }
+    }
+
+    /// One round: acquire or renew the Lease. `Ok(true)` when this replica holds it now.
+    pub async fn try_acquire_or_renew(&mut self) -> Result<bool, ElectionError> {
+        let current = self
+            .api
+            .get_opt(LEASE_NAME)
+            .await
+            .map_err(ElectionError::Api)?;
+        let Some(mut lease) = current else {
+            let lease = Lease {
+                metadata: ObjectMeta {
+                    name: Some(LEASE_NAME.into()),
+                    namespace: Some(self.namespace.clone()),
+                    ..Default::default()
+                },
+                spec: Some(self.spec(0)),
+            };
+            return match self.api.create(&PostParams::default(), &lease).await {
+                Ok(_) => Ok(true),
+                Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
+                Err(kube::Error::Api(s)) if s.code == 404 && s.message.contains("namespaces") => {
+                    Err(ElectionError::NamespaceMissing(self.namespace.clone()))
+                }
+                Err(e) => Err(ElectionError::Api(e)),
+            };
         };
-        let spec = &lease["spec"];
-        let holder = spec["holderIdentity"].as_str().unwrap_or("");
-        let duration = spec["leaseDurationSeconds"]
-            .as_i64()
-            .unwrap_or(LEASE_SECONDS);
-        let renewed = spec["renewTime"].as_str().and_then(micros_since_epoch);
-        let expired = renewed.is_none_or(|r| r + i128::from(duration) * 1_000_000 < now_micros());
-        if holder != self.identity && !holder.is_empty() && !expired {
+        let spec = lease.spec.clone().unwrap_or_default();
+        let holder = spec.holder_identity.clone().filter(|h| !h.is_empty());
+        let record = (holder.clone(), spec.renew_time.clone());
+        let observed_at = match &self.observed {
+            Some((h, r, at)) if (h, r) == (&record.0, &record.1) => *at,
+            _ => Instant::now(),
+        };
+        self.observed = Some((record.0, record.1, observed_at));
+        let duration = Duration::from_secs(spec.lease_duration_seconds.unwrap_or(15).max(1) as u64);
+        let mine = holder.as_deref() == Some(self.identity.as_str());
+        let free = holder.is_none() || observed_at.elapsed() > duration;
+        if !mine && !free {
             return Ok(false);
         }
-        let mut updated: Value = lease.clone();
-        updated["spec"]["renewTime"] = Value::String(now.clone());
-        updated["spec"]["leaseDurationSeconds"] = json!(LEASE_SECONDS);
-        if holder != self.identity {
-            updated["spec"]["holderIdentity"] = Value::String(self.identity.clone());
-            updated["spec"]["acquireTime"] = Value::String(now);
-            let transitions = spec["leaseTransitions"].as_i64().unwrap_or(0);
-            updated["spec"]["leaseTransitions"] = json!(transitions + 1);
+        let transitions = spec.lease_transitions.unwrap_or(0);
+        let mut next = self.spec(if mine { transitions } else { transitions + 1 });
+        if mine {
+            next.acquire_time = spec.acquire_time.clone();
         }
-        match self.kube.replace(&self.path, &updated) {
+        lease.spec = Some(next);
+        match self
+            .api
+            .replace(LEASE_NAME, &PostParams::default(), &lease)
+            .await
+        {
             Ok(_) => Ok(true),
-            Err(e) if e.status == 409 => Ok(false),
-            Err(e) => Err(e),
+            Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
+            Err(e) => Err(ElectionError::Api(e)),
         }
+    }
+
+    /// Gives the Lease up (on shutdown) so a standby need not wait for it to expire.
+    pub async fn release(&self) {
+        let Ok(Some(mut lease)) = self.api.get_opt(LEASE_NAME).await else {
+            return;
+        };
+        let Some(spec) = lease.spec.as_mut() else {
+            return;
+        };
+        if spec.holder_identity.as_deref() != Some(self.identity.as_str()) {
+            return;
+        }
+        spec.holder_identity = None;
+        spec.lease_duration_seconds = Some(1);
+        spec.renew_time = Some(now());
+        let _ = self
+            .api
+            .replace(LEASE_NAME, &PostParams::default(), &lease)
+            .await;
+    }
+}
+
+/// Whether the server serves Leases at all (the standalone apiextensions-apiserver does not).
+pub async fn leases_served(client: &kube::Client) -> Result<bool, kube::Error> {
+    match client
+        .list_api_group_resources("coordination.k8s.io/v1")
+        .await
+    {
+        Ok(list) => Ok(list.resources.iter().any(|r| r.name == "leases")),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(false),
+        Err(e) => Err(e),
     }
 }

@@ -1,215 +1,272 @@
-//! Prometheus metrics (text format) and the health endpoints, served on one port.
+//! The operator's metrics (prometheus-client) and its HTTP endpoints (axum): `/metrics` in
+//! the Prometheus text format, `/healthz` and `/readyz`.
 
-use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::TcpListener;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 
-const BUCKETS: [f64; 10] = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0];
-
-#[derive(Default)]
-struct Histogram {
-    counts: [u64; 10],
-    count: u64,
-    sum: f64,
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CrdLabels {
+    pub crd: String,
 }
 
-/// The metric families; labels are rendered into the key (`{crd="x",version="v1"}`).
-#[derive(Default)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct VersionLabels {
+    pub crd: String,
+    pub version: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ClassLabels {
+    pub crd: String,
+    pub class: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct VerbLabels {
+    pub verb: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BuildLabels {
+    pub version: String,
+    pub commit: String,
+}
+
+fn audit_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.01, 4.0, 10))
+}
+
+/// Every metric DESIGN.md names, plus leadership, API requests and build information.
 pub struct Metrics {
-    gauges: Mutex<BTreeMap<(String, String), f64>>,
-    counters: Mutex<BTreeMap<(String, String), f64>>,
-    histograms: Mutex<BTreeMap<(String, String), Histogram>>,
-    pub ready: AtomicBool,
+    registry: Registry,
+    pub objects: Family<VersionLabels, Gauge>,
+    pub invalid_objects: Family<VersionLabels, Gauge>,
+    pub nonstructural_versions: Family<CrdLabels, Gauge>,
+    pub schema_changes: Family<ClassLabels, Counter>,
+    pub validations: Counter,
+    pub validation_duration: Histogram,
+    pub audit_duration: Family<CrdLabels, Histogram, fn() -> Histogram>,
+    pub watches: Gauge,
+    pub api_errors: Family<VerbLabels, Counter>,
+    pub api_writes: Family<VerbLabels, Counter>,
+    pub leader: Gauge,
+    pub internal_errors: Counter,
+    ready: AtomicBool,
 }
 
-/// Renders labels: `{a="x",b="y"}`, escaped as Prometheus wants.
-pub fn labels(pairs: &[(&str, &str)]) -> String {
-    if pairs.is_empty() {
-        return String::new();
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
     }
-    let parts: Vec<String> = pairs
-        .iter()
-        .map(|(k, v)| {
-            let v = v
-                .replace('\\', "\\\\")
-                .replace('"', "\\\"")
-                .replace('\n', "\\n");
-            format!("{k}=\"{v}\"")
-        })
-        .collect();
-    format!("{{{}}}", parts.join(","))
 }
-
-const HELP: [(&str, &str, &str); 12] = [
-    (
-        "crd_audit_api_requests_total",
-        "counter",
-        "API requests sent.",
-    ),
-    ("crd_audit_objects", "gauge", "Objects of a CRD version."),
-    (
-        "crd_audit_invalid_objects",
-        "gauge",
-        "Objects invalid under their version's schema.",
-    ),
-    (
-        "crd_audit_nonstructural_versions",
-        "gauge",
-        "Versions whose schema is not structural.",
-    ),
-    (
-        "crd_audit_schema_changes_total",
-        "counter",
-        "Observed schema changes by class.",
-    ),
-    (
-        "crd_audit_validations_total",
-        "counter",
-        "Objects validated.",
-    ),
-    (
-        "crd_audit_validation_duration_seconds",
-        "histogram",
-        "Time to validate one object.",
-    ),
-    (
-        "crd_audit_audit_duration_seconds",
-        "histogram",
-        "Time of a full audit of a CRD.",
-    ),
-    ("crd_audit_watches", "gauge", "Open watches."),
-    (
-        "crd_audit_api_errors_total",
-        "counter",
-        "API requests that failed, by verb.",
-    ),
-    (
-        "crd_audit_leader",
-        "gauge",
-        "1 when this replica is the leader.",
-    ),
-    ("crd_audit_build_info", "gauge", "Build information."),
-];
 
 impl Metrics {
-    pub fn set(&self, name: &str, labels: String, v: f64) {
-        if let Ok(mut g) = self.gauges.lock() {
-            g.insert((name.to_string(), labels), v);
-        }
-    }
-
-    pub fn remove_matching(&self, name: &str, label_part: &str) {
-        if let Ok(mut g) = self.gauges.lock() {
-            g.retain(|(n, l), _| !(n == name && l.contains(label_part)));
-        }
-    }
-
-    fn set_counter(&self, name: &str, v: f64) {
-        if let Ok(mut c) = self.counters.lock() {
-            c.insert((name.to_string(), String::new()), v);
-        }
-    }
-
-    pub fn add(&self, name: &str, labels: String, v: f64) {
-        if let Ok(mut c) = self.counters.lock() {
-            *c.entry((name.to_string(), labels)).or_insert(0.0) += v;
-        }
-    }
-
-    pub fn observe(&self, name: &str, labels: String, v: f64) {
-        if let Ok(mut h) = self.histograms.lock() {
-            let e = h.entry((name.to_string(), labels)).or_default();
-            for (i, b) in BUCKETS.iter().enumerate() {
-                if v <= *b {
-                    e.counts[i] += 1;
-                }
-            }
-            e.count += 1;
-            e.sum += v;
-        }
-    }
-
-    /// The exposition text.
-    pub fn render(&self) -> String {
-        self.set_counter(
-            "crd_audit_api_requests_total",
-            super::kube::REQUESTS.load(Ordering::Relaxed) as f64,
+    pub fn new() -> Metrics {
+        let mut registry = Registry::default();
+        let m = Metrics {
+            objects: Family::default(),
+            invalid_objects: Family::default(),
+            nonstructural_versions: Family::default(),
+            schema_changes: Family::default(),
+            validations: Counter::default(),
+            validation_duration: Histogram::new(exponential_buckets(0.000_01, 4.0, 10)),
+            audit_duration: Family::new_with_constructor(audit_histogram),
+            watches: Gauge::default(),
+            api_errors: Family::default(),
+            api_writes: Family::default(),
+            leader: Gauge::default(),
+            internal_errors: Counter::default(),
+            ready: AtomicBool::new(false),
+            registry: Registry::default(),
+        };
+        registry.register(
+            "crd_audit_objects",
+            "Objects stored under a CRD, by version",
+            m.objects.clone(),
         );
-        let mut out = String::new();
-        for (name, kind, help) in HELP {
-            out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
-            if kind == "histogram" {
-                if let Ok(h) = self.histograms.lock() {
-                    for ((n, l), e) in h.iter().filter(|((n, _), _)| n == name) {
-                        let inner = l.trim_start_matches('{').trim_end_matches('}');
-                        let sep = if inner.is_empty() { "" } else { "," };
-                        for (i, b) in BUCKETS.iter().enumerate() {
-                            out.push_str(&format!(
-                                "{n}_bucket{{{inner}{sep}le=\"{b}\"}} {}\n",
-                                e.counts[i]
-                            ));
-                        }
-                        out.push_str(&format!(
-                            "{n}_bucket{{{inner}{sep}le=\"+Inf\"}} {}\n",
-                            e.count
-                        ));
-                        out.push_str(&format!("{n}_sum{l} {}\n{n}_count{l} {}\n", e.sum, e.count));
-                    }
-                }
-                continue;
-            }
-            let map = if kind == "gauge" {
-                &self.gauges
-            } else {
-                &self.counters
+        registry.register(
+            "crd_audit_invalid_objects",
+            "Stored objects invalid under their version's schema",
+            m.invalid_objects.clone(),
+        );
+        registry.register(
+            "crd_audit_nonstructural_versions",
+            "Versions of a CRD whose schema is not structural",
+            m.nonstructural_versions.clone(),
+        );
+        registry.register(
+            "crd_audit_schema_changes",
+            "Schema changes observed, by class",
+            m.schema_changes.clone(),
+        );
+        registry.register(
+            "crd_audit_validations",
+            "Objects judged",
+            m.validations.clone(),
+        );
+        registry.register(
+            "crd_audit_validation_duration_seconds",
+            "Time to judge one object",
+            m.validation_duration.clone(),
+        );
+        registry.register(
+            "crd_audit_audit_duration_seconds",
+            "Time of a full audit (LIST and judgement) of a CRD's objects",
+            m.audit_duration.clone(),
+        );
+        registry.register(
+            "crd_audit_watches",
+            "Object watches running (one per audited CRD)",
+            m.watches.clone(),
+        );
+        registry.register(
+            "crd_audit_api_errors",
+            "Failed API requests, by verb",
+            m.api_errors.clone(),
+        );
+        registry.register(
+            "crd_audit_api_writes",
+            "Write requests sent (reports, events, annotations), by verb",
+            m.api_writes.clone(),
+        );
+        registry.register(
+            "crd_audit_leader",
+            "1 while this replica is the leader",
+            m.leader.clone(),
+        );
+        registry.register(
+            "crd_audit_internal_errors",
+            "Objects or CRDs whose judgement panicked (reported as InternalError)",
+            m.internal_errors.clone(),
+        );
+        let build: Family<BuildLabels, Gauge> = Family::default();
+        build
+            .get_or_create(&BuildLabels {
+                version: env!("CARGO_PKG_VERSION").into(),
+                commit: option_env!("CRD_AUDIT_COMMIT").unwrap_or("unknown").into(),
+            })
+            .set(1);
+        registry.register("crd_audit_build_info", "Build information", build);
+        Metrics { registry, ..m }
+    }
+
+    pub fn api_error(&self, verb: &str) {
+        self.api_errors
+            .get_or_create(&VerbLabels { verb: verb.into() })
+            .inc();
+    }
+
+    pub fn api_write(&self, verb: &str) {
+        self.api_writes
+            .get_or_create(&VerbLabels { verb: verb.into() })
+            .inc();
+    }
+
+    /// Drops every series of a CRD that went away.
+    pub fn forget_crd(&self, crd: &str, versions: &[String]) {
+        for v in versions {
+            let l = VersionLabels {
+                crd: crd.into(),
+                version: v.clone(),
             };
-            if let Ok(m) = map.lock() {
-                for ((n, l), v) in m.iter().filter(|((n, _), _)| n == name) {
-                    out.push_str(&format!("{n}{l} {v}\n"));
-                }
-            }
+            self.objects.remove(&l);
+            self.invalid_objects.remove(&l);
         }
+        let l = CrdLabels { crd: crd.into() };
+        self.nonstructural_versions.remove(&l);
+        self.audit_duration.remove(&l);
+    }
+
+    pub fn set_ready(&self, ready: bool) {
+        self.ready.store(ready, Ordering::Relaxed);
+    }
+
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         out
     }
 }
 
-/// Serves `/metrics`, `/healthz` and `/readyz` until `stop` is set.
-pub fn serve(addr: &str, metrics: Arc<Metrics>, stop: Arc<AtomicBool>) -> Result<(), String> {
-    let listener = TcpListener::bind(addr).map_err(|e| format!("listening on {addr}: {e}"))?;
-    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-    std::thread::Builder::new()
-        .name("metrics".into())
-        .spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((mut s, _)) => {
-                        let _ = s.set_nonblocking(false);
-                        let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(5)));
-                        let mut buf = [0u8; 2048];
-                        let n = s.read(&mut buf).unwrap_or(0);
-                        let req = String::from_utf8_lossy(&buf[..n]);
-                        let path = req.split_whitespace().nth(1).unwrap_or("/");
-                        let (status, body) = match path {
-                            "/metrics" => ("200 OK", metrics.render()),
-                            "/healthz" => ("200 OK", "ok\n".to_string()),
-                            "/readyz" if metrics.ready.load(Ordering::Relaxed) => {
-                                ("200 OK", "ok\n".to_string())
-                            }
-                            "/readyz" => ("503 Service Unavailable", "not ready\n".to_string()),
-                            _ => ("404 Not Found", "not found\n".to_string()),
-                        };
-                        let _ = write!(
-                            s,
-                            "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                            body.len()
-                        );
-                    }
-                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
+/// Serves `/metrics`, `/healthz` and `/readyz` until the process ends.
+pub async fn serve(addr: &str, metrics: Arc<Metrics>) -> Result<(), String> {
+    use axum::http::{StatusCode, header};
+    use axum::routing::get;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("listening on {addr}: {e}"))?;
+    let m = metrics.clone();
+    let app = axum::Router::new()
+        .route(
+            "/metrics",
+            get(move || {
+                let m = m.clone();
+                async move {
+                    (
+                        [(
+                            header::CONTENT_TYPE,
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                        )],
+                        m.encode(),
+                    )
                 }
-            }
-        })
-        .map_err(|e| e.to_string())?;
+            }),
+        )
+        .route("/healthz", get(|| async { "ok" }))
+        .route(
+            "/readyz",
+            get(move || {
+                let m = metrics.clone();
+                async move {
+                    if m.ready.load(Ordering::Relaxed) {
+                        (StatusCode::OK, "ok")
+                    } else {
+                        (StatusCode::SERVICE_UNAVAILABLE, "not ready")
+                    }
+                }
+            }),
+        );
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "the metrics server stopped");
+        }
+    });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposition_names_match_the_design() {
+        let m = Metrics::new();
+        m.objects
+            .get_or_create(&VersionLabels {
+                crd: "a.example.com".into(),
+                version: "v1".into(),
+            })
+            .set(3);
+        m.validations.inc();
+        m.api_error("list");
+        m.watches.set(2);
+        let text = m.encode();
+        for needle in [
+            "crd_audit_objects{crd=\"a.example.com\",version=\"v1\"} 3",
+            "crd_audit_validations_total 1",
+            "crd_audit_api_errors_total{verb=\"list\"} 1",
+            "crd_audit_watches 2",
+            "crd_audit_validation_duration_seconds_bucket",
+        ] {
+            assert!(text.contains(needle), "{needle} missing in\n{text}");
+        }
+        m.forget_crd("a.example.com", &["v1".into()]);
+        assert!(!m.encode().contains("a.example.com"));
+    }
 }

@@ -1,60 +1,153 @@
-//! The `SchemaAudit` reports: their status built from an audit, written with server-side
-//! apply only when it changed, and the Events emitted on condition transitions.
+//! What a `SchemaAudit` report says, computed from an audit: the status (conditions,
+//! versions, invalid objects, the last schema change), bounded so that a report always fits
+//! in etcd, the Events its condition transitions call for, and the audited revision a
+//! restarted operator diffs the next change against. Pure functions; writing is the
+//! controller's job.
 
-use super::kube::Kube;
-use super::metrics::{Metrics, labels};
-use super::{Options, Registry, Tracked, lock, log, manifests};
+use super::audit::{Audit, MAX_MESSAGE_BYTES, bounded};
+use super::schema_audit::{
+    ChangeEntry, InvalidObject, SchemaAuditStatus, SchemaChange, VersionAudit,
+};
+use crate::crd::{Crd, Scope};
+use crate::diff::{Change, Class};
+use crate::structural::report::CheckReport;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime};
 
-/// Where Events about CRDs (cluster-scoped objects) go.
-pub const EVENTS_NAMESPACE: &str = "default";
+/// The most schema changes a report lists (tightening ones first).
+pub const MAX_LISTED_CHANGES: usize = 100;
+/// The most changes a SchemaTightened message names.
+const NAMED_CHANGES: usize = 10;
+/// The longest condition message (metav1.Condition allows 32768 bytes).
+const MAX_CONDITION_MESSAGE: usize = 4096;
+/// The largest audited revision kept in a report (bigger CRDs are not kept).
+pub const MAX_REVISION_BYTES: usize = 256 << 10;
 
-/// The current time as a Kubernetes MicroTime.
-pub fn now_micro() -> String {
-    rfc3339(SystemTime::now(), true)
+/// The last observed schema change of a CRD, as reported.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LastChange {
+    pub report: SchemaChange,
+    pub tightened: bool,
+    /// The SchemaTightened condition message.
+    pub summary: String,
 }
 
-/// The current time as RFC 3339 (seconds).
-pub fn now_rfc3339() -> String {
-    rfc3339(SystemTime::now(), false)
-}
+impl LastChange {
+    /// From the classified changes between two revisions.
+    pub fn from_diff(old: &Crd, new: &Crd, changes: &[Change]) -> LastChange {
+        let served_tightening = |c: &&Change| {
+            c.class == Class::Tightening
+                && (c.version.is_empty() || new.version(&c.version).is_none_or(|v| v.served))
+        };
+        let tightening: Vec<&Change> = changes.iter().filter(served_tightening).collect();
+        let mut ordered: Vec<&Change> = changes
+            .iter()
+            .filter(|c| c.class == Class::Tightening)
+            .collect();
+        ordered.extend(changes.iter().filter(|c| c.class != Class::Tightening));
+        let entries = ordered
+            .iter()
+            .take(MAX_LISTED_CHANGES)
+            .map(|c| ChangeEntry {
+                version: c.version.clone(),
+                path: bounded(&c.path, MAX_MESSAGE_BYTES),
+                class: c.class.as_str().into(),
+                reason: bounded(&c.reason, MAX_MESSAGE_BYTES),
+            })
+            .collect();
+        let mut names: Vec<String> = tightening
+            .iter()
+            .take(NAMED_CHANGES)
+            .map(|x| format!("{} {} ({})", x.version, x.path, x.kind))
+            .collect();
+        if tightening.len() > NAMED_CHANGES {
+            names.push(format!("and {} more", tightening.len() - NAMED_CHANGES));
+        }
+        LastChange {
+            report: SchemaChange {
+                from_generation: old.generation,
+                to_generation: new.generation,
+                changes: entries,
+                total_changes: Some(changes.len() as i64),
+            },
+            tightened: !tightening.is_empty(),
+            summary: bounded(
+                &format!(
+                    "generation {} → {}: {}",
+                    old.generation,
+                    new.generation,
+                    names.join("; ")
+                ),
+                MAX_CONDITION_MESSAGE,
+            ),
+        }
+    }
 
-fn rfc3339(t: SystemTime, micros: bool) -> String {
-    let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
-    // Civil date from days since the epoch.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let base = format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if micros {
-        format!("{base}.{:06}Z", d.subsec_micros())
-    } else {
-        format!("{base}Z")
+    /// What an earlier operator reported about the same generation (after a restart).
+    pub fn restore(status: &SchemaAuditStatus, generation: i64) -> Option<LastChange> {
+        let report = status.last_schema_change.clone()?;
+        if report.to_generation != generation {
+            return None;
+        }
+        let cond = status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "SchemaTightened")?;
+        Some(LastChange {
+            report,
+            tightened: cond.status == "True",
+            summary: cond.message.clone(),
+        })
     }
 }
 
-/// A condition: (type, status, reason, message).
-type Cond = (&'static str, &'static str, String, String);
+/// Everything a report is computed from.
+pub struct Inputs<'a> {
+    pub crd: &'a Crd,
+    pub check: &'a CheckReport,
+    pub audit: &'a Audit,
+    /// The first complete LIST of the current revision is done.
+    pub audited: bool,
+    /// Why the objects cannot be read (a forbidden LIST).
+    pub forbidden: Option<&'a str>,
+    pub last_change: Option<&'a LastChange>,
+    pub max_listed: usize,
+    pub audit_seconds: Option<f64>,
+    /// Objects whose judgement panicked.
+    pub internal_errors: usize,
+}
 
-/// The API server's own NonStructuralSchema condition message on the CRD, if it set one.
-fn server_condition(t: &Tracked) -> Option<(String, String)> {
-    t.crd.conditions.iter().find_map(|c| {
+/// Whether each version's schema is structural, from the check's causes (causes under
+/// `spec.validation` or `spec.preserveUnknownFields` concern every version).
+pub fn structural_versions(crd: &Crd, check: &CheckReport) -> Vec<bool> {
+    (0..crd.versions.len())
+        .map(|i| {
+            let own = format!("versions[{i}]");
+            !check.non_structural.iter().any(|c| {
+                let f = c.field.as_str();
+                f.contains(&own) || !f.contains("versions[")
+            }) && check.condition.is_none()
+        })
+        .map(|structural| structural || crd.versions.is_empty())
+        .collect()
+}
+
+fn condition(ty: &str, status: &str, reason: &str, message: String, generation: i64) -> Condition {
+    Condition {
+        type_: ty.into(),
+        status: status.into(),
+        reason: reason.into(),
+        message: bounded(&message, MAX_CONDITION_MESSAGE),
+        // Stamped when written (see `stamp`).
+        last_transition_time: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+        observed_generation: Some(generation),
+    }
+}
+
+/// The API server's own NonStructuralSchema condition on the CRD, if it set one.
+fn server_condition(crd: &Crd) -> Option<(String, String)> {
+    crd.conditions.iter().find_map(|c| {
         (c["type"] == "NonStructuralSchema").then(|| {
             (
                 c["status"].as_str().unwrap_or("").to_string(),
@@ -64,269 +157,229 @@ fn server_condition(t: &Tracked) -> Option<(String, String)> {
     })
 }
 
-fn conditions(t: &Tracked, audited: bool) -> Vec<Cond> {
+fn conditions(i: &Inputs) -> Vec<Condition> {
+    let g = i.crd.generation;
     let mut out = Vec::new();
-    match &t.check.condition {
-        Some(c) if c.status == "True" => out.push((
+    let mut structural = match &i.check.condition {
+        Some(c) if c.status == "True" => condition(
             "NonStructuralSchema",
             "True",
-            "Violations".to_string(),
+            "Violations",
             c.message.clone(),
-        )),
-        Some(c) => out.push((
+            g,
+        ),
+        Some(c) => condition(
             "NonStructuralSchema",
             "Unknown",
-            c.reason.to_string(),
+            c.reason,
             c.message.clone(),
-        )),
-        None => out.push((
+            g,
+        ),
+        None => condition(
             "NonStructuralSchema",
             "False",
-            "Structural".to_string(),
-            "every version's schema is structural".to_string(),
-        )),
-    }
+            "Structural",
+            "every version's schema is structural".into(),
+            g,
+        ),
+    };
     // Where the server judged the CRD itself (legacy CRDs), say when it disagrees.
-    if let (Some(ours), Some((status, message))) = (out.last_mut(), server_condition(t))
+    if let Some((status, message)) = server_condition(i.crd)
         && status == "True"
-        && (ours.1 != "True" || ours.3 != message)
+        && (structural.status != "True" || structural.message != message)
     {
-        ours.3 = format!(
-            "{} (the API server's own NonStructuralSchema condition differs: {message})",
-            ours.3
+        structural.message = bounded(
+            &format!(
+                "{} (the API server's own NonStructuralSchema condition differs: {message})",
+                structural.message
+            ),
+            MAX_CONDITION_MESSAGE,
         );
     }
-    let forbidden = lock(&t.forbidden).clone();
-    let invalid = lock(&t.audit).invalid_count();
-    if let Some(msg) = forbidden {
-        out.push(("InstancesValid", "Unknown", "Forbidden".into(), msg));
-    } else if !audited {
-        out.push((
+    out.push(structural);
+    let invalid = i.audit.invalid_count();
+    out.push(if let Some(msg) = i.forbidden {
+        condition("InstancesValid", "Unknown", "Forbidden", msg.into(), g)
+    } else if !i.audited {
+        condition(
             "InstancesValid",
             "Unknown",
-            "Auditing".into(),
+            "Auditing",
             "audit in progress".into(),
-        ));
+            g,
+        )
     } else if invalid == 0 {
-        out.push((
+        condition(
             "InstancesValid",
             "True",
-            "AllValid".into(),
+            "AllValid",
             "every stored object is valid under its version's schema".into(),
-        ));
-    } else {
-        out.push((
+            g,
+        )
+    } else if i.internal_errors > 0 {
+        condition(
             "InstancesValid",
             "False",
-            "InvalidInstances".into(),
+            "InternalError",
+            format!(
+                "{invalid} invalid object(s); crd-audit failed while judging {} of them (InternalError)",
+                i.internal_errors
+            ),
+            g,
+        )
+    } else {
+        condition(
+            "InstancesValid",
+            "False",
+            "InvalidInstances",
             format!("{invalid} invalid object(s)"),
-        ));
-    }
-    match &t.last_change {
+            g,
+        )
+    });
+    out.push(match i.last_change {
         Some(c) if c.tightened => {
-            let names: Vec<String> = c
-                .changes
-                .iter()
-                .filter(|x| x.class == crate::diff::Class::Tightening)
-                .map(|x| format!("{} {} ({})", x.version, x.path, x.kind))
-                .collect();
-            out.push((
-                "SchemaTightened",
-                "True",
-                "Tightened".into(),
-                format!("generation {} → {}: {}", c.from, c.to, names.join("; ")),
-            ));
+            condition("SchemaTightened", "True", "Tightened", c.summary.clone(), g)
         }
-        _ => out.push((
+        _ => condition(
             "SchemaTightened",
             "False",
-            "NotTightened".into(),
+            "NotTightened",
             "the last observed schema change did not tighten a served version".into(),
-        )),
-    }
-    let missing = &t.check.stored_versions_not_served;
-    if missing.is_empty() {
-        out.push((
+            g,
+        ),
+    });
+    let missing = &i.check.stored_versions_not_served;
+    out.push(if missing.is_empty() {
+        condition(
             "StoredVersionsServed",
             "True",
-            "Served".into(),
+            "Served",
             "every stored version is served".into(),
-        ));
+            g,
+        )
     } else {
-        out.push((
+        condition(
             "StoredVersionsServed",
             "False",
-            "StoredVersionNotServed".into(),
+            "StoredVersionNotServed",
             format!("stored versions not served: {}", missing.join(", ")),
+            g,
+        )
+    });
+    out
+}
+
+/// The report's status, without times (`stamp` adds them when it is written).
+pub fn status(i: &Inputs) -> SchemaAuditStatus {
+    let a = i.audit;
+    let structural = structural_versions(i.crd, i.check);
+    let mut invalid_per_version: BTreeMap<&str, i64> = BTreeMap::new();
+    for inv in a.invalid.values() {
+        *invalid_per_version.entry(inv.version.as_str()).or_default() += 1;
+    }
+    let versions = i
+        .crd
+        .versions
+        .iter()
+        .zip(structural)
+        .map(|(v, structural)| VersionAudit {
+            name: v.name.clone(),
+            served: v.served,
+            storage: v.storage,
+            structural,
+            objects: a.objects.get(&v.name).copied().unwrap_or(0) as i64,
+            invalid_objects: invalid_per_version
+                .get(v.name.as_str())
+                .copied()
+                .unwrap_or(0),
+            objects_with_unknown_fields: a.unknown_fields.get(&v.name).map_or(0, |s| s.len())
+                as i64,
+            unwritable_objects: a.unwritable.get(&v.name).map_or(0, |s| s.len()) as i64,
+        })
+        .collect();
+    let invalid_objects = a
+        .invalid
+        .iter()
+        .take(i.max_listed)
+        .map(|((ns, name), inv)| InvalidObject {
+            namespace: ns.clone(),
+            name: name.clone(),
+            version: inv.version.clone(),
+            uid: inv.uid.clone(),
+            errors: inv.errors.clone(),
+        })
+        .collect();
+    SchemaAuditStatus {
+        observed_generation: Some(i.crd.generation),
+        conditions: conditions(i),
+        versions,
+        invalid_objects,
+        invalid_objects_truncated: a.invalid.len() > i.max_listed,
+        last_schema_change: i.last_change.map(|c| c.report.clone()),
+        last_audit_time: None,
+        audit_duration_seconds: i.audit_seconds,
+    }
+}
+
+/// Sets each condition's lastTransitionTime: kept while its status stays, `now` when it
+/// changes. `times` remembers (status, time) per condition type between writes.
+pub fn stamp(s: &mut SchemaAuditStatus, times: &mut BTreeMap<String, (String, Time)>, now: &Time) {
+    for c in &mut s.conditions {
+        let t = match times.get(&c.type_) {
+            Some((status, t)) if *status == c.status => t.clone(),
+            _ => now.clone(),
+        };
+        times.insert(c.type_.clone(), (c.status.clone(), t.clone()));
+        c.last_transition_time = t;
+    }
+}
+
+/// An Event a condition transition calls for: (warning, reason, note).
+pub type ConditionEvent = (bool, &'static str, String);
+
+/// The Events of the condition transitions from `before` (what was last reported, if
+/// anything) to `after`.
+pub fn condition_events(
+    before: Option<&SchemaAuditStatus>,
+    after: &SchemaAuditStatus,
+) -> Vec<ConditionEvent> {
+    let get = |s: Option<&SchemaAuditStatus>, ty: &str| -> Option<(String, String)> {
+        s?.conditions
+            .iter()
+            .find(|c| c.type_ == ty)
+            .map(|c| (c.status.clone(), c.message.clone()))
+    };
+    let now = |ty: &str| get(Some(after), ty);
+    let was = |ty: &str| get(before, ty).map(|c| c.0);
+    let mut out = Vec::new();
+    if let Some((status, message)) = now("NonStructuralSchema")
+        && status == "True"
+        && was("NonStructuralSchema").as_deref() != Some("True")
+    {
+        out.push((true, "NonStructuralSchema", message));
+    }
+    if let Some((status, message)) = now("StoredVersionsServed")
+        && status == "False"
+        && was("StoredVersionsServed").as_deref() != Some("False")
+    {
+        out.push((true, "StoredVersionNotServed", message));
+    }
+    if now("InstancesValid").is_some_and(|c| c.0 == "True")
+        && was("InstancesValid").as_deref() == Some("False")
+    {
+        out.push((
+            false,
+            "SchemaAuditClean",
+            "every stored object is valid again".into(),
         ));
     }
     out
 }
 
-/// The report's status (without times, which are added when written).
-fn status(t: &Tracked, max_listed: usize) -> Value {
-    let audited = t.audited.load(Ordering::Relaxed);
-    let a = lock(&t.audit);
-    let versions: Vec<Value> = t
-        .crd
-        .versions
-        .iter()
-        .map(|v| {
-            let invalid = a.invalid.values().filter(|i| i.version == v.name).count();
-            let structural = !t
-                .check
-                .non_structural
-                .iter()
-                .any(|c| c.field.as_str().contains(&format!("versions[{}]", t.crd.versions.iter().position(|x| x.name == v.name).unwrap_or(0))));
-            json!({"name": v.name, "served": v.served, "storage": v.storage, "structural": structural,
-                "objects": a.objects.get(&v.name).copied().unwrap_or(0),
-                "invalidObjects": invalid,
-                "objectsWithUnknownFields": a.unknown_fields.get(&v.name).map_or(0, |s| s.len()),
-                "unwritableObjects": a.unwritable.get(&v.name).map_or(0, |s| s.len())})
-        })
-        .collect();
-    let listed: Vec<Value> = a
-        .invalid
-        .iter()
-        .take(max_listed)
-        .map(|((ns, name), i)| {
-            json!({"namespace": ns, "name": name, "version": i.version, "uid": i.uid, "errors": i.errors})
-        })
-        .collect();
-    let mut s = json!({
-        "observedGeneration": t.crd.generation,
-        "versions": versions,
-        "invalidObjects": listed,
-        "invalidObjectsTruncated": a.invalid.len() > max_listed,
-    });
-    drop(a);
-    if let Some(c) = &t.last_change {
-        s["lastSchemaChange"] = json!({"fromGeneration": c.from, "toGeneration": c.to,
-            "changes": c.changes.iter().map(|x| json!({"version": x.version, "path": x.path,
-                "class": x.class.as_str(), "reason": x.reason})).collect::<Vec<_>>()});
-    }
-    if let Some(secs) = *lock(&t.audit_seconds) {
-        s["auditDurationSeconds"] = json!(secs);
-    }
-    s["conditions"] = Value::Array(
-        conditions(t, audited)
-            .into_iter()
-            .map(|(ty, st, reason, message)| {
-                json!({"type": ty, "status": st, "reason": reason, "message": message,
-                    "observedGeneration": t.crd.generation})
-            })
-            .collect(),
-    );
-    s
-}
-
-fn report_path(name: &str) -> String {
-    format!(
-        "/apis/{}/{}/{}/{name}",
-        manifests::GROUP,
-        manifests::VERSION,
-        manifests::PLURAL
-    )
-}
-
-/// Writes every report whose content changed, once a second, until stopped.
-pub fn reporter(
-    kube: &Kube,
-    registry: &Registry,
-    metrics: &Metrics,
-    stop: &AtomicBool,
-    opts: &Options,
-) {
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(500));
-        let names: Vec<String> = lock(registry).keys().cloned().collect();
-        for name in names {
-            let mut reg = lock(registry);
-            let Some(t) = reg.get_mut(&name) else {
-                continue;
-            };
-            let st = status(t, opts.config.max_listed_objects);
-            publish_metrics(t, metrics);
-            if t.written.as_ref() == Some(&st) {
-                continue;
-            }
-            let events = transitions(t, &st, opts);
-            // Conditions carry their transition times.
-            let mut body = st.clone();
-            let now = now_rfc3339();
-            if let Some(Value::Array(conds)) = body.get_mut("conditions") {
-                for c in conds.iter_mut() {
-                    let ty = c["type"].as_str().unwrap_or("").to_string();
-                    let status = c["status"].as_str().unwrap_or("").to_string();
-                    let time = match t.conditions.get(&ty) {
-                        Some((s, time)) if *s == status => time.clone(),
-                        _ => now.clone(),
-                    };
-                    t.conditions.insert(ty, (status, time.clone()));
-                    c["lastTransitionTime"] = Value::String(time);
-                }
-            }
-            if t.audited.load(Ordering::Relaxed) {
-                body["lastAuditTime"] = Value::String(now.clone());
-            }
-            let crd_ref = (t.crd.name.clone(), t.crd.uid.clone());
-            let owner = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-                "name": crd_ref.0, "uid": crd_ref.1, "controller": true, "blockOwnerDeletion": false});
-            let mut object = json!({"apiVersion": format!("{}/{}", manifests::GROUP, manifests::VERSION),
-                "kind": "SchemaAudit", "metadata": {"name": name, "ownerReferences": [owner]}});
-            if let Some(rev) = audited_revision(t) {
-                object["spec"] = json!({"auditedRevision": rev});
-            }
-            let mut with_status = object.clone();
-            with_status["status"] = body;
-            let path = report_path(&name);
-            let r = kube
-                .apply(&path, &object, "crd-audit")
-                .and_then(|_| kube.apply(&format!("{path}/status"), &with_status, "crd-audit"));
-            match r {
-                Ok(_) => t.written = Some(st),
-                Err(e) => {
-                    metrics.add(
-                        "crd_audit_api_errors_total",
-                        labels(&[("verb", "patch")]),
-                        1.0,
-                    );
-                    log(
-                        "error",
-                        "writing report failed",
-                        &[("crd", &name), ("error", &e.to_string())],
-                    );
-                    continue;
-                }
-            }
-            drop(reg);
-            if opts.config.emit_events {
-                for (kind, reason, note) in events {
-                    let regarding = json!({"apiVersion": "apiextensions.k8s.io/v1",
-                        "kind": "CustomResourceDefinition", "name": crd_ref.0, "uid": crd_ref.1});
-                    emit(
-                        kube,
-                        &opts.identity,
-                        EVENTS_NAMESPACE,
-                        &regarding,
-                        kind,
-                        reason,
-                        &note,
-                        metrics,
-                    );
-                }
-            }
-        }
-    }
-}
-
-/// The largest audited revision kept in a report (bigger CRDs are not kept).
-const MAX_REVISION_BYTES: usize = 256 << 10;
-
-/// The audited revision of the CRD (what a restarted operator diffs the next change against).
-fn audited_revision(t: &Tracked) -> Option<Value> {
-    let versions: Vec<Value> = t
-        .crd
+/// The audited revision of a CRD (what a restarted operator diffs the next change against),
+/// unless it is too large to keep.
+pub fn audited_revision(crd: &Crd) -> Option<Value> {
+    let versions: Vec<Value> = crd
         .versions
         .iter()
         .map(|v| {
@@ -334,16 +387,21 @@ fn audited_revision(t: &Tracked) -> Option<Value> {
                 "schema": v.schema.as_ref().map(|s| json!({"openAPIV3Schema": s}))})
         })
         .collect();
-    let rev = json!({"generation": t.crd.generation, "scope": match t.crd.scope {
-            crate::crd::Scope::Namespaced => "Namespaced",
-            crate::crd::Scope::Cluster => "Cluster",
+    let rev = json!({"generation": crd.generation, "uid": crd.uid, "scope": match crd.scope {
+            Scope::Namespaced => "Namespaced",
+            Scope::Cluster => "Cluster",
         }, "versions": versions});
     (rev.to_string().len() <= MAX_REVISION_BYTES).then_some(rev)
 }
 
-/// The CRD revision a report recorded, as a CRD (for diffing).
-pub fn recorded_revision(crd: &crate::crd::Crd, report: &Value) -> Option<crate::crd::Crd> {
-    let rev = report.get("spec")?.get("auditedRevision")?;
+/// The CRD revision a report recorded, as a CRD (for diffing), if it is of this CRD (same
+/// UID when the report recorded one).
+pub fn recorded_revision(crd: &Crd, rev: &Value) -> Option<Crd> {
+    if let Some(uid) = rev.get("uid").and_then(Value::as_str)
+        && uid != crd.uid
+    {
+        return None;
+    }
     let versions: Vec<Value> = rev["versions"]
         .as_array()?
         .iter()
@@ -356,182 +414,139 @@ pub fn recorded_revision(crd: &crate::crd::Crd, report: &Value) -> Option<crate:
         })
         .collect::<Option<_>>()?;
     let doc = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": crd.name, "generation": rev["generation"]},
+        "metadata": {"name": crd.name, "generation": rev["generation"], "uid": crd.uid},
         "spec": {"group": crd.group, "scope": rev["scope"],
             "names": {"kind": crd.kind, "plural": crd.plural}, "versions": versions}});
-    crate::crd::Crd::from_value(&doc).ok()
+    Crd::from_value(&doc).ok()
 }
-
-fn publish_metrics(t: &Tracked, metrics: &Metrics) {
-    let a = lock(&t.audit);
-    for v in &t.crd.versions {
-        let l = labels(&[("crd", &t.crd.name), ("version", &v.name)]);
-        metrics.set(
-            "crd_audit_objects",
-            l.clone(),
-            a.objects.get(&v.name).copied().unwrap_or(0) as f64,
-        );
-        let invalid = a.invalid.values().filter(|i| i.version == v.name).count();
-        metrics.set("crd_audit_invalid_objects", l, invalid as f64);
-    }
-    let nonstructural = t
-        .crd
-        .versions
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| {
-            t.check
-                .non_structural
-                .iter()
-                .any(|c| c.field.as_str().contains(&format!("versions[{i}]")))
-        })
-        .count();
-    metrics.set(
-        "crd_audit_nonstructural_versions",
-        labels(&[("crd", &t.crd.name)]),
-        nonstructural as f64,
-    );
-}
-
-/// The Events of the transitions between the last written status and this one.
-fn transitions(
-    t: &mut Tracked,
-    st: &Value,
-    _opts: &Options,
-) -> Vec<(&'static str, &'static str, String)> {
-    let cond = |s: &Value, ty: &str| -> Option<(String, String)> {
-        s["conditions"]
-            .as_array()?
-            .iter()
-            .find(|c| c["type"] == ty)
-            .map(|c| {
-                (
-                    c["status"].as_str().unwrap_or("").to_string(),
-                    c["message"].as_str().unwrap_or("").to_string(),
-                )
-            })
-    };
-    let before = t.written.clone().unwrap_or(Value::Null);
-    let changed = |ty: &str| cond(&before, ty).map(|c| c.0) != cond(st, ty).map(|c| c.0);
-    let mut out = Vec::new();
-    if changed("NonStructuralSchema")
-        && cond(st, "NonStructuralSchema").is_some_and(|c| c.0 == "True")
-    {
-        out.push((
-            "Warning",
-            "NonStructuralSchema",
-            cond(st, "NonStructuralSchema")
-                .map(|c| c.1)
-                .unwrap_or_default(),
-        ));
-    }
-    if changed("StoredVersionsServed")
-        && cond(st, "StoredVersionsServed").is_some_and(|c| c.0 == "False")
-    {
-        out.push((
-            "Warning",
-            "StoredVersionNotServed",
-            cond(st, "StoredVersionsServed")
-                .map(|c| c.1)
-                .unwrap_or_default(),
-        ));
-    }
-    let audited = t.audited.load(Ordering::Relaxed);
-    if t.tightened_event_pending && audited {
-        t.tightened_event_pending = false;
-        let now = lock(&t.audit).invalid_count();
-        let before = t.last_change.as_ref().map_or(0, |c| c.invalid_before);
-        let msg = cond(st, "SchemaTightened").map(|c| c.1).unwrap_or_default();
-        out.push((
-            "Warning",
-            "SchemaTightened",
-            format!(
-                "{} object(s) newly invalid; {msg}",
-                now.saturating_sub(before)
-            ),
-        ));
-    }
-    let valid_now = cond(st, "InstancesValid").is_some_and(|c| c.0 == "True");
-    let valid_before = cond(&before, "InstancesValid").is_some_and(|c| c.0 == "True");
-    let was_invalid = cond(&before, "InstancesValid").is_some_and(|c| c.0 == "False");
-    if valid_now && !valid_before && was_invalid {
-        out.push((
-            "Normal",
-            "SchemaAuditClean",
-            "every stored object is valid again".into(),
-        ));
-    }
-    out
-}
-
-/// Emits an Event about `regarding` (an object reference) in `namespace`.
-#[allow(clippy::too_many_arguments)]
-pub fn emit(
-    kube: &Kube,
-    identity: &str,
-    namespace: &str,
-    regarding: &Value,
-    kind: &str,
-    reason: &str,
-    note: &str,
-    metrics: &Metrics,
-) {
-    let note: String = note.chars().take(1000).collect();
-    let event = json!({
-        "apiVersion": "events.k8s.io/v1",
-        "kind": "Event",
-        "metadata": {"generateName": "crd-audit-", "namespace": namespace},
-        "eventTime": rfc3339(SystemTime::now(), true),
-        "reportingController": "crd-audit",
-        "reportingInstance": identity,
-        "action": "Audit",
-        "reason": reason,
-        "type": kind,
-        "note": note,
-        "regarding": regarding,
-    });
-    let path = format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events");
-    let mut result = kube.create(&path, &event);
-    if matches!(&result, Err(e) if e.status == 422) {
-        // Older servers refuse events.k8s.io/v1 Events about cluster-scoped objects; the
-        // core/v1 form is accepted there.
-        let now = rfc3339(SystemTime::now(), false);
-        let core = json!({
-            "apiVersion": "v1", "kind": "Event",
-            "metadata": {"generateName": "crd-audit-", "namespace": namespace},
-            "involvedObject": regarding,
-            "reason": reason, "message": note, "type": kind,
-            "source": {"component": "crd-audit"},
-            "reportingComponent": "crd-audit", "reportingInstance": identity,
-            "action": "Audit", "firstTimestamp": now, "lastTimestamp": now, "count": 1,
-        });
-        result = kube.create(&format!("/api/v1/namespaces/{namespace}/events"), &core);
-    }
-    if let Err(e) = result {
-        metrics.add(
-            "crd_audit_api_errors_total",
-            labels(&[("verb", "create")]),
-            1.0,
-        );
-        log(
-            "error",
-            "emitting event failed",
-            &[("reason", reason), ("error", &e.to_string())],
-        );
-    }
-}
-
-/// Keeps the map type in use for callers that group reports.
-pub type Reports = BTreeMap<String, Value>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operator::audit::{Judgement, judge};
+    use crate::validate::CrdValidator;
+
+    fn crd(generation: i64, enum_values: usize) -> Crd {
+        let values: Vec<String> = (0..enum_values).map(|i| format!("value-{i:05}")).collect();
+        Crd::from_value(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com", "generation": generation, "uid": "u-1"},
+            "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                        "spec": {"type": "object", "properties": {"mode": {"type": "string", "enum": values}}}}}}}]}}))
+        .unwrap()
+    }
+
+    /// A broad tightening of a large CRD: the report stays far below etcd's limit, however
+    /// many objects break and however long their messages are.
+    #[test]
+    fn reports_are_bounded() {
+        let old = crd(1, 12_000);
+        let new = crd(2, 1);
+        let changes = crate::diff::diff(&old, &new);
+        let change = LastChange::from_diff(&old, &new, &changes);
+        assert!(change.tightened);
+        let v = CrdValidator::new(&new);
+        let mut audit = Audit::default();
+        for i in 0..5_000 {
+            let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing",
+                "metadata": {"name": format!("o-{i:05}"), "namespace": "ns", "uid": format!("uid-{i}")},
+                "spec": {"mode": "x".repeat(10_000)}});
+            let j: Judgement = judge(&v, obj, false);
+            audit.record(j);
+        }
+        let check = crate::structural::report::check_crd(&new);
+        let st = status(&Inputs {
+            crd: &new,
+            check: &check,
+            audit: &audit,
+            audited: true,
+            forbidden: None,
+            last_change: Some(&change),
+            max_listed: crate::operator::config::MAX_LISTED_OBJECTS,
+            audit_seconds: Some(1.0),
+            internal_errors: 0,
+        });
+        assert_eq!(st.invalid_objects.len(), 1000);
+        assert!(st.invalid_objects_truncated);
+        assert!(
+            st.invalid_objects
+                .iter()
+                .flat_map(|o| &o.errors)
+                .all(|e| e.len() <= MAX_MESSAGE_BYTES)
+        );
+        let mut report = super::super::schema_audit::SchemaAudit::new(
+            "things.example.com",
+            super::super::schema_audit::SchemaAuditSpec {
+                audited_revision: audited_revision(&old),
+            },
+        );
+        report.status = Some(st);
+        let size = serde_json::to_vec(&report).unwrap().len();
+        assert!(size < 1_200_000, "report of {size} bytes");
+        let cond = report
+            .status
+            .as_ref()
+            .unwrap()
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "SchemaTightened")
+            .unwrap();
+        assert_eq!(cond.status, "True");
+        assert!(cond.message.len() <= MAX_CONDITION_MESSAGE);
+    }
 
     #[test]
-    fn times_render_as_rfc3339() {
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        assert_eq!(rfc3339(t, false), "2023-11-14T22:13:20Z");
-        assert_eq!(rfc3339(t, true), "2023-11-14T22:13:20.000000Z");
+    fn a_restarted_operator_keeps_the_tightening() {
+        let old = crd(1, 3);
+        let new = crd(2, 1);
+        let change = LastChange::from_diff(&old, &new, &crate::diff::diff(&old, &new));
+        let audit = Audit::default();
+        let check = crate::structural::report::check_crd(&new);
+        let mut st = status(&Inputs {
+            crd: &new,
+            check: &check,
+            audit: &audit,
+            audited: true,
+            forbidden: None,
+            last_change: Some(&change),
+            max_listed: 50,
+            audit_seconds: None,
+            internal_errors: 0,
+        });
+        let mut times = BTreeMap::new();
+        stamp(
+            &mut st,
+            &mut times,
+            &Time(k8s_openapi::jiff::Timestamp::now()),
+        );
+        let restored = LastChange::restore(&st, 2).expect("restored");
+        assert_eq!(restored, change);
+        assert!(LastChange::restore(&st, 3).is_none());
+    }
+
+    #[test]
+    fn events_on_transitions_only() {
+        let mk = |valid: &str| SchemaAuditStatus {
+            conditions: vec![condition("InstancesValid", valid, "r", "m".into(), 1)],
+            ..Default::default()
+        };
+        let clean = condition_events(Some(&mk("False")), &mk("True"));
+        assert_eq!(clean.len(), 1);
+        assert_eq!(clean[0].1, "SchemaAuditClean");
+        assert!(condition_events(Some(&mk("True")), &mk("True")).is_empty());
+        assert!(condition_events(None, &mk("True")).is_empty());
+    }
+
+    #[test]
+    fn revisions_round_trip_and_uids_are_compared() {
+        let c = crd(4, 2);
+        let rev = audited_revision(&c).unwrap();
+        let back = recorded_revision(&c, &rev).unwrap();
+        assert_eq!(back.generation, 4);
+        assert!(crate::diff::diff(&back, &c).is_empty());
+        let mut other = c.clone();
+        other.uid = "u-2".into();
+        assert!(recorded_revision(&other, &rev).is_none());
     }
 }

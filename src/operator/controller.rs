@@ -1,0 +1,790 @@
+//! The controller of one leadership term: the CRD watch, one object audit per audited CRD
+//! (`objects`), the report writer (`reporter`), the Event pump and the watch of the reports
+//! themselves. Everything shares one `Ctx`; the registry lock is only ever held for short
+//! in-memory work, never across a network call or a validation.
+
+use super::audit::{Audit, Key};
+use super::config::Config;
+use super::events::{EventSink, PendingEvent};
+use super::metrics::{CrdLabels, Metrics};
+use super::report::{self, LastChange};
+use super::schema_audit::{SchemaAudit, SchemaAuditStatus};
+use super::write_limit::WriteLimiter;
+use crate::crd::Crd;
+use crate::structural::report::{CheckReport, Condition as StructuralCondition, check_crd};
+use crate::validate::CrdValidator;
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject};
+use kube::core::PartialObjectMeta;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher;
+use kube::runtime::watcher::Event;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinHandle;
+
+/// The most Events waiting to be written (SchemaViolation Events are budgeted per CRD, so
+/// this is only reached when the Events API is down for long).
+const MAX_QUEUED_EVENTS: usize = 10_000;
+
+/// One audited CRD.
+pub struct Tracked {
+    pub crd: Arc<Crd>,
+    pub validator: Option<Arc<CrdValidator>>,
+    pub check: CheckReport,
+    /// Identifies the object audit of the current revision; results of older ones are
+    /// dropped.
+    pub epoch: u64,
+    /// The audit of the objects (of the previous revision until the first LIST of this one
+    /// completes).
+    pub audit: Audit,
+    pub audited: bool,
+    pub audited_at: Option<Time>,
+    pub audit_seconds: Option<f64>,
+    /// Why the objects cannot be read or judged (Forbidden, an internal error).
+    pub blocked: Option<(String, String)>,
+    pub last_change: Option<LastChange>,
+    /// Invalid objects before the last schema change, until its audit completes (then the
+    /// SchemaTightened Event says how many objects it broke).
+    pub tightened_from: Option<BTreeSet<Key>>,
+    /// Condition type → (status, lastTransitionTime).
+    pub times: BTreeMap<String, (String, Time)>,
+    /// The status last written (without times); `None` when the report must be written.
+    pub written: Option<SchemaAuditStatus>,
+    /// The status whose conditions the last Events were computed from.
+    pub evented: Option<SchemaAuditStatus>,
+    pub retry_at: Option<Instant>,
+    pub backoff: Duration,
+    pub task: Option<JoinHandle<()>>,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        if let Some(t) = self.task.take() {
+            t.abort();
+        }
+    }
+}
+
+/// What every task of the controller shares.
+pub struct Ctx {
+    pub client: kube::Client,
+    pub config: Config,
+    pub metrics: Arc<Metrics>,
+    pub limiter: Arc<WriteLimiter>,
+    pub events: EventSink,
+    /// Bounds the validations running at once on blocking threads.
+    pub judges: Arc<Semaphore>,
+    pub registry: Mutex<BTreeMap<String, Tracked>>,
+    pub queued_events: Mutex<VecDeque<PendingEvent>>,
+    pub changed: Notify,
+    pub event_queued: Notify,
+    next_epoch: AtomicU64,
+}
+
+impl Ctx {
+    pub fn new(
+        client: kube::Client,
+        config: Config,
+        metrics: Arc<Metrics>,
+        identity: &str,
+    ) -> Arc<Ctx> {
+        let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Arc::new(Ctx {
+            events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
+            client,
+            config,
+            metrics,
+            limiter,
+            judges: Arc::new(Semaphore::new(workers)),
+            registry: Mutex::new(BTreeMap::new()),
+            queued_events: Mutex::new(VecDeque::new()),
+            changed: Notify::new(),
+            event_queued: Notify::new(),
+            next_epoch: AtomicU64::new(1),
+        })
+    }
+
+    pub fn registry(&self) -> MutexGuard<'_, BTreeMap<String, Tracked>> {
+        self.registry.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues an Event; it is written by the Event pump, retried until the server takes it.
+    pub fn queue_event(&self, ev: PendingEvent) {
+        if !self.config.emit_events {
+            return;
+        }
+        let mut q = self.queued_events.lock().unwrap_or_else(|e| e.into_inner());
+        if q.len() >= MAX_QUEUED_EVENTS {
+            tracing::warn!(reason = %ev.reason, "event queue full; event not queued");
+            return;
+        }
+        q.push_back(ev);
+        drop(q);
+        self.event_queued.notify_one();
+    }
+
+    fn epoch(&self) -> u64 {
+        self.next_epoch.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// The reference of an Event about a CRD.
+pub fn crd_reference(crd: &Crd) -> ObjectReference {
+    ObjectReference {
+        api_version: Some("apiextensions.k8s.io/v1".into()),
+        kind: Some("CustomResourceDefinition".into()),
+        name: Some(crd.name.clone()),
+        uid: Some(crd.uid.clone()).filter(|u| !u.is_empty()),
+        ..Default::default()
+    }
+}
+
+pub fn crd_resource() -> ApiResource {
+    ApiResource {
+        group: "apiextensions.k8s.io".into(),
+        version: "v1".into(),
+        api_version: "apiextensions.k8s.io/v1".into(),
+        kind: "CustomResourceDefinition".into(),
+        plural: "customresourcedefinitions".into(),
+    }
+}
+
+/// The resource of a CRD's objects at a version.
+pub fn object_resource(crd: &Crd, version: &str) -> ApiResource {
+    ApiResource {
+        group: crd.group.clone(),
+        version: version.into(),
+        api_version: format!("{}/{version}", crd.group),
+        kind: crd.kind.clone(),
+        plural: crd.plural.clone(),
+    }
+}
+
+/// A watched or listed object as the engine takes it (LIST items carry no apiVersion/kind).
+pub fn object_value(obj: DynamicObject, ar: &ApiResource) -> Value {
+    let mut v = serde_json::to_value(obj).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.entry("apiVersion")
+            .or_insert_with(|| Value::String(ar.api_version.clone()));
+        m.entry("kind")
+            .or_insert_with(|| Value::String(ar.kind.clone()));
+    }
+    v
+}
+
+/// The running controller: its tasks stop when it is dropped.
+pub struct Controller {
+    ctx: Arc<Ctx>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Controller {
+    pub fn start(ctx: Arc<Ctx>) -> Controller {
+        let tasks = vec![
+            tokio::spawn(watch_crds(ctx.clone())),
+            tokio::spawn(super::reporter::write_reports(ctx.clone())),
+            tokio::spawn(super::reporter::pump_events(ctx.clone())),
+            tokio::spawn(watch_reports(ctx.clone())),
+        ];
+        Controller { ctx, tasks }
+    }
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+        let drained: Vec<Tracked> = std::mem::take(&mut *self.ctx.registry())
+            .into_values()
+            .collect();
+        drop(drained);
+        self.ctx.metrics.watches.set(0);
+    }
+}
+
+/// The CRD watch: every CRD is (re)compiled and audited when it appears or changes, and
+/// forgotten (its report deleted) when it goes.
+async fn watch_crds(ctx: Arc<Ctx>) {
+    let api: Api<DynamicObject> = Api::all_with(ctx.client.clone(), &crd_resource());
+    let ar = crd_resource();
+    let mut stream = watcher(api, watcher::Config::default().page_size(100))
+        .default_backoff()
+        .boxed();
+    let mut listed: Option<BTreeSet<String>> = None;
+    while let Some(ev) = stream.next().await {
+        match ev {
+            Ok(Event::Init) => listed = Some(BTreeSet::new()),
+            Ok(Event::InitApply(obj)) => {
+                if let Some(name) = &obj.metadata.name
+                    && let Some(l) = listed.as_mut()
+                {
+                    l.insert(name.clone());
+                }
+                reconcile(&ctx, object_value(obj, &ar)).await;
+            }
+            Ok(Event::InitDone) => {
+                // CRDs deleted while the watch was down.
+                let listed = listed.take().unwrap_or_default();
+                let gone: Vec<String> = ctx
+                    .registry()
+                    .keys()
+                    .filter(|k| !listed.contains(*k))
+                    .cloned()
+                    .collect();
+                for name in gone {
+                    remove(&ctx, &name).await;
+                }
+                ctx.metrics.set_ready(true);
+            }
+            Ok(Event::Apply(obj)) => reconcile(&ctx, object_value(obj, &ar)).await,
+            Ok(Event::Delete(obj)) => {
+                if let Some(name) = obj.metadata.name {
+                    remove(&ctx, &name).await;
+                }
+            }
+            Err(e) => {
+                ctx.metrics.api_error("watch");
+                tracing::error!(error = %e, "watching CRDs failed; retrying with backoff");
+            }
+        }
+    }
+}
+
+/// The watch of the reports: a report deleted behind the operator's back (or all of them,
+/// when the report CRD is deleted and applied again) is written again.
+async fn watch_reports(ctx: Arc<Ctx>) {
+    let api: Api<PartialObjectMeta<SchemaAudit>> = Api::all(ctx.client.clone());
+    let mut stream = watcher(api, watcher::Config::default())
+        .default_backoff()
+        .boxed();
+    let mut listed: Option<BTreeSet<String>> = None;
+    let unrewritten = |ctx: &Ctx, present: &dyn Fn(&str) -> bool| {
+        let mut reg = ctx.registry();
+        let mut any = false;
+        for (name, t) in reg.iter_mut() {
+            if !present(name) && t.written.is_some() {
+                t.written = None;
+                t.retry_at = None;
+                any = true;
+            }
+        }
+        drop(reg);
+        if any {
+            ctx.changed.notify_one();
+        }
+    };
+    while let Some(ev) = stream.next().await {
+        match ev {
+            Ok(Event::Init) => listed = Some(BTreeSet::new()),
+            Ok(Event::InitApply(m)) => {
+                if let (Some(l), Some(n)) = (listed.as_mut(), m.metadata.name) {
+                    l.insert(n);
+                }
+            }
+            Ok(Event::InitDone) => {
+                let l = listed.take().unwrap_or_default();
+                unrewritten(&ctx, &|n| l.contains(n));
+            }
+            Ok(Event::Delete(m)) => {
+                let gone = m.metadata.name.unwrap_or_default();
+                unrewritten(&ctx, &|n| n != gone);
+            }
+            Ok(Event::Apply(_)) => {}
+            Err(e) => {
+                ctx.metrics.api_error("watch");
+                tracing::warn!(error = %e, "watching the reports failed; retrying with backoff");
+            }
+        }
+    }
+}
+
+/// How a CRD event relates to what is tracked.
+enum Seen {
+    Unchanged,
+    /// Same revision, other status (stored versions, the server's conditions).
+    StatusOnly,
+    /// A new generation of the tracked CRD.
+    Changed(Arc<Crd>),
+    /// First sight (or a CRD recreated under the same name: another UID).
+    New,
+}
+
+/// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(message)`.
+async fn blocking<T: Send + 'static>(
+    ctx: &Ctx,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let _permit = ctx.judges.acquire().await;
+    let job = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| panic_message(&*p))
+    });
+    match job.await {
+        Ok(r) => r,
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// A CRD appeared or changed: compile and check it off the executor, diff it against the
+/// revision audited before, and (re)start the audit of its objects.
+async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
+    let crd = match Crd::from_value(&raw) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            let name = raw["metadata"]["name"].as_str().unwrap_or("");
+            tracing::error!(crd = name, error = %e, "unreadable CRD");
+            return;
+        }
+    };
+    drop(raw);
+    if !ctx.config.audits_group(&crd.group) {
+        if ctx.registry().contains_key(&crd.name) {
+            remove(ctx, &crd.name).await;
+        }
+        return;
+    }
+    let seen = match ctx.registry().get(&crd.name) {
+        Some(t) if t.crd.uid == crd.uid && t.crd.generation == crd.generation => {
+            if t.crd.stored_versions == crd.stored_versions && t.crd.conditions == crd.conditions {
+                Seen::Unchanged
+            } else {
+                Seen::StatusOnly
+            }
+        }
+        Some(t) if t.crd.uid == crd.uid => Seen::Changed(t.crd.clone()),
+        _ => Seen::New,
+    };
+    let checked = {
+        let c = crd.clone();
+        blocking(ctx, move || check_crd(&c)).await
+    };
+    let check = checked.unwrap_or_else(|panic| {
+        ctx.metrics.internal_errors.inc();
+        tracing::error!(crd = %crd.name, panic = %panic, "checking the CRD failed (internal error)");
+        CheckReport {
+            crd: crd.name.clone(),
+            condition: Some(StructuralCondition {
+                status: "Unknown",
+                reason: "InternalError",
+                message: format!("crd-audit failed while checking this CRD: {panic}"),
+            }),
+            ..CheckReport::default()
+        }
+    });
+    let change = match &seen {
+        Seen::Unchanged => return,
+        Seen::StatusOnly => {
+            let mut reg = ctx.registry();
+            if let Some(t) = reg.get_mut(&crd.name) {
+                t.crd = crd.clone();
+                t.check = check;
+            }
+            drop(reg);
+            ctx.changed.notify_one();
+            return;
+        }
+        Seen::Changed(old) => {
+            let (old, new) = (old.clone(), crd.clone());
+            let changed = blocking(ctx, move || {
+                let changes = crate::diff::diff(&old, &new);
+                LastChange::from_diff(&old, &new, &changes)
+            })
+            .await;
+            match changed {
+                Ok(c) => Some(c),
+                Err(panic) => {
+                    tracing::error!(crd = %crd.name, panic = %panic, "diffing the CRD failed (internal error)");
+                    None
+                }
+            }
+        }
+        Seen::New => None,
+    };
+    // First sight: what an earlier operator reported about this CRD.
+    let earlier = match seen {
+        Seen::New => earlier_report(ctx, &crd).await,
+        _ => None,
+    };
+    let validator = {
+        let (c, cel) = (crd.clone(), ctx.config.cel_enabled);
+        blocking(ctx, move || {
+            let mut v = CrdValidator::new(&c);
+            if !cel {
+                v.disable_cel();
+            }
+            Arc::new(v)
+        })
+        .await
+    };
+    let (validator, blocked) = match validator {
+        Ok(v) => (Some(v), None),
+        Err(panic) => {
+            ctx.metrics.internal_errors.inc();
+            (
+                None,
+                Some((
+                    "InternalError".to_string(),
+                    format!("crd-audit failed while compiling this CRD's schemas: {panic}"),
+                )),
+            )
+        }
+    };
+    if let Some(c) = &change {
+        for e in &c.report.changes {
+            ctx.metrics
+                .schema_changes
+                .get_or_create(&super::metrics::ClassLabels {
+                    crd: crd.name.clone(),
+                    class: e.class.clone(),
+                })
+                .inc();
+        }
+    }
+    let epoch = ctx.epoch();
+    let mut reg = ctx.registry();
+    let previous = reg.remove(&crd.name);
+    let mut t = Tracked {
+        crd: crd.clone(),
+        validator: validator.clone(),
+        check,
+        epoch,
+        audit: Audit::default(),
+        audited: false,
+        audited_at: None,
+        audit_seconds: None,
+        blocked,
+        last_change: None,
+        tightened_from: None,
+        times: BTreeMap::new(),
+        written: None,
+        evented: None,
+        retry_at: None,
+        backoff: Duration::from_secs(1),
+        task: None,
+    };
+    match (previous, change) {
+        (Some(mut p), Some(change)) => {
+            // A schema change: keep reporting the old audit until the new one completes.
+            t.tightened_from = change
+                .tightened
+                .then(|| p.audit.invalid.keys().cloned().collect());
+            t.audit = std::mem::take(&mut p.audit);
+            t.last_change = Some(change);
+            t.times = std::mem::take(&mut p.times);
+            t.evented = p.evented.take();
+            t.written = p.written.take();
+        }
+        (_, _) => {
+            if let Some(e) = earlier {
+                t.last_change = e.last_change;
+                t.times = e.times;
+                t.evented = e.status;
+                t.tightened_from = e.tightened_from;
+            }
+        }
+    }
+    tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
+    if let Some(v) = validator {
+        t.task = Some(tokio::spawn(super::objects::audit_objects(
+            ctx.clone(),
+            crd.clone(),
+            v,
+            epoch,
+        )));
+    } else {
+        t.audited = true;
+    }
+    reg.insert(crd.name.clone(), t);
+    drop(reg);
+    ctx.changed.notify_one();
+}
+
+/// What an earlier operator left in a CRD's report.
+struct Earlier {
+    last_change: Option<LastChange>,
+    times: BTreeMap<String, (String, Time)>,
+    status: Option<SchemaAuditStatus>,
+    tightened_from: Option<BTreeSet<Key>>,
+}
+
+async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
+    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
+    let report = match api.get_opt(&crd.name).await {
+        Ok(r) => r?,
+        Err(e) => {
+            ctx.metrics.api_error("get");
+            tracing::warn!(crd = %crd.name, error = %e, "reading the earlier report failed");
+            return None;
+        }
+    };
+    let owned = report
+        .metadata
+        .owner_references
+        .as_ref()
+        .is_none_or(|o| o.iter().any(|r| r.uid == crd.uid));
+    if !owned {
+        return None; // the report of an earlier CRD of the same name
+    }
+    let status = report.status.unwrap_or_default();
+    let recorded = report
+        .spec
+        .audited_revision
+        .as_ref()
+        .and_then(|rev| report::recorded_revision(crd, rev));
+    let (last_change, tightened_from) = match recorded {
+        Some(old) if old.generation != crd.generation => {
+            // Changed while no operator ran: diff the change now.
+            let (o, n) = (Arc::new(old), crd.clone());
+            let change = blocking(ctx, move || {
+                LastChange::from_diff(&o, &n, &crate::diff::diff(&o, &n))
+            })
+            .await
+            .ok();
+            let before = status
+                .invalid_objects
+                .iter()
+                .map(|i| (i.namespace.clone(), i.name.clone()))
+                .collect();
+            let tightened = change.as_ref().is_some_and(|c| c.tightened);
+            (change, tightened.then_some(before))
+        }
+        _ => (LastChange::restore(&status, crd.generation), None),
+    };
+    let times = status
+        .conditions
+        .iter()
+        .map(|c| {
+            (
+                c.type_.clone(),
+                (c.status.clone(), c.last_transition_time.clone()),
+            )
+        })
+        .collect();
+    Some(Earlier {
+        last_change,
+        times,
+        status: Some(status),
+        tightened_from,
+    })
+}
+
+/// A CRD went away (or is no longer audited): stop its audit, forget its metrics, delete
+/// its report.
+async fn remove(ctx: &Ctx, name: &str) {
+    let Some(t) = ctx.registry().remove(name) else {
+        return;
+    };
+    let versions: Vec<String> = t.crd.versions.iter().map(|v| v.name.clone()).collect();
+    drop(t);
+    ctx.metrics.forget_crd(name, &versions);
+    ctx.metrics
+        .nonstructural_versions
+        .remove(&CrdLabels { crd: name.into() });
+    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
+    ctx.limiter.acquire().await;
+    ctx.metrics.api_write("delete");
+    match api.delete(name, &DeleteParams::default()).await {
+        Ok(_) => tracing::info!(crd = name, "CRD removed; report deleted"),
+        Err(kube::Error::Api(s)) if s.code == 404 => {}
+        Err(e) => {
+            ctx.metrics.api_error("delete");
+            tracing::error!(crd = name, error = %e, "deleting the report failed");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::operator::fake_api;
+    use serde_json::json;
+
+    fn crd(uid: &str, generation: i64, sizes: &[&str]) -> Value {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com", "uid": uid, "generation": generation},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "things", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                        "type": "object", "properties": {"size": {"type": "string", "enum": sizes}}}}}}}]}})
+    }
+
+    fn thing(name: &str, size: &str) -> Value {
+        json!({"metadata": {"name": name, "namespace": "ns", "uid": format!("uid-{name}")},
+            "spec": {"size": size}})
+    }
+
+    fn context(client: kube::Client) -> Arc<Ctx> {
+        Ctx::new(client, Config::default(), Arc::new(Metrics::new()), "test")
+    }
+
+    async fn until(what: &str, mut f: impl FnMut() -> bool) {
+        for _ in 0..400 {
+            if f() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("timed out waiting for {what}");
+    }
+
+    fn audited(ctx: &Ctx, uid: &str) -> bool {
+        ctx.registry()
+            .get("things.example.com")
+            .is_some_and(|t| t.audited && t.crd.uid == uid)
+    }
+
+    /// A CRD deleted and recreated under the same name (same generation, another UID, as
+    /// after a relist that missed the deletion) is judged with its new schema.
+    #[tokio::test]
+    async fn a_recreated_crd_is_judged_with_its_new_schema() {
+        let (client, fake) = fake_api::start();
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("things".into(), vec![thing("a", "medium")]);
+        let ctx = context(client);
+        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
+        until("the first audit", || audited(&ctx, "u1")).await;
+        assert_eq!(
+            ctx.registry()["things.example.com"].audit.invalid_count(),
+            0
+        );
+        reconcile(&ctx, crd("u2", 1, &["small"])).await;
+        until("the audit of the new CRD", || audited(&ctx, "u2")).await;
+        let reg = ctx.registry();
+        let t = &reg["things.example.com"];
+        assert_eq!(t.audit.invalid_count(), 1);
+        assert!(
+            t.last_change.is_none(),
+            "a new CRD is not a change of the old one"
+        );
+        assert_eq!(t.audit.objects.get("v1"), Some(&1));
+    }
+
+    /// Report writes that fail are retried with backoff, not every second; the Event of a
+    /// tightening waits until it can be written; once the server takes writes again, the
+    /// report and exactly one Event arrive.
+    #[tokio::test]
+    async fn failed_writes_back_off_and_lose_no_event() {
+        let (client, fake) = fake_api::start();
+        fake.lock().unwrap().objects.insert(
+            "things".into(),
+            vec![thing("a", "medium"), thing("b", "small")],
+        );
+        let ctx = context(client);
+        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
+        until("the first audit", || audited(&ctx, "u1")).await;
+        {
+            let mut f = fake.lock().unwrap();
+            f.fail_writes = true;
+            f.fail_events = true;
+        }
+        let writer = tokio::spawn(super::super::reporter::write_reports(ctx.clone()));
+        let pump = tokio::spawn(super::super::reporter::pump_events(ctx.clone()));
+        reconcile(&ctx, crd("u1", 2, &["small"])).await;
+        until("the audit of generation 2", || {
+            ctx.registry()
+                .get("things.example.com")
+                .is_some_and(|t| t.audited && t.crd.generation == 2)
+        })
+        .await;
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        let tries = fake.lock().unwrap().report_writes;
+        assert!((1..=4).contains(&tries), "{tries} write attempts in 4 s");
+        assert!(fake.lock().unwrap().events.is_empty());
+        {
+            let mut f = fake.lock().unwrap();
+            f.fail_writes = false;
+            f.fail_events = false;
+        }
+        until("the report and the event", || {
+            let f = fake.lock().unwrap();
+            let tightened = f.reports.get("things.example.com").is_some_and(|r| {
+                r["status"]["conditions"].as_array().is_some_and(|c| {
+                    c.iter()
+                        .any(|c| c["type"] == "SchemaTightened" && c["status"] == "True")
+                })
+            });
+            tightened && f.events.iter().any(|e| e["reason"] == "SchemaTightened")
+        })
+        .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let f = fake.lock().unwrap();
+        let tightened: Vec<&Value> = f
+            .events
+            .iter()
+            .filter(|e| e["reason"] == "SchemaTightened")
+            .collect();
+        assert_eq!(tightened.len(), 1, "{:?}", f.events);
+        assert!(
+            tightened[0]["note"]
+                .as_str()
+                .unwrap()
+                .starts_with("1 object(s) newly invalid"),
+            "{}",
+            tightened[0]
+        );
+        writer.abort();
+        pump.abort();
+    }
+
+    /// A restarted operator reads what the report said about the same generation and keeps
+    /// reporting the tightening it listed.
+    #[tokio::test]
+    async fn a_restart_keeps_the_reported_tightening() {
+        let (client, fake) = fake_api::start();
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("things".into(), vec![thing("a", "medium")]);
+        let ctx = context(client.clone());
+        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
+        until("the first audit", || audited(&ctx, "u1")).await;
+        reconcile(&ctx, crd("u1", 2, &["small"])).await;
+        let writer = tokio::spawn(super::super::reporter::write_reports(ctx.clone()));
+        until("the tightened report", || {
+            fake.lock()
+                .unwrap()
+                .reports
+                .get("things.example.com")
+                .is_some_and(|r| {
+                    r["status"]["observedGeneration"] == 2
+                        && r["status"]["conditions"].as_array().is_some_and(|c| {
+                            c.iter()
+                                .any(|c| c["type"] == "InstancesValid" && c["status"] == "False")
+                        })
+                })
+        })
+        .await;
+        writer.abort();
+        drop(ctx);
+        // A new operator, same generation.
+        let ctx = context(client);
+        reconcile(&ctx, crd("u1", 2, &["small"])).await;
+        until("the restarted audit", || audited(&ctx, "u1")).await;
+        let reg = ctx.registry();
+        let t = &reg["things.example.com"];
+        let change = t
+            .last_change
+            .as_ref()
+            .expect("the tightening is remembered");
+        assert!(change.tightened);
+        assert_eq!(change.report.from_generation, 1);
+    }
+}

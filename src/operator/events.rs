@@ -1,0 +1,150 @@
+//! Events through kube-runtime's `Recorder` (events.k8s.io/v1, reporting controller
+//! `crd-audit`), with the fallbacks real servers need: kube-apiserver 1.20 refuses
+//! events.k8s.io/v1 Events about cluster-scoped objects (they go out as core/v1 Events), and
+//! a server that serves no Events at all (the standalone apiextensions-apiserver) is noted
+//! once and then left alone.
+
+use super::client::describe;
+use super::metrics::Metrics;
+use super::write_limit::WriteLimiter;
+use k8s_openapi::api::core::v1::{Event as CoreEvent, EventSource, ObjectReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use kube::api::{Api, PostParams};
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Where Events about cluster-scoped objects go.
+pub const CLUSTER_EVENTS_NAMESPACE: &str = "default";
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingEvent {
+    pub warning: bool,
+    pub reason: String,
+    pub note: String,
+    pub regarding: ObjectReference,
+}
+
+pub struct EventSink {
+    client: kube::Client,
+    recorder: Recorder,
+    identity: String,
+    metrics: Arc<Metrics>,
+    limiter: Arc<WriteLimiter>,
+    /// The server serves no Events (said once).
+    unsupported: AtomicBool,
+}
+
+/// The longest note (the API server refuses notes over 1 KiB).
+const MAX_NOTE: usize = 1000;
+
+impl EventSink {
+    pub fn new(
+        client: kube::Client,
+        identity: &str,
+        metrics: Arc<Metrics>,
+        limiter: Arc<WriteLimiter>,
+    ) -> EventSink {
+        let reporter = Reporter {
+            controller: "crd-audit".into(),
+            instance: Some(identity.into()),
+        };
+        EventSink {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            identity: identity.into(),
+            metrics,
+            limiter,
+            unsupported: AtomicBool::new(false),
+        }
+    }
+
+    /// Publishes an Event. `Err` means it could not be written now and should be tried again
+    /// later; an Event the server can never take (no Events API) counts as done.
+    pub async fn publish(&self, ev: &PendingEvent) -> Result<(), String> {
+        if self.unsupported.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let note = super::audit::bounded(&ev.note, MAX_NOTE);
+        self.limiter.acquire().await;
+        self.metrics.api_write("create");
+        let event = Event {
+            type_: if ev.warning {
+                EventType::Warning
+            } else {
+                EventType::Normal
+            },
+            reason: ev.reason.clone(),
+            note: Some(note.clone()),
+            action: "Audit".into(),
+            secondary: None,
+        };
+        let err = match self.recorder.publish(&event, &ev.regarding).await {
+            Ok(()) => return Ok(()),
+            Err(e) => e,
+        };
+        match super::client::status_code(&err) {
+            Some(404) if self.events_unserved().await => {
+                if !self.unsupported.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        "the API server serves no Events (events.k8s.io/v1); crd-audit goes on without them"
+                    );
+                }
+                Ok(())
+            }
+            Some(422) | Some(400) => self.publish_core(ev, &note).await,
+            _ => {
+                self.metrics.api_error("create");
+                Err(describe(&err))
+            }
+        }
+    }
+
+    async fn events_unserved(&self) -> bool {
+        matches!(
+            self.client.list_api_group_resources("events.k8s.io/v1").await,
+            Err(kube::Error::Api(s)) if s.code == 404
+        )
+    }
+
+    /// The core/v1 form, which older servers take for cluster-scoped objects.
+    async fn publish_core(&self, ev: &PendingEvent, note: &str) -> Result<(), String> {
+        let namespace = ev
+            .regarding
+            .namespace
+            .clone()
+            .unwrap_or_else(|| CLUSTER_EVENTS_NAMESPACE.into());
+        let now = Time(k8s_openapi::jiff::Timestamp::now());
+        let event = CoreEvent {
+            metadata: ObjectMeta {
+                generate_name: Some("crd-audit-".into()),
+                namespace: Some(namespace.clone()),
+                ..Default::default()
+            },
+            involved_object: ev.regarding.clone(),
+            reason: Some(ev.reason.clone()),
+            message: Some(note.into()),
+            type_: Some(if ev.warning { "Warning" } else { "Normal" }.into()),
+            source: Some(EventSource {
+                component: Some("crd-audit".into()),
+                host: None,
+            }),
+            reporting_component: Some("crd-audit".into()),
+            reporting_instance: Some(self.identity.clone()),
+            action: Some("Audit".into()),
+            first_timestamp: Some(now.clone()),
+            last_timestamp: Some(now),
+            count: Some(1),
+            ..Default::default()
+        };
+        let api: Api<CoreEvent> = Api::namespaced(self.client.clone(), &namespace);
+        self.metrics.api_write("create");
+        api.create(&PostParams::default(), &event)
+            .await
+            .map(|_| ())
+            .map_err(|e| {
+                self.metrics.api_error("create");
+                describe(&e)
+            })
+    }
+}

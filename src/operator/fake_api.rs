@@ -1,0 +1,147 @@
+//! An in-process fake of the few API server routes the controller uses, on kube's
+//! `tower-test` mock service, so that the operator's decisions can be tested without a
+//! server. Watches are left pending (nothing changes unless a test says so); LISTs answer
+//! from the fake's state; writes can be made to fail.
+
+use http::{Request, Response};
+use kube::client::Body;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+#[derive(Default)]
+pub struct State {
+    /// Reports by name (metadata, spec and status as last applied).
+    pub reports: BTreeMap<String, Value>,
+    /// Objects by resource plural.
+    pub objects: BTreeMap<String, Vec<Value>>,
+    pub fail_writes: bool,
+    pub fail_events: bool,
+    /// Report writes tried (successful or not).
+    pub report_writes: usize,
+    pub events: Vec<Value>,
+}
+
+pub type Shared = Arc<Mutex<State>>;
+
+fn status(code: u16, reason: &str, message: &str) -> Response<Body> {
+    let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": message, "reason": reason, "code": code});
+    Response::builder()
+        .status(code)
+        .header("content-type", "application/json")
+        .body(Body::from(serde_json::to_vec(&body).unwrap()))
+        .unwrap()
+}
+
+fn ok(v: &Value) -> Response<Body> {
+    Response::builder()
+        .status(200)
+        .header("content-type", "application/json")
+        .body(Body::from(serde_json::to_vec(v).unwrap()))
+        .unwrap()
+}
+
+/// A client whose requests the fake answers.
+pub fn start() -> (kube::Client, Shared) {
+    let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let state: Shared = Arc::default();
+    let s = state.clone();
+    tokio::spawn(async move {
+        // Watches never answer: their responders are kept here.
+        let mut pending = Vec::new();
+        while let Some((req, send)) = handle.next_request().await {
+            let (parts, body) = req.into_parts();
+            let bytes = body.collect_bytes().await.unwrap_or_default();
+            let path = parts.uri.path().to_string();
+            let query = parts.uri.query().unwrap_or("").to_string();
+            if query.contains("watch=true") {
+                pending.push(send);
+                continue;
+            }
+            let response = answer(&s, parts.method.as_str(), &path, &bytes);
+            send.send_response(response);
+        }
+    });
+    (kube::Client::new(svc, "default"), state)
+}
+
+fn answer(state: &Shared, method: &str, path: &str, body: &[u8]) -> Response<Body> {
+    let mut st = state.lock().unwrap();
+    let reports = "/apis/crd-audit.dev/v1alpha1/schemaaudits";
+    if let Some(rest) = path.strip_prefix(reports) {
+        let rest = rest.trim_start_matches('/');
+        let (name, sub) = rest.split_once('/').unwrap_or((rest, ""));
+        return match (method, name, sub) {
+            ("GET", "", _) => {
+                let items: Vec<Value> = st
+                    .reports
+                    .keys()
+                    .map(|n| {
+                        json!({"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata",
+                        "metadata": {"name": n, "resourceVersion": "1"}})
+                    })
+                    .collect();
+                ok(
+                    &json!({"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList",
+                    "metadata": {"resourceVersion": "1"}, "items": items}),
+                )
+            }
+            ("GET", name, "") => match st.reports.get(name) {
+                Some(r) => ok(r),
+                None => status(404, "NotFound", "not found"),
+            },
+            ("PATCH", name, sub) => {
+                st.report_writes += 1;
+                if st.fail_writes {
+                    return status(500, "InternalError", "etcdserver: request is too large");
+                }
+                let applied: Value = serde_json::from_slice(body).unwrap_or_default();
+                let entry = st
+                    .reports
+                    .entry(name.to_string())
+                    .or_insert_with(|| applied.clone());
+                if sub == "status" {
+                    entry["status"] = applied["status"].clone();
+                } else {
+                    let status = entry["status"].take();
+                    *entry = applied;
+                    entry["status"] = status;
+                }
+                ok(&entry.clone())
+            }
+            ("DELETE", name, _) => {
+                st.reports.remove(name);
+                ok(&json!({"kind": "Status", "apiVersion": "v1", "status": "Success"}))
+            }
+            _ => status(405, "MethodNotAllowed", "not here"),
+        };
+    }
+    if path.ends_with("/events") && method == "POST" {
+        if st.fail_events {
+            return status(503, "ServiceUnavailable", "try later");
+        }
+        let ev: Value = serde_json::from_slice(body).unwrap_or_default();
+        st.events.push(ev.clone());
+        return Response::builder()
+            .status(201)
+            .header("content-type", "application/json")
+            .body(Body::from(serde_json::to_vec(&ev).unwrap()))
+            .unwrap();
+    }
+    // A LIST of a CRD's objects: /apis/GROUP/VERSION/PLURAL
+    let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    if method == "GET" && parts.len() == 4 && parts[0] == "apis" {
+        if let Some(items) = st.objects.get(parts[3]) {
+            return ok(
+                &json!({"apiVersion": format!("{}/{}", parts[1], parts[2]), "kind": "List",
+                "metadata": {"resourceVersion": "1"}, "items": items}),
+            );
+        }
+    }
+    status(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+    )
+}

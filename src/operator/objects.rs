@@ -1,0 +1,432 @@
+//! The audit of one CRD's objects: a kube-runtime watcher at the storage version (paginated
+//! LIST, then WATCH resumed from the last resourceVersion after any error, with jittered
+//! exponential backoff; a relist only after 410 Gone, a schema change or the periodic full
+//! resync). Every object is judged as stored data on a blocking worker and dropped; only
+//! counts and the invalid objects' first messages stay.
+
+use super::audit::{Audit, Judgement, Key, Target, Transition, annotation_text, judge};
+use super::controller::{Ctx, object_resource, object_value, panic_message};
+use super::events::PendingEvent;
+use crate::crd::Crd;
+use crate::validate::CrdValidator;
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher;
+use kube::runtime::watcher::Event;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// At most this many SchemaViolation Events per CRD and minute.
+const OBJECT_EVENTS_PER_MINUTE: u32 = 10;
+
+/// Decrements the watch gauge when the audit ends (or is aborted).
+struct WatchGauge(Arc<super::metrics::Metrics>);
+
+impl Drop for WatchGauge {
+    fn drop(&mut self) {
+        self.0.watches.dec();
+    }
+}
+
+struct ObjectAudit {
+    ctx: Arc<Ctx>,
+    crd: Arc<Crd>,
+    validator: Arc<CrdValidator>,
+    epoch: u64,
+    resource: ApiResource,
+    budget: (Instant, u32),
+}
+
+pub async fn audit_objects(ctx: Arc<Ctx>, crd: Arc<Crd>, validator: Arc<CrdValidator>, epoch: u64) {
+    let Some(storage) = crd.storage_version().map(|v| v.name.clone()) else {
+        let mut reg = ctx.registry();
+        if let Some(t) = reg.get_mut(&crd.name).filter(|t| t.epoch == epoch) {
+            t.audited = true;
+        }
+        return;
+    };
+    ctx.metrics.watches.inc();
+    let _gauge = WatchGauge(ctx.metrics.clone());
+    let resource = object_resource(&crd, &storage);
+    let mut audit = ObjectAudit {
+        ctx,
+        crd,
+        validator,
+        epoch,
+        resource,
+        budget: (Instant::now(), 0),
+    };
+    audit.run().await;
+}
+
+impl ObjectAudit {
+    fn stream(
+        &self,
+    ) -> futures::stream::BoxStream<'static, Result<Event<DynamicObject>, watcher::Error>> {
+        let api: Api<DynamicObject> = Api::all_with(self.ctx.client.clone(), &self.resource);
+        watcher(api, watcher::Config::default().page_size(500))
+            .default_backoff()
+            .boxed()
+    }
+
+    /// The periodic full resync, spread over ±10% so that CRDs do not relist together.
+    fn next_resync(&self) -> tokio::time::Instant {
+        let base = self.ctx.config.full_resync_interval;
+        let spread = (self.epoch.wrapping_mul(2_654_435_761) % 2001) as f64 / 1000.0 - 1.0;
+        let secs = base.as_secs_f64() * (1.0 + 0.1 * spread);
+        tokio::time::Instant::now() + Duration::from_secs_f64(secs.max(1.0))
+    }
+
+    async fn run(&mut self) {
+        let mut stream = self.stream();
+        let mut resync = self.next_resync();
+        let mut fresh: Option<(Audit, Instant)> = None;
+        loop {
+            let ev = tokio::select! {
+                ev = stream.next() => ev,
+                _ = tokio::time::sleep_until(resync) => {
+                    stream = self.stream();
+                    resync = self.next_resync();
+                    continue;
+                }
+            };
+            let Some(ev) = ev else { return };
+            match ev {
+                Ok(Event::Init) => fresh = Some((Audit::default(), Instant::now())),
+                Ok(Event::InitApply(obj)) => {
+                    if let Some(v) = self.value(obj) {
+                        let j = self.judge(v).await;
+                        if let Some((a, _)) = fresh.as_mut() {
+                            a.record(j);
+                        }
+                    }
+                }
+                Ok(Event::InitDone) => {
+                    if let Some((a, started)) = fresh.take()
+                        && !self.complete(a, started).await
+                    {
+                        return;
+                    }
+                }
+                Ok(Event::Apply(obj)) => {
+                    if let Some(v) = self.value(obj) {
+                        let j = self.judge(v).await;
+                        if !self.observe(j).await {
+                            return;
+                        }
+                    }
+                }
+                Ok(Event::Delete(obj)) => {
+                    let key = key_of(&obj);
+                    let current = {
+                        let mut reg = self.ctx.registry();
+                        reg.get_mut(&self.crd.name)
+                            .filter(|t| t.epoch == self.epoch)
+                            .map(|t| t.audit.forget(&key, &self.resource.version))
+                            .is_some()
+                    };
+                    if !current {
+                        return;
+                    }
+                    self.ctx.changed.notify_one();
+                }
+                Err(e) => self.failed(e),
+            }
+        }
+    }
+
+    /// An object to judge, unless its namespace is excluded.
+    fn value(&self, obj: DynamicObject) -> Option<Value> {
+        let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+        if !self.ctx.config.audits_namespace(ns) {
+            return None;
+        }
+        Some(object_value(obj, &self.resource))
+    }
+
+    async fn judge(&self, obj: Value) -> Judgement {
+        let permit = self.ctx.judges.clone().acquire_owned().await;
+        let (v, redact) = (self.validator.clone(), self.ctx.config.redact_values);
+        let started = Instant::now();
+        let key = (
+            obj["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            obj["metadata"]["name"].as_str().unwrap_or("").to_string(),
+        );
+        let job = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            judge(&v, obj, redact)
+        });
+        let j = match job.await {
+            Ok(j) => j,
+            Err(e) => Judgement {
+                key,
+                uid: String::new(),
+                version: self.resource.version.clone(),
+                messages: vec![format!(
+                    "<nil>: Internal error: crd-audit failed while judging this object: {}",
+                    if e.is_panic() {
+                        panic_message(&*e.into_panic())
+                    } else {
+                        e.to_string()
+                    }
+                )],
+                unknown_fields: false,
+                internal_error: true,
+            },
+        };
+        if j.internal_error {
+            self.ctx.metrics.internal_errors.inc();
+        }
+        self.ctx.metrics.validations.inc();
+        self.ctx
+            .metrics
+            .validation_duration
+            .observe(started.elapsed().as_secs_f64());
+        j
+    }
+
+    /// The first (or a new) complete LIST: it replaces the audit; objects it finds newly
+    /// invalid get their Event and annotation. `false` when this audit is stale.
+    async fn complete(&mut self, fresh: Audit, started: Instant) -> bool {
+        let secs = started.elapsed().as_secs_f64();
+        let Some((newly, cleared)) = self.swap_in(fresh, secs) else {
+            return false;
+        };
+        self.ctx
+            .metrics
+            .audit_duration
+            .get_or_create(&super::metrics::CrdLabels {
+                crd: self.crd.name.clone(),
+            })
+            .observe(secs);
+        self.ctx.changed.notify_one();
+        for (key, text) in newly.iter() {
+            self.violation_event(key, text.as_deref().unwrap_or(""));
+        }
+        for (key, text) in newly.into_iter().chain(cleared) {
+            self.annotate(key, text).await;
+        }
+        true
+    }
+
+    /// Replaces the audit with a complete fresh one; the objects that became invalid (with
+    /// their annotation text) and those that became valid.
+    #[allow(clippy::type_complexity)]
+    fn swap_in(
+        &self,
+        fresh: Audit,
+        secs: f64,
+    ) -> Option<(Vec<(Key, Option<String>)>, Vec<(Key, Option<String>)>)> {
+        let mut reg = self.ctx.registry();
+        let t = reg
+            .get_mut(&self.crd.name)
+            .filter(|t| t.epoch == self.epoch)?;
+        let before: BTreeSet<Key> = match t.tightened_from.take() {
+            Some(keys) => {
+                let newly = fresh.invalid.keys().filter(|k| !keys.contains(*k)).count();
+                let summary = t
+                    .last_change
+                    .as_ref()
+                    .map_or(String::new(), |c| c.summary.clone());
+                self.ctx.queue_event(PendingEvent {
+                    warning: true,
+                    reason: "SchemaTightened".into(),
+                    note: format!("{newly} object(s) newly invalid; {summary}"),
+                    regarding: super::controller::crd_reference(&self.crd),
+                });
+                keys
+            }
+            None => t.audit.invalid.keys().cloned().collect(),
+        };
+        let unwritable = std::mem::take(&mut t.audit.unwritable);
+        t.audit = fresh;
+        // Objects still invalid and still unwritable stay recorded as such.
+        for (version, keys) in unwritable {
+            let still: BTreeSet<Key> = keys
+                .into_iter()
+                .filter(|k| t.audit.invalid.contains_key(k))
+                .collect();
+            if !still.is_empty() {
+                t.audit.unwritable.insert(version, still);
+            }
+        }
+        t.audited = true;
+        t.audited_at = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::now(),
+        ));
+        t.audit_seconds = Some(secs);
+        if t.blocked.as_ref().is_some_and(|b| b.0 == "Forbidden") {
+            t.blocked = None;
+        }
+        let newly: Vec<(Key, Option<String>)> = t
+            .audit
+            .invalid
+            .iter()
+            .filter(|(k, _)| !before.contains(*k))
+            .map(|(k, i)| (k.clone(), Some(annotation_text(i))))
+            .collect();
+        let cleared: Vec<(Key, Option<String>)> = before
+            .iter()
+            .filter(|k| !t.audit.invalid.contains_key(*k))
+            .map(|k| (k.clone(), None))
+            .collect();
+        Some((newly, cleared))
+    }
+
+    /// A watched change of one object. `false` when this audit is stale.
+    async fn observe(&mut self, j: Judgement) -> bool {
+        let key = j.key.clone();
+        let recorded = {
+            let mut reg = self.ctx.registry();
+            reg.get_mut(&self.crd.name)
+                .filter(|t| t.epoch == self.epoch)
+                .map(|t| {
+                    let tr = t.audit.record(j);
+                    (tr, t.audit.invalid.get(&key).map(annotation_text))
+                })
+        };
+        let Some((tr, text)) = recorded else {
+            return false;
+        };
+        self.ctx.changed.notify_one();
+        match tr {
+            Transition::BecameInvalid => {
+                let text = text.unwrap_or_default();
+                self.violation_event(&key, &text);
+                self.annotate(key, Some(text)).await;
+            }
+            Transition::ChangedErrors => self.annotate(key, text).await,
+            Transition::BecameValid => self.annotate(key, None).await,
+            Transition::None => {}
+        }
+        true
+    }
+
+    fn failed(&self, e: watcher::Error) {
+        let (verb, status) = match &e {
+            watcher::Error::InitialListFailed(k) => ("list", super::client::status_code(k)),
+            watcher::Error::WatchStartFailed(k) | watcher::Error::WatchFailed(k) => {
+                ("watch", super::client::status_code(k))
+            }
+            watcher::Error::WatchError(s) => ("watch", Some(s.code)),
+            _ => ("list", None),
+        };
+        self.ctx.metrics.api_error(verb);
+        if status == Some(404) {
+            // A new CRD is served a moment after it is created.
+            tracing::info!(crd = %self.crd.name, "objects not served yet; retrying");
+            return;
+        }
+        if status == Some(403) {
+            let mut reg = self.ctx.registry();
+            if let Some(t) = reg
+                .get_mut(&self.crd.name)
+                .filter(|t| t.epoch == self.epoch)
+            {
+                t.blocked = Some(("Forbidden".into(), e.to_string()));
+                t.audited = true;
+            }
+            drop(reg);
+            self.ctx.changed.notify_one();
+        }
+        tracing::error!(crd = %self.crd.name, error = %e, "reading objects failed; retrying with backoff");
+    }
+
+    /// `Warning SchemaViolation` on an object that became invalid, within the budget.
+    fn violation_event(&mut self, key: &Key, text: &str) {
+        if self.budget.0.elapsed() > Duration::from_secs(60) {
+            self.budget = (Instant::now(), 0);
+        }
+        if self.budget.1 >= OBJECT_EVENTS_PER_MINUTE {
+            return;
+        }
+        self.budget.1 += 1;
+        let uid = self
+            .ctx
+            .registry()
+            .get(&self.crd.name)
+            .and_then(|t| t.audit.invalid.get(key).map(|i| i.uid.clone()))
+            .filter(|u| !u.is_empty());
+        self.ctx.queue_event(PendingEvent {
+            warning: true,
+            reason: "SchemaViolation".into(),
+            note: text.to_string(),
+            regarding: ObjectReference {
+                api_version: Some(self.resource.api_version.clone()),
+                kind: Some(self.resource.kind.clone()),
+                name: Some(key.1.clone()),
+                namespace: Some(key.0.clone()).filter(|n| !n.is_empty()),
+                uid,
+                ..Default::default()
+            },
+        });
+    }
+
+    /// With `annotateObjects`, marks an invalid object (or unmarks a valid one) with a
+    /// metadata-only server-side apply; a refused write records the object as unwritable
+    /// and is not retried.
+    async fn annotate(&self, key: Key, text: Option<String>) {
+        if !self.ctx.config.annotate_objects {
+            return;
+        }
+        let target = Target::new(&self.crd, key.clone(), &self.resource.version);
+        let body = target.body(text.as_deref());
+        let api: Api<DynamicObject> = if key.0.is_empty() {
+            Api::all_with(self.ctx.client.clone(), &self.resource)
+        } else {
+            Api::namespaced_with(self.ctx.client.clone(), &key.0, &self.resource)
+        };
+        self.ctx.limiter.acquire().await;
+        self.ctx.metrics.api_write("patch");
+        let r = api
+            .patch(
+                &key.1,
+                &PatchParams::apply("crd-audit"),
+                &Patch::Apply(&body),
+            )
+            .await;
+        let refused = match &r {
+            Ok(_) => false,
+            Err(e) => {
+                self.ctx.metrics.api_error("patch");
+                let code = super::client::status_code(e);
+                if !matches!(code, Some(400 | 422)) {
+                    tracing::error!(crd = %self.crd.name, object = %key.1, error = %e, "annotating the object failed");
+                }
+                matches!(code, Some(400 | 422))
+            }
+        };
+        let mut reg = self.ctx.registry();
+        if let Some(t) = reg
+            .get_mut(&self.crd.name)
+            .filter(|t| t.epoch == self.epoch)
+        {
+            let set = t
+                .audit
+                .unwritable
+                .entry(target.version.clone())
+                .or_default();
+            if refused && t.audit.invalid.contains_key(&key) {
+                set.insert(key);
+            } else if r.is_ok() {
+                set.remove(&key);
+            }
+        }
+        drop(reg);
+        self.ctx.changed.notify_one();
+    }
+}
+
+fn key_of(obj: &DynamicObject) -> Key {
+    (
+        obj.metadata.namespace.clone().unwrap_or_default(),
+        obj.metadata.name.clone().unwrap_or_default(),
+    )
+}

@@ -1,0 +1,199 @@
+//! The `SchemaAudit` report as Rust types. The report CRD (`crd-audit manifests`,
+//! `manifests/schemaaudit-crd.yaml`) is generated from them, so the status the operator
+//! writes and the schema the API server prunes against cannot drift apart.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What the operator keeps in a report's spec: the audited revision of the CRD (its
+/// versions and schemas), so that a restarted operator can diff the next change.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[kube(
+    group = "crd-audit.dev",
+    version = "v1alpha1",
+    kind = "SchemaAudit",
+    plural = "schemaaudits",
+    singular = "schemaaudit",
+    shortname = "sa",
+    status = "SchemaAuditStatus",
+    doc = "The audit of one CustomResourceDefinition and of the objects stored under it, written by crd-audit.",
+    printcolumn = r#"{"name":"STRUCTURAL","type":"boolean","description":"Whether the storage version's schema is structural","jsonPath":".status.versions[?(@.storage==true)].structural"}"#,
+    printcolumn = r#"{"name":"OBJECTS","type":"integer","description":"Objects stored at the storage version","jsonPath":".status.versions[?(@.storage==true)].objects"}"#,
+    printcolumn = r#"{"name":"INVALID","type":"string","description":"Invalid stored objects","jsonPath":".status.conditions[?(@.type==\"InstancesValid\")].message"}"#,
+    printcolumn = r#"{"name":"TIGHTENED","type":"string","description":"Whether the last schema change tightened a served version","jsonPath":".status.conditions[?(@.type==\"SchemaTightened\")].status"}"#,
+    printcolumn = r#"{"name":"AGE","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+)]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaAuditSpec {
+    /// The audited revision of the CRD: generation, scope and versions with their schemas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "preserved_object")]
+    pub audited_revision: Option<serde_json::Value>,
+}
+
+fn preserved_object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": true,
+    })
+}
+
+fn condition_list(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut s = g.subschema_for::<Vec<Condition>>();
+    s.insert("x-kubernetes-list-type".into(), "map".into());
+    s.insert(
+        "x-kubernetes-list-map-keys".into(),
+        serde_json::json!(["type"]),
+    );
+    s
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaAuditStatus {
+    /// The CRD generation this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// NonStructuralSchema, InstancesValid, SchemaTightened, StoredVersionsServed.
+    #[schemars(schema_with = "condition_list")]
+    pub conditions: Vec<Condition>,
+    pub versions: Vec<VersionAudit>,
+    /// Invalid objects, sorted by namespace and name, at most `maxListedObjects`.
+    pub invalid_objects: Vec<InvalidObject>,
+    pub invalid_objects_truncated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schema_change: Option<SchemaChange>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_audit_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_duration_seconds: Option<f64>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionAudit {
+    pub name: String,
+    pub served: bool,
+    pub storage: bool,
+    pub structural: bool,
+    pub objects: i64,
+    pub invalid_objects: i64,
+    pub objects_with_unknown_fields: i64,
+    /// Invalid objects whose annotation the API server refused.
+    pub unwritable_objects: i64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InvalidObject {
+    pub namespace: String,
+    pub name: String,
+    pub version: String,
+    pub uid: String,
+    /// The first messages (at most three, each bounded; values redacted unless configured).
+    pub errors: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaChange {
+    pub from_generation: i64,
+    pub to_generation: i64,
+    /// The changes, tightening ones first, at most a bounded number.
+    pub changes: Vec<ChangeEntry>,
+    /// How many changes there were in all (more than listed when truncated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_changes: Option<i64>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeEntry {
+    pub version: String,
+    pub path: String,
+    pub class: String,
+    pub reason: String,
+}
+
+/// The report CRD as printed by `crd-audit manifests` (JSON, which is YAML too).
+pub fn crd_manifest() -> String {
+    use kube::CustomResourceExt;
+    serde_json::to_string_pretty(&SchemaAudit::crd()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::CustomResourceExt;
+
+    #[test]
+    fn the_report_crd_is_structural_and_valid() {
+        let v = serde_json::to_value(SchemaAudit::crd()).unwrap();
+        let crd = crate::crd::Crd::from_value(&v).unwrap();
+        let report = crate::structural::report::check_crd(&crd);
+        assert!(!report.has_findings(), "{report:?}");
+    }
+
+    /// Everything the operator writes survives the API server's pruning with this schema.
+    #[test]
+    fn a_full_status_is_not_pruned() {
+        let crd_value = serde_json::to_value(SchemaAudit::crd()).unwrap();
+        let crd = crate::crd::Crd::from_value(&crd_value).unwrap();
+        let v = crate::validate::CrdValidator::new(&crd);
+        let status = SchemaAuditStatus {
+            observed_generation: Some(3),
+            conditions: vec![Condition {
+                type_: "InstancesValid".into(),
+                status: "False".into(),
+                reason: "InvalidInstances".into(),
+                message: "1 invalid object(s)".into(),
+                last_transition_time: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+                observed_generation: Some(3),
+            }],
+            versions: vec![VersionAudit {
+                name: "v1".into(),
+                served: true,
+                storage: true,
+                structural: true,
+                objects: 2,
+                invalid_objects: 1,
+                objects_with_unknown_fields: 1,
+                unwritable_objects: 1,
+            }],
+            invalid_objects: vec![InvalidObject {
+                namespace: "ns".into(),
+                name: "a".into(),
+                version: "v1".into(),
+                uid: "u".into(),
+                errors: vec!["spec.x: Required value".into()],
+            }],
+            invalid_objects_truncated: true,
+            last_schema_change: Some(SchemaChange {
+                from_generation: 2,
+                to_generation: 3,
+                changes: vec![ChangeEntry {
+                    version: "v1".into(),
+                    path: "spec.x".into(),
+                    class: "tightening".into(),
+                    reason: "required".into(),
+                }],
+                total_changes: Some(1),
+            }),
+            last_audit_time: Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH)),
+            audit_duration_seconds: Some(0.5),
+        };
+        let mut report = SchemaAudit::new(
+            "things.example.com",
+            SchemaAuditSpec {
+                audited_revision: Some(serde_json::json!({"generation": 3, "versions": []})),
+            },
+        );
+        report.status = Some(status);
+        let obj = serde_json::to_value(&report).unwrap();
+        let verdict = v.validate(obj, crate::validate::Mode::Stored);
+        assert!(verdict.valid(), "{:?}", verdict.errors);
+        assert!(verdict.pruned.is_empty(), "{:?}", verdict.pruned);
+    }
+}

@@ -1,0 +1,539 @@
+//! Helpers of the end-to-end tests: the test API server (`tests/testenv/up.sh`), a small
+//! synchronous REST client on kube's client, kubeconfigs of every kind, and controller
+//! processes.
+#![allow(dead_code)]
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// One end-to-end test at a time: each starts its own API server, and two on 2 cores at
+/// once only make both slow.
+pub static SERIAL: Mutex<()> = Mutex::new(());
+
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A synchronous REST client for the tests (paths as kubectl --raw takes them).
+pub struct Rest {
+    rt: tokio::runtime::Runtime,
+    client: kube::Client,
+}
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: u16,
+    pub message: String,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HTTP {}: {}", self.status, self.message)
+    }
+}
+
+impl Rest {
+    pub fn new(kubeconfig: &Path, context: Option<&str>) -> Rest {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = rt.block_on(async {
+            let kc = Kubeconfig::read_from(kubeconfig).unwrap();
+            let opts = KubeConfigOptions {
+                context: context.map(str::to_string),
+                ..Default::default()
+            };
+            let config = kube::Config::from_custom_kubeconfig(kc, &opts)
+                .await
+                .unwrap();
+            kube::Client::try_from(config).unwrap()
+        });
+        Rest { rt, client }
+    }
+
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<(&str, Vec<u8>)>,
+    ) -> Result<Value, ApiError> {
+        let mut req = http::Request::builder().method(method).uri(path);
+        let bytes = match body {
+            Some((ct, b)) => {
+                req = req.header("Content-Type", ct);
+                b
+            }
+            None => Vec::new(),
+        };
+        let req = req.body(bytes).unwrap();
+        self.rt
+            .block_on(self.client.request::<Value>(req))
+            .map_err(|e| match e {
+                kube::Error::Api(s) => ApiError {
+                    status: s.code,
+                    message: s.message.clone(),
+                },
+                other => ApiError {
+                    status: 0,
+                    message: other.to_string(),
+                },
+            })
+    }
+
+    pub fn get(&self, path: &str) -> Result<Value, ApiError> {
+        self.send("GET", path, None)
+    }
+
+    /// A GET whose answer is text (`/readyz`).
+    pub fn get_text(&self, path: &str) -> Option<String> {
+        let req = http::Request::builder().uri(path).body(Vec::new()).unwrap();
+        self.rt.block_on(self.client.request_text(req)).ok()
+    }
+
+    pub fn create(&self, path: &str, body: &Value) -> Result<Value, ApiError> {
+        self.send(
+            "POST",
+            path,
+            Some(("application/json", body.to_string().into_bytes())),
+        )
+    }
+
+    pub fn delete(&self, path: &str) -> Result<Value, ApiError> {
+        self.send("DELETE", path, None)
+    }
+
+    /// Server-side apply under the field manager `e2e`.
+    pub fn apply(&self, path: &str, body: &Value) -> Result<Value, ApiError> {
+        self.send(
+            "PATCH",
+            &format!("{path}?fieldManager=e2e&force=true"),
+            Some((
+                "application/apply-patch+yaml",
+                body.to_string().into_bytes(),
+            )),
+        )
+    }
+
+    /// Every item of a collection (pages of 500).
+    pub fn list(&self, path: &str) -> Result<Vec<Value>, ApiError> {
+        let mut out = Vec::new();
+        let mut cont = String::new();
+        loop {
+            let sep = if path.contains('?') { '&' } else { '?' };
+            let page = self.get(&format!("{path}{sep}limit=500&continue={cont}"))?;
+            out.extend(page["items"].as_array().cloned().unwrap_or_default());
+            match page["metadata"]["continue"].as_str() {
+                Some(c) if !c.is_empty() => cont = c.to_string(),
+                _ => return Ok(out),
+            }
+        }
+    }
+}
+
+/// The API path of an object, for the kinds these tests use.
+pub fn path_of(obj: &Value) -> String {
+    let api = obj["apiVersion"].as_str().unwrap();
+    let kind = obj["kind"].as_str().unwrap();
+    let name = obj["metadata"]["name"].as_str().unwrap();
+    let ns = obj["metadata"]["namespace"].as_str();
+    let base = if api.contains('/') {
+        format!("/apis/{api}")
+    } else {
+        format!("/api/{api}")
+    };
+    let plural = match kind {
+        "Namespace" => "namespaces".to_string(),
+        "ServiceAccount" => "serviceaccounts".to_string(),
+        "ClusterRole" => "clusterroles".to_string(),
+        "ClusterRoleBinding" => "clusterrolebindings".to_string(),
+        "Role" => "roles".to_string(),
+        "RoleBinding" => "rolebindings".to_string(),
+        "ConfigMap" => "configmaps".to_string(),
+        "CustomResourceDefinition" => "customresourcedefinitions".to_string(),
+        other => format!("{}s", other.to_lowercase()),
+    };
+    match ns {
+        Some(ns) => format!("{base}/namespaces/{ns}/{plural}/{name}"),
+        None => format!("{base}/{plural}/{name}"),
+    }
+}
+
+pub fn apply(rest: &Rest, obj: &Value) {
+    rest.apply(&path_of(obj), obj)
+        .unwrap_or_else(|e| panic!("applying {}: {e}", path_of(obj)));
+}
+
+pub fn apply_file(rest: &Rest, file: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    for doc in crd_audit::load::parse_str(file, &text) {
+        let v = doc.unwrap().value;
+        if !v.is_null() {
+            apply(rest, &v);
+        }
+    }
+}
+
+pub fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    wait_for_at_most(what, Duration::from_secs(60), &mut f)
+}
+
+pub fn wait_for_at_most<T>(what: &str, limit: Duration, f: &mut dyn FnMut() -> Option<T>) -> T {
+    let end = Instant::now() + limit;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+pub fn report(rest: &Rest, crd: &str) -> Result<Value, ApiError> {
+    rest.get(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{crd}"))
+}
+
+pub fn condition(report: &Value, ty: &str) -> Option<(String, String)> {
+    report["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == ty)
+        .map(|c| {
+            (
+                c["status"].as_str().unwrap_or("").to_string(),
+                c["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+}
+
+/// Events with a reason, from both Event APIs, in a namespace.
+pub fn events_in(rest: &Rest, namespace: &str, reason: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for path in [
+        format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events"),
+        format!("/api/v1/namespaces/{namespace}/events"),
+    ] {
+        let mut seen_names = std::collections::BTreeSet::new();
+        for e in rest.list(&path).unwrap_or_default() {
+            if e["reason"] == reason
+                && seen_names.insert(e["metadata"]["name"].as_str().unwrap_or("").to_string())
+            {
+                out.push(e);
+            }
+        }
+    }
+    // Both APIs show the same Event: count it once.
+    let mut names = std::collections::BTreeSet::new();
+    out.retain(|e| names.insert(e["metadata"]["name"].as_str().unwrap_or("").to_string()));
+    out
+}
+
+pub fn events(rest: &Rest, reason: &str) -> Vec<Value> {
+    events_in(rest, "default", reason)
+}
+
+pub fn note(e: &Value) -> String {
+    e["note"]
+        .as_str()
+        .or(e["message"].as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// A CRD whose revisions the tests apply: 1 baseline; 2 tightened (required tier, narrower
+/// enum); 3 loosened again.
+pub fn things_crd(name: &str, group: &str, revision: u8) -> Value {
+    let mut spec = json!({"type": "object", "properties": {
+        "size": {"type": "string", "enum": ["small", "medium", "large"]},
+        "tier": {"type": "string"}}});
+    match revision {
+        2 => {
+            spec["required"] = json!(["tier"]);
+            spec["properties"]["size"]["enum"] = json!(["small"]);
+        }
+        3 => {}
+        _ => {
+            spec["properties"].as_object_mut().unwrap().remove("tier");
+        }
+    }
+    let plural = name.split('.').next().unwrap();
+    let kind = format!(
+        "{}{}",
+        plural[..1].to_uppercase(),
+        plural[1..].trim_end_matches('s')
+    );
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": name},
+        "spec": {"group": group, "scope": "Namespaced",
+            "names": {"plural": plural, "singular": plural.trim_end_matches('s'), "kind": kind},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}]}})
+}
+
+/// A throwaway kube-apiserver 1.20 + etcd (`tests/testenv/up.sh`), stopped on drop.
+pub struct TestEnv {
+    pub run_dir: PathBuf,
+    pub kubeconfig: PathBuf,
+    pub admin: Rest,
+    pub server: String,
+    pub ca: PathBuf,
+    pub admin_token: String,
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg("tests/testenv/down.sh")
+            .arg(&self.run_dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// Starts the test API server; `None` (with a notice) when end-to-end tests are off or
+/// cannot run here, which fails under `CRD_AUDIT_E2E=required` (what CI sets).
+pub fn start() -> Option<TestEnv> {
+    let mode = std::env::var("CRD_AUDIT_E2E").unwrap_or_default();
+    if mode == "off" {
+        eprintln!("NOTICE: CRD_AUDIT_E2E=off: end-to-end tests skipped");
+        return None;
+    }
+    let out = Command::new("bash")
+        .arg("tests/testenv/up.sh")
+        .stderr(Stdio::inherit())
+        .output();
+    let kubeconfig = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        other => {
+            assert_ne!(
+                mode, "required",
+                "the test API server could not be started: {other:?}"
+            );
+            eprintln!("NOTICE: the test API server could not be started; end-to-end tests skipped");
+            return None;
+        }
+    };
+    let kubeconfig = PathBuf::from(kubeconfig);
+    let run_dir = kubeconfig.parent().unwrap().to_path_buf();
+    let env_text = std::fs::read_to_string(run_dir.join("env")).unwrap();
+    let var = |k: &str| {
+        env_text
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .unwrap_or_default()
+            .trim_matches('\'')
+            .to_string()
+    };
+    let admin = Rest::new(&kubeconfig, None);
+    Some(TestEnv {
+        server: var("KUBE_TESTENV_SERVER"),
+        ca: PathBuf::from(var("KUBE_TESTENV_CA")),
+        admin_token: var("KUBE_TESTENV_ADMIN_TOKEN"),
+        run_dir,
+        kubeconfig,
+        admin,
+    })
+}
+
+impl TestEnv {
+    /// A kubeconfig whose user is a token of the shipped ServiceAccount (so that the shipped
+    /// RBAC is what is tested).
+    pub fn service_account_kubeconfig(&self) -> PathBuf {
+        let token = self
+            .admin
+            .create(
+                "/api/v1/namespaces/crd-audit/serviceaccounts/crd-audit/token",
+                &json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                    "spec": {"expirationSeconds": 3600}}),
+            )
+            .expect("a ServiceAccount token");
+        let token = token["status"]["token"].as_str().unwrap();
+        let kc = self.run_dir.join("crd-audit.kubeconfig");
+        std::fs::write(
+            &kc,
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: sa\nclusters:\n- name: t\n  cluster:\n    server: {}\n    certificate-authority: {}\ncontexts:\n- name: sa\n  context: {{cluster: t, user: sa}}\nusers:\n- name: sa\n  user:\n    token: {token}\n",
+                self.server,
+                self.ca.display()
+            ),
+        )
+        .unwrap();
+        kc
+    }
+
+    /// The kube-apiserver process: killed, then started again with the same command line
+    /// after `down` (its data stays in etcd).
+    pub fn restart_apiserver(&self, down: Duration) {
+        let pid_file = self.run_dir.join("kube-apiserver.pid");
+        let record = std::fs::read_to_string(&pid_file).unwrap();
+        let pid: u32 = record.split_whitespace().next().unwrap().parse().unwrap();
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let args: Vec<String> = cmdline
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        let status = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        while std::path::Path::new(&format!("/proc/{pid}/cmdline")).exists()
+            && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| !c.is_empty())
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(down);
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.run_dir.join("kube-apiserver.log"))
+            .unwrap();
+        let mut cmd = Command::new(&args[0]);
+        cmd.args(&args[1..])
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log);
+        for kv in environ.split(|b| *b == 0).filter(|a| !a.is_empty()) {
+            let kv = String::from_utf8_lossy(kv);
+            if let Some((k, v)) = kv.split_once('=') {
+                cmd.env(k, v);
+            }
+        }
+        let child = cmd.spawn().unwrap();
+        let new_pid = child.id();
+        std::mem::forget(child);
+        let stat = std::fs::read_to_string(format!("/proc/{new_pid}/stat")).unwrap();
+        let start = stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .nth(19)
+            .unwrap()
+            .to_string();
+        std::fs::write(&pid_file, format!("{new_pid} {start} {}\n", args[0])).unwrap();
+        wait_for("the restarted API server", || {
+            self.admin.get_text("/readyz").filter(|t| t.trim() == "ok")
+        });
+    }
+}
+
+/// A running `crd-audit controller`, killed on drop; its log (JSON lines) in the run dir.
+pub struct Controller {
+    pub child: Child,
+    pub log: PathBuf,
+    pub metrics: String,
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts the controller with these arguments (after `controller`), `POD_NAME=identity`.
+pub fn controller(
+    run_dir: &Path,
+    identity: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Controller {
+    let port = free_port();
+    let log = run_dir.join(format!("{identity}.log"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crd-audit"));
+    cmd.arg("controller")
+        .args(args)
+        .args(["--metrics-addr", &format!("127.0.0.1:{port}")])
+        .env("POD_NAME", identity)
+        .env_remove("KUBECONFIG")
+        .stderr(std::fs::File::create(&log).unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    Controller {
+        child: cmd.spawn().unwrap(),
+        log,
+        metrics: format!("127.0.0.1:{port}"),
+    }
+}
+
+impl Controller {
+    /// SIGTERM, then the exit status and the log.
+    pub fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        let status = self.child.wait().unwrap();
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        (status, log)
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// One GET of the metrics endpoint (plain HTTP/1.0 on loopback).
+    pub fn scrape(&self) -> Option<String> {
+        http_get(&self.metrics, "/metrics")
+    }
+}
+
+pub fn http_get(addr: &str, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+    let mut body = String::new();
+    s.read_to_string(&mut body).ok()?;
+    let (head, body) = body.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.0 200")
+        .then(|| body.to_string())
+        .or_else(|| head.starts_with("HTTP/1.1 200").then(|| body.to_string()))
+}
+
+/// The value of a metric line `name{labels} value` in an exposition.
+pub fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Runs the CLI; (exit code, stdout, stderr).
+pub fn cli(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crd-audit"));
+    cmd.args(args).env_remove("KUBECONFIG");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Error lines of a JSON log.
+pub fn error_lines(log: &str) -> Vec<String> {
+    log.lines()
+        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v["level"] == "ERROR"))
+        .map(str::to_string)
+        .collect()
+}
