@@ -118,7 +118,8 @@ async fn main() {
     );
     let port = 18099;
     let kc = std::env::var("KUBECONFIG").unwrap_or_default();
-    let mut child = std::process::Command::new("target/release/crd-audit")
+    let bin = std::env::var("CRD_AUDIT_BIN").unwrap_or_else(|_| "target/release/crd-audit".into());
+    let mut child = std::process::Command::new(&bin)
         .args([
             "controller",
             "--kubeconfig",

@@ -206,8 +206,8 @@ impl Drop for Controller {
         let drained: Vec<Tracked> = std::mem::take(&mut *self.ctx.registry())
             .into_values()
             .collect();
+        // Each object audit lowers the watch gauge itself when its task is dropped.
         drop(drained);
-        self.ctx.metrics.watches.set(0);
     }
 }
 
