@@ -182,12 +182,19 @@ async fn main() {
         .find(|l| l.starts_with("crd_audit_watches "))
         .unwrap_or("")
         .to_string();
+    let sockets = std::fs::read_dir(format!("/proc/{}/fd", child.id()))
+        .map(|d| {
+            d.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+                .filter(|l| l.to_string_lossy().starts_with("socket:"))
+                .count()
+        })
+        .unwrap_or(0);
     let rss = proc_status(child.id(), "VmHWM:");
     let threads = proc_status(child.id(), "Threads:");
     let _ = child.kill();
     let _ = child.wait();
     println!(
-        "peak RSS {:.1} MiB (after the first audit {:.1} MiB); {threads} threads; {watches}; first complete audit {:?}; tightening of a {big}-object CRD reflected in {:?}; {:.1} write requests/s",
+        "peak RSS {:.1} MiB (after the first audit {:.1} MiB); {threads} threads; {sockets} sockets; {watches}; first complete audit {:?}; tightening of a {big}-object CRD reflected in {:?}; {:.1} write requests/s",
         rss as f64 / 1024.0,
         settled_rss as f64 / 1024.0,
         first_audit,

@@ -8,6 +8,8 @@
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Where the client's credentials came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +27,16 @@ pub async fn connect(
     kubeconfig: Option<&Path>,
     context: Option<&str>,
 ) -> Result<(Client, Origin), String> {
+    let (config, origin) = config(kubeconfig, context).await?;
+    let client = Client::try_from(config).map_err(|e| format!("creating the client: {e}"))?;
+    Ok((client, origin))
+}
+
+/// The kube configuration for the context the user chose (see `connect`).
+pub async fn config(
+    kubeconfig: Option<&Path>,
+    context: Option<&str>,
+) -> Result<(Config, Origin), String> {
     let options = KubeConfigOptions {
         context: context.map(str::to_string),
         ..Default::default()
@@ -56,8 +68,121 @@ pub async fn connect(
             },
         },
     };
-    let client = Client::try_from(config).map_err(|e| format!("creating the client: {e}"))?;
-    Ok((client, origin))
+    Ok((config, origin))
+}
+
+/// kube's client stack over HTTP/2 when the server offers it (API servers do): requests and
+/// watches share one connection instead of holding one each. Behind a proxy, kube's own
+/// client (HTTP/1.1) is used.
+pub fn multiplexed(config: &Config) -> Result<Client, String> {
+    use hyper_util::client::legacy::connect::HttpConnector;
+    use hyper_util::rt::{TokioExecutor, TokioTimer};
+    use kube::client::ConfigExt;
+    if config.proxy_url.is_some() {
+        return Client::try_from(config.clone()).map_err(|e| format!("creating the client: {e}"));
+    }
+    let tls = config
+        .rustls_client_config()
+        .map_err(|e| format!("TLS configuration: {e}"))?;
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_connect_timeout(config.connect_timeout);
+    let builder = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_or_http();
+    let builder = match &config.tls_server_name {
+        Some(name) => {
+            let name = rustls_pki_types::ServerName::try_from(name.clone())
+                .map_err(|e| format!("tls-server-name {name:?}: {e}"))?;
+            builder.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name))
+        }
+        None => builder,
+    };
+    let https = builder.enable_http1().enable_http2().wrap_connector(http);
+    // Keep-alive pings find a dead connection (a watch would otherwise wait on it forever).
+    let hyper = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+        .timer(TokioTimer::new())
+        .pool_timer(TokioTimer::new())
+        .http2_keep_alive_interval(Duration::from_secs(30))
+        .http2_keep_alive_timeout(Duration::from_secs(20))
+        .http2_keep_alive_while_idle(true)
+        .build(https);
+    let auth = config
+        .auth_layer()
+        .map_err(|e| format!("credentials: {e}"))?;
+    let headers = config
+        .extra_headers_layer()
+        .map_err(|e| format!("headers: {e}"))?;
+    let service = tower::ServiceBuilder::new()
+        .layer(config.base_uri_layer())
+        .option_layer(auth)
+        .layer(headers)
+        .map_err(tower::BoxError::from)
+        .service(hyper);
+    Ok(Client::new(service, config.default_namespace.clone()))
+}
+
+/// Clients for long watches, each carrying at most `WATCHES_PER_CONNECTION` of them (API
+/// servers allow 100 concurrent streams on an HTTP/2 connection; 1.20 allows 250), so that
+/// an audited CRD costs a stream, not a connection.
+pub struct WatchClients {
+    config: Config,
+    shards: Mutex<Vec<(Client, usize)>>,
+}
+
+pub const WATCHES_PER_CONNECTION: usize = 50;
+
+/// A watch's place on a shared connection; given back when the watch ends.
+pub struct WatchSlot {
+    pub client: Client,
+    pool: Arc<WatchClients>,
+    shard: usize,
+}
+
+impl Drop for WatchSlot {
+    fn drop(&mut self) {
+        let mut shards = self.pool.shards.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = shards.get_mut(self.shard) {
+            s.1 = s.1.saturating_sub(1);
+        }
+    }
+}
+
+impl WatchClients {
+    pub fn new(config: Config) -> Arc<WatchClients> {
+        Arc::new(WatchClients {
+            config,
+            shards: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A client with room for one more watch.
+    pub fn slot(self: &Arc<Self>) -> Result<WatchSlot, String> {
+        let mut shards = self.shards.lock().unwrap_or_else(|e| e.into_inner());
+        let shard = match shards.iter().position(|s| s.1 < WATCHES_PER_CONNECTION) {
+            Some(i) => i,
+            None => {
+                shards.push((multiplexed(&self.config)?, 0));
+                shards.len() - 1
+            }
+        };
+        shards[shard].1 += 1;
+        Ok(WatchSlot {
+            client: shards[shard].0.clone(),
+            pool: self.clone(),
+            shard,
+        })
+    }
+
+    /// Connections in use for watches.
+    pub fn connections(&self) -> usize {
+        self.shards
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|s| s.1 > 0)
+            .count()
+    }
 }
 
 /// A single-threaded runtime for the CLI commands that read from a cluster.

@@ -75,6 +75,8 @@ impl Drop for Tracked {
 /// What every task of the controller shares.
 pub struct Ctx {
     pub client: kube::Client,
+    /// Clients for the object watches (many watches share a connection).
+    pub watch_clients: Option<Arc<super::client::WatchClients>>,
     pub config: Config,
     pub metrics: Arc<Metrics>,
     pub limiter: Arc<WriteLimiter>,
@@ -91,6 +93,7 @@ pub struct Ctx {
 impl Ctx {
     pub fn new(
         client: kube::Client,
+        watch_clients: Option<Arc<super::client::WatchClients>>,
         config: Config,
         metrics: Arc<Metrics>,
         identity: &str,
@@ -100,6 +103,7 @@ impl Ctx {
         Arc::new(Ctx {
             events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
             client,
+            watch_clients,
             config,
             metrics,
             limiter,
@@ -630,7 +634,13 @@ mod tests {
     }
 
     fn context(client: kube::Client) -> Arc<Ctx> {
-        Ctx::new(client, Config::default(), Arc::new(Metrics::new()), "test")
+        Ctx::new(
+            client,
+            None,
+            Config::default(),
+            Arc::new(Metrics::new()),
+            "test",
+        )
     }
 
     async fn until(what: &str, mut f: impl FnMut() -> bool) {

@@ -84,8 +84,10 @@ async fn shutdown_signal() {
 
 /// Runs until SIGTERM/SIGINT. Errors are what stops the operator from starting.
 pub async fn run(opts: Options) -> Result<(), String> {
-    let (client, origin) =
-        client::connect(opts.kubeconfig.as_deref(), opts.context.as_deref()).await?;
+    let (kube_config, origin) =
+        client::config(opts.kubeconfig.as_deref(), opts.context.as_deref()).await?;
+    let client = client::multiplexed(&kube_config)?;
+    let watch_clients = client::WatchClients::new(kube_config);
     let metrics = Arc::new(Metrics::new());
     metrics::serve(&opts.metrics_addr, metrics.clone()).await?;
     let mut elect = opts
@@ -130,6 +132,7 @@ pub async fn run(opts: Options) -> Result<(), String> {
         metrics.leader.set(1);
         let ctx = Ctx::new(
             client.clone(),
+            Some(watch_clients.clone()),
             opts.config.clone(),
             metrics.clone(),
             &opts.identity,

@@ -20,6 +20,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Objects of a LIST judged together on a blocking thread (a watcher holds a page of 500).
+const BATCH: usize = 128;
+
 /// At most this many SchemaViolation Events per CRD and minute.
 const OBJECT_EVENTS_PER_MINUTE: u32 = 10;
 
@@ -34,6 +37,9 @@ impl Drop for WatchGauge {
 
 struct ObjectAudit {
     ctx: Arc<Ctx>,
+    /// The client of the watch (a stream on a shared connection).
+    client: kube::Client,
+    _slot: Option<super::client::WatchSlot>,
     crd: Arc<Crd>,
     validator: Arc<CrdValidator>,
     epoch: u64,
@@ -52,7 +58,20 @@ pub async fn audit_objects(ctx: Arc<Ctx>, crd: Arc<Crd>, validator: Arc<CrdValid
     ctx.metrics.watches.inc();
     let _gauge = WatchGauge(ctx.metrics.clone());
     let resource = object_resource(&crd, &storage);
+    let slot = match ctx.watch_clients.as_ref().map(|w| w.slot()) {
+        Some(Ok(slot)) => Some(slot),
+        Some(Err(e)) => {
+            tracing::error!(crd = %crd.name, error = %e, "no client for the watch; using the main one");
+            None
+        }
+        None => None,
+    };
+    let client = slot
+        .as_ref()
+        .map_or_else(|| ctx.client.clone(), |s| s.client.clone());
     let mut audit = ObjectAudit {
+        client,
+        _slot: slot,
         ctx,
         crd,
         validator,
@@ -67,7 +86,7 @@ impl ObjectAudit {
     fn stream(
         &self,
     ) -> futures::stream::BoxStream<'static, Result<Event<DynamicObject>, watcher::Error>> {
-        let api: Api<DynamicObject> = Api::all_with(self.ctx.client.clone(), &self.resource);
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
         watcher(api, watcher::Config::default().page_size(500))
             .default_backoff()
             .boxed()
@@ -85,6 +104,8 @@ impl ObjectAudit {
         let mut stream = self.stream();
         let mut resync = self.next_resync();
         let mut fresh: Option<(Audit, Instant)> = None;
+        // Objects of a LIST are judged in batches on one blocking thread each.
+        let mut batch: Vec<Value> = Vec::with_capacity(BATCH);
         loop {
             let ev = tokio::select! {
                 ev = stream.next() => ev,
@@ -96,20 +117,26 @@ impl ObjectAudit {
             };
             let Some(ev) = ev else { return };
             match ev {
-                Ok(Event::Init) => fresh = Some((Audit::default(), Instant::now())),
+                Ok(Event::Init) => {
+                    batch.clear();
+                    fresh = Some((Audit::default(), Instant::now()));
+                }
                 Ok(Event::InitApply(obj)) => {
                     if let Some(v) = self.value(obj) {
-                        let j = self.judge(v).await;
-                        if let Some((a, _)) = fresh.as_mut() {
-                            a.record(j);
-                        }
+                        batch.push(v);
+                    }
+                    if batch.len() >= BATCH
+                        && let Some((a, _)) = fresh.as_mut()
+                    {
+                        self.judge_batch(&mut batch, a).await;
                     }
                 }
                 Ok(Event::InitDone) => {
-                    if let Some((a, started)) = fresh.take()
-                        && !self.complete(a, started).await
-                    {
-                        return;
+                    if let Some((mut a, started)) = fresh.take() {
+                        self.judge_batch(&mut batch, &mut a).await;
+                        if !self.complete(a, started).await {
+                            return;
+                        }
                     }
                 }
                 Ok(Event::Apply(obj)) => {
@@ -146,6 +173,41 @@ impl ObjectAudit {
             return None;
         }
         Some(object_value(obj, &self.resource))
+    }
+
+    /// Judges the batch (emptying it) and records the judgements.
+    async fn judge_batch(&self, batch: &mut Vec<Value>, audit: &mut Audit) {
+        if batch.is_empty() {
+            return;
+        }
+        let objects = std::mem::take(batch);
+        let n = objects.len();
+        let permit = self.ctx.judges.clone().acquire_owned().await;
+        let (v, redact) = (self.validator.clone(), self.ctx.config.redact_values);
+        let started = Instant::now();
+        let job = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            objects
+                .into_iter()
+                .map(|o| judge(&v, o, redact))
+                .collect::<Vec<_>>()
+        });
+        match job.await {
+            Ok(judgements) => {
+                let each = started.elapsed().as_secs_f64() / n as f64;
+                for j in judgements {
+                    if j.internal_error {
+                        self.ctx.metrics.internal_errors.inc();
+                    }
+                    self.ctx.metrics.validations.inc();
+                    self.ctx.metrics.validation_duration.observe(each);
+                    audit.record(j);
+                }
+            }
+            Err(e) => {
+                tracing::error!(crd = %self.crd.name, error = %e, "a batch of objects could not be judged");
+            }
+        }
     }
 
     async fn judge(&self, obj: Value) -> Judgement {
