@@ -20,6 +20,9 @@ pub struct State {
     /// Report writes tried (successful or not).
     pub report_writes: usize,
     pub events: Vec<Value>,
+    /// The Lease, and whether Lease requests fail (an API outage).
+    pub lease: Option<Value>,
+    pub fail_leases: bool,
 }
 
 pub type Shared = Arc<Mutex<State>>;
@@ -113,6 +116,43 @@ fn answer(state: &Shared, method: &str, path: &str, body: &[u8]) -> Response<Bod
             ("DELETE", name, _) => {
                 st.reports.remove(name);
                 ok(&json!({"kind": "Status", "apiVersion": "v1", "status": "Success"}))
+            }
+            _ => status(405, "MethodNotAllowed", "not here"),
+        };
+    }
+    if path.starts_with("/apis/coordination.k8s.io/v1/namespaces/") {
+        if st.fail_leases {
+            return status(503, "ServiceUnavailable", "etcd is down");
+        }
+        let version = |st: &State| {
+            st.lease.as_ref().map_or(0, |l| {
+                l["metadata"]["resourceVersion"]
+                    .as_str()
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(0)
+            })
+        };
+        return match method {
+            "GET" => match &st.lease {
+                Some(l) => ok(l),
+                None => status(
+                    404,
+                    "NotFound",
+                    "leases.coordination.k8s.io \"crd-audit\" not found",
+                ),
+            },
+            "POST" | "PUT" => {
+                let mut lease: Value = serde_json::from_slice(body).unwrap_or_default();
+                let current = version(&st);
+                let sent = lease["metadata"]["resourceVersion"].as_str().unwrap_or("");
+                if (method == "POST" && st.lease.is_some())
+                    || (method == "PUT" && sent != current.to_string())
+                {
+                    return status(409, "Conflict", "the object has been modified");
+                }
+                lease["metadata"]["resourceVersion"] = json!((current + 1).to_string());
+                st.lease = Some(lease.clone());
+                ok(&lease)
             }
             _ => status(405, "MethodNotAllowed", "not here"),
         };

@@ -10,7 +10,8 @@ use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use kube::Api;
 use kube::api::PostParams;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 pub const LEASE_NAME: &str = "crd-audit";
 /// How long a Lease holds without renewal.
@@ -162,5 +163,42 @@ pub async fn leases_served(client: &kube::Client) -> Result<bool, kube::Error> {
         Ok(list) => Ok(list.resources.iter().any(|r| r.name == "leases")),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(false),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::operator::fake_api;
+
+    /// Virtual time: the test runs in milliseconds however long the lease.
+    #[tokio::test(start_paused = true)]
+    async fn a_leader_that_cannot_renew_stands_down_before_the_lease_ends_and_competes_again() {
+        let (client, fake) = fake_api::start();
+        let mut a = Elector::new(client.clone(), "crd-audit", "a");
+        let mut b = Elector::new(client, "crd-audit", "b");
+        assert!(a.try_acquire_or_renew().await.unwrap());
+        assert!(!b.try_acquire_or_renew().await.unwrap());
+        // An outage: the leader's renewals fail.
+        fake.lock().unwrap().fail_leases = true;
+        let started = Instant::now();
+        crate::operator::keep_leading(&mut a).await;
+        let stood_down = started.elapsed();
+        assert!(
+            stood_down >= RENEW_DEADLINE && stood_down < LEASE_DURATION,
+            "{stood_down:?}"
+        );
+        // The standby takes over only after a whole lease duration without renewal.
+        fake.lock().unwrap().fail_leases = false;
+        assert!(!b.try_acquire_or_renew().await.unwrap());
+        tokio::time::sleep(LEASE_DURATION + RETRY).await;
+        assert!(b.try_acquire_or_renew().await.unwrap());
+        let holder = fake.lock().unwrap().lease.as_ref().unwrap()["spec"]["holderIdentity"].clone();
+        assert_eq!(holder, "b");
+        // The old leader competes again and waits as a standby.
+        assert!(!a.try_acquire_or_renew().await.unwrap());
+        // A release frees the Lease at once.
+        b.release().await;
+        assert!(a.try_acquire_or_renew().await.unwrap());
     }
 }

@@ -29,7 +29,8 @@ use controller::{Controller, Ctx};
 use leader::{ElectionError, Elector};
 use metrics::Metrics;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 /// Command-line options of the controller.
 #[derive(Clone, Debug)]
@@ -188,7 +189,7 @@ async fn acquire(elector: &mut Elector) -> Result<(), String> {
 /// Renews the Lease until it is lost: taken by another replica, or not renewed within the
 /// renew deadline (shorter than the lease, so that no standby takes over while this one
 /// still acts).
-async fn keep_leading(elector: &mut Elector) {
+pub(crate) async fn keep_leading(elector: &mut Elector) {
     let mut renewed = Instant::now();
     loop {
         tokio::time::sleep(leader::RETRY).await;
