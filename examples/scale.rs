@@ -201,4 +201,19 @@ async fn main() {
         revalidation,
         writes / t0.elapsed().as_secs_f64()
     );
+    // The goals of the operator at this size (issue: at most 128 MiB, a tightening of the big
+    // CRD reflected within 10 s).
+    let mut missed = Vec::new();
+    if rss > 128 * 1024 {
+        missed.push(format!("peak RSS {:.1} MiB > 128 MiB", rss as f64 / 1024.0));
+    }
+    if revalidation > Duration::from_secs(10) {
+        missed.push(format!(
+            "tightening reflected after {revalidation:?} > 10 s"
+        ));
+    }
+    if !missed.is_empty() {
+        eprintln!("goals missed: {}", missed.join("; "));
+        std::process::exit(1);
+    }
 }
