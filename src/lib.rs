@@ -10,6 +10,7 @@ pub mod cli;
 pub mod crd;
 pub mod diff;
 pub mod gofmt;
+pub mod guard;
 pub mod load;
 pub mod operator;
 pub mod schema;

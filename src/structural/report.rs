@@ -28,6 +28,9 @@ pub struct CheckReport {
     pub stored_versions_not_served: Vec<String>,
     /// Schemas that cannot even be decoded (the server refuses such a request outright).
     pub decode_errors: Vec<String>,
+    /// Checking the CRD hit a bug in crd-audit (a panic, caught by [`check_crd_guarded`]):
+    /// the panic's message and location; nothing else of the report is filled in then.
+    pub internal_error: Option<String>,
 }
 
 impl CheckReport {
@@ -37,6 +40,7 @@ impl CheckReport {
             || !self.crd_errors.is_empty()
             || !self.stored_versions_not_served.is_empty()
             || !self.decode_errors.is_empty()
+            || self.internal_error.is_some()
     }
 }
 
@@ -60,8 +64,21 @@ pub fn aggregate(messages: &[String]) -> String {
     }
 }
 
+/// [`check_crd`], with a panic (a bug) caught: the report then holds only the CRD's name
+/// and `internal_error` (the panic's message and location). The panic is not printed.
+pub fn check_crd_guarded(crd: &Crd) -> CheckReport {
+    crate::guard::catch(|| check_crd(crd)).unwrap_or_else(|message| CheckReport {
+        crd: crd.name.clone(),
+        internal_error: Some(format!(
+            "crd-audit failed while checking this CRD (a bug): {message}"
+        )),
+        ..CheckReport::default()
+    })
+}
+
 /// Checks every version of a CRD.
 pub fn check_crd(crd: &Crd) -> CheckReport {
+    crate::guard::fault_point("check", &crd.name);
     let mut report = CheckReport {
         crd: crd.name.clone(),
         stored_versions_not_served: crd.stored_versions_not_served(),
@@ -209,5 +226,37 @@ pub fn visit(s: &Props, f: &mut impl FnMut(&Props)) {
     }
     if let Some(n) = &s.not {
         visit(n, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_while_checking_becomes_the_reports_internal_error() {
+        let crd = Crd::from_value(&serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {
+                "group": "example.com",
+                "scope": "Namespaced",
+                "names": {"plural": "things", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object"}}}]
+            }
+        }))
+        .unwrap();
+        assert!(!check_crd_guarded(&crd).has_findings());
+        crate::guard::inject_on_this_thread("check", "things.example.com");
+        let r = check_crd_guarded(&crd);
+        assert!(r.has_findings());
+        assert_eq!(r.crd, "things.example.com");
+        let e = r.internal_error.unwrap();
+        assert!(
+            e.starts_with("crd-audit failed while checking this CRD (a bug): injected panic at check for things.example.com"),
+            "{e}"
+        );
     }
 }

@@ -1,0 +1,210 @@
+//! The command line facing bugs and hostile input: a panic while judging one object or CRD
+//! is contained (reported once, counted, exit 2, the rest goes on), and the process always
+//! ends.
+
+mod common;
+
+use common::{run_env_within, temp_file, text};
+use serde_json::Value;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: things, kind: Thing}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              count: {type: integer, maximum: 5}
+";
+
+fn thing(name: &str) -> String {
+    format!(
+        "apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: {name}}}\nspec: {{count: 1}}\n"
+    )
+}
+
+fn crd_file(name: &str) -> String {
+    temp_file(name, CRD.as_bytes()).display().to_string()
+}
+
+fn json_lines(out: &std::process::Output) -> Vec<Value> {
+    text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn a_panic_judging_one_object_is_that_objects_internal_error() {
+    let crd = crd_file("robust/panic-crd.yaml");
+    let objects = [thing("a"), thing("boom"), thing("c")].join("---\n");
+    let inject = [("CRD_AUDIT_INJECT_PANIC", "validate:boom")];
+    let out = run_env_within(
+        &["validate", "--crd", &crd, "-o", "json", "-"],
+        &inject,
+        Some(objects.as_bytes()),
+        LIMIT,
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        !stderr.contains("panicked"),
+        "the panic was printed: {stderr}"
+    );
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 3, "{}", text(&out.stdout));
+    assert_eq!(lines[0]["valid"], true);
+    assert_eq!(lines[2]["valid"], true);
+    let boom = &lines[1];
+    assert_eq!(boom["name"], "boom");
+    assert_eq!(boom["namespace"], "default");
+    assert_eq!(boom["code"], 500);
+    let errors = boom["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["type"], "InternalError");
+    assert_eq!(errors[0]["field"], "<nil>");
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("<nil>: Internal error: crd-audit failed while judging this object (a bug): injected panic at validate for boom"),
+        "{message}"
+    );
+    // Text output counts it and names it once.
+    let out = run_env_within(
+        &["validate", "--crd", &crd, "-"],
+        &inject,
+        Some(objects.as_bytes()),
+        LIMIT,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(stdout.matches("injected panic").count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("validated 3 object(s): 1 invalid (0 of unknown kind), 0 with unknown fields, 0 input error(s), 1 internal error(s)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_crd_that_cannot_be_compiled_fails_its_objects_only() {
+    let crd = crd_file("robust/compile-crd.yaml");
+    let objects = [thing("a"), thing("b")].join("---\n");
+    let out = run_env_within(
+        &["validate", "--crd", &crd, "-o", "json", "-"],
+        &[("CRD_AUDIT_INJECT_PANIC", "compile:things.example.com")],
+        Some(objects.as_bytes()),
+        LIMIT,
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        assert_eq!(l["code"], 500, "{l}");
+        assert_eq!(l["errors"][0]["type"], "InternalError", "{l}");
+        assert!(
+            l["errors"][0]["detail"]
+                .as_str()
+                .unwrap()
+                .contains("internal error compiling CRD things.example.com: injected panic"),
+            "{l}"
+        );
+    }
+}
+
+#[test]
+fn a_worker_that_dies_does_not_keep_the_process_alive() {
+    let crd = crd_file("robust/worker-crd.yaml");
+    let first = temp_file("robust/worker-a.yaml", thing("a").as_bytes());
+    let second = temp_file("robust/worker-b.yaml", thing("b").as_bytes());
+    let first = first.display().to_string();
+    let target = format!("worker:{first}");
+    let out = run_env_within(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "-o",
+            "json",
+            &first,
+            second.to_str().unwrap(),
+        ],
+        &[("CRD_AUDIT_INJECT_PANIC", &target)],
+        None,
+        LIMIT,
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches(
+                "error: crd-audit: the validation worker stopped (a bug): injected panic at worker"
+            )
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Nothing of the lost job is reported as judged.
+    assert!(
+        !text(&out.stdout).contains("worker-a.yaml"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn a_panic_checking_one_crd_is_that_crds_internal_error() {
+    let other = CRD
+        .replace("things.example.com", "others.example.com")
+        .replace("plural: things, kind: Thing", "plural: others, kind: Other");
+    let input = format!("{CRD}---\n{other}");
+    let inject = [("CRD_AUDIT_INJECT_PANIC", "check:things.example.com")];
+    let out = run_env_within(&["check", "-"], &inject, Some(input.as_bytes()), LIMIT);
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stdout.contains("<stdin>#0 things.example.com: InternalError: crd-audit failed while checking this CRD (a bug): injected panic at check for things.example.com"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("<stdin>#1 others.example.com: ok"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("checked 2 CRD(s): 1 with findings, 0 input error(s), 1 internal error(s)"),
+        "{stdout}"
+    );
+    let out = run_env_within(
+        &["check", "-o", "json", "-"],
+        &inject,
+        Some(input.as_bytes()),
+        LIMIT,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let lines = json_lines(&out);
+    assert!(
+        lines[0]["internalError"]
+            .as_str()
+            .is_some_and(|e| e.contains("injected panic")),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].get("internalError").is_none());
+}
