@@ -208,3 +208,98 @@ fn a_panic_checking_one_crd_is_that_crds_internal_error() {
     );
     assert!(lines[1].get("internalError").is_none());
 }
+
+fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("crd-audit-robust-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[cfg(unix)]
+#[test]
+fn directory_walks_do_not_follow_symlink_loops() {
+    use std::os::unix::fs::symlink;
+    let dir = fresh_dir("loops");
+    let d = dir.join("d");
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    std::fs::write(d.join("crd.yaml"), CRD).unwrap();
+    std::fs::write(
+        d.join("sub/other.yaml"),
+        CRD.replace("things", "others").replace("Thing", "Other"),
+    )
+    .unwrap();
+    symlink("..", d.join("sub/up")).unwrap();
+    for l in ["a", "b", "c"] {
+        symlink(".", d.join(l)).unwrap();
+    }
+    // A symlink to a directory that is not an ancestor is followed.
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("third.yaml"),
+        CRD.replace("things", "thirds").replace("Thing", "Third"),
+    )
+    .unwrap();
+    symlink(&elsewhere, d.join("sub/linked")).unwrap();
+    let out = run_env_within(&["check", d.to_str().unwrap()], &[], None, LIMIT);
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let listed: Vec<&str> = stdout.lines().filter(|l| l.ends_with(": ok")).collect();
+    let d = d.display();
+    assert_eq!(
+        listed,
+        [
+            format!("{d}/crd.yaml#0 things.example.com: ok"),
+            format!("{d}/sub/linked/third.yaml#0 thirds.example.com: ok"),
+            format!("{d}/sub/other.yaml#0 others.example.com: ok"),
+        ],
+        "{stdout}"
+    );
+    // Each loop is named once.
+    for l in ["a", "b", "c", "sub/up"] {
+        assert_eq!(
+            stderr
+                .matches(&format!("warning: {d}/{l}: skipped: a directory loop"))
+                .count(),
+            1,
+            "{stderr}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn pipes_and_devices_are_read_as_streams() {
+    let dir = fresh_dir("fifo");
+    let fifo = dir.join("crd.fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let path = fifo.clone();
+    let writer = std::thread::spawn(move || std::fs::write(path, CRD).unwrap());
+    let out = run_env_within(&["check", fifo.to_str().unwrap()], &[], None, LIMIT);
+    writer.join().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(&format!("{}#0 things.example.com: ok", fifo.display())),
+        "{stdout}"
+    );
+
+    let out = run_env_within(&["check", "/dev/stdin"], &[], Some(CRD.as_bytes()), LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("/dev/stdin#0 things.example.com: ok"));
+
+    // A missing file is still an error that names it.
+    let missing = dir.join("missing.yaml");
+    let out = run_env_within(&["check", missing.to_str().unwrap()], &[], None, LIMIT);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        format!("error: {}: no such file or directory", missing.display())
+    );
+}

@@ -20,35 +20,85 @@ impl Sourced {
     }
 }
 
-/// Expands the arguments into files; directories are walked in sorted order.
+/// Expands the arguments into files; directories are walked in sorted order, following
+/// symbolic links but not into a directory that is already being walked (a loop, which is
+/// reported on standard error and skipped). A named file that is not a regular file (a pipe
+/// such as `<(cat crd.yaml)`, `/dev/stdin`, a FIFO) is read as a stream; inside a directory
+/// only regular files are read.
 pub fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for a in args {
         if a.as_os_str() == "-" {
             out.push(a.clone());
-        } else if a.is_dir() {
-            walk(a, &mut out).map_err(|e| format!("{}: {e}", a.display()))?;
-        } else if a.is_file() {
-            out.push(a.clone());
-        } else {
-            return Err(format!("{}: no such file or directory", a.display()));
+            continue;
+        }
+        match std::fs::metadata(a) {
+            Ok(m) if m.is_dir() => {
+                let mut ancestors = vec![dir_id(a, &m)];
+                walk(a, &mut ancestors, &mut out).map_err(|e| format!("{}: {e}", a.display()))?;
+            }
+            Ok(_) => out.push(a.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!("{}: no such file or directory", a.display()));
+            }
+            Err(e) => return Err(format!("{}: {e}", a.display())),
         }
     }
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// What identifies a directory however it is reached: device and inode (on Unix), or the
+/// canonical path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum DirId {
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Inode(u64, u64),
+    #[cfg_attr(unix, allow(dead_code))]
+    Path(PathBuf),
+}
+
+fn dir_id(path: &Path, meta: &std::fs::Metadata) -> DirId {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = path;
+        DirId::Inode(meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        DirId::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    }
+}
+
+/// Walks `dir`, whose identity and those of the directories above it on the current path
+/// are `ancestors`.
+fn walk(dir: &Path, ancestors: &mut Vec<DirId>, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()?;
     entries.sort();
     for p in entries {
-        if p.is_dir() {
-            walk(&p, out)?;
+        // Follows symbolic links; a dangling one is left to fail when it is read.
+        let meta = std::fs::metadata(&p).ok();
+        if let Some(m) = meta.as_ref().filter(|m| m.is_dir()) {
+            let id = dir_id(&p, m);
+            if ancestors.contains(&id) {
+                eprintln!(
+                    "warning: {}: skipped: a directory loop (it leads back to a directory being read)",
+                    p.display()
+                );
+                continue;
+            }
+            ancestors.push(id);
+            let walked = walk(&p, ancestors, out);
+            ancestors.pop();
+            walked?;
         } else if p
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+            && meta.as_ref().is_none_or(std::fs::Metadata::is_file)
         {
             out.push(p);
         }
