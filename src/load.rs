@@ -98,15 +98,9 @@ pub fn parse_str_at(
     text: &str,
     line_offset: usize,
 ) -> Vec<Result<Document, LoadError>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if looks_like_json(text) {
-        let mut docs = parse_json_stream(source_name, text);
-        for d in &mut docs {
-            match d {
-                Ok(doc) => doc.line += line_offset,
-                Err(e) => e.line = e.line.map(|l| l + line_offset),
-            }
-        }
-        docs
+        parse_json_pieces(source_name, text, line_offset)
     } else {
         YamlDocuments::new(source_name, Parser::new_from_str(text))
             .with_line_offset(line_offset)
@@ -145,6 +139,22 @@ fn line_of(text: &str, offset: usize) -> usize {
         .filter(|b| **b == b'\n')
         .count()
         + 1
+}
+
+/// A stream of JSON values that starts after `line_offset` lines.
+pub(crate) fn parse_json_pieces(
+    source_name: &str,
+    text: &str,
+    line_offset: usize,
+) -> Vec<Result<Document, LoadError>> {
+    let mut docs = parse_json_stream(source_name, text);
+    for d in &mut docs {
+        match d {
+            Ok(doc) => doc.line += line_offset,
+            Err(e) => e.line = e.line.map(|l| l + line_offset),
+        }
+    }
+    docs
 }
 
 /// A stream of JSON documents (one or more concatenated values).

@@ -303,3 +303,160 @@ fn pipes_and_devices_are_read_as_streams() {
         format!("error: {}: no such file or directory", missing.display())
     );
 }
+
+fn thing_json(name: &str) -> String {
+    format!(
+        r#"{{"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {{"name": "{name}"}}, "spec": {{"count": 1}}}}"#
+    )
+}
+
+#[test]
+fn a_malformed_json_document_does_not_hide_the_next_ones() {
+    let crd = crd_file("robust/json-crd.yaml");
+    let input = format!(
+        "{}\n{{\"apiVersion\": \"example.com/v1\", \"kind\": \"Thing\", \"spec\": [}}\n{}\n{}\n",
+        thing_json("a"),
+        thing_json("c"),
+        thing_json("d")
+    );
+    let out = run_env_within(
+        &["validate", "--crd", &crd, "-o", "json", "-"],
+        &[],
+        Some(input.as_bytes()),
+        LIMIT,
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "error: <stdin>#1 (line 2): invalid JSON: expected value"
+    );
+    let lines = json_lines(&out);
+    let names: Vec<&str> = lines.iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["a", "c", "d"]);
+    let sources: Vec<&str> = lines
+        .iter()
+        .map(|l| l["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["<stdin>#0", "<stdin>#2", "<stdin>#3"]);
+}
+
+#[test]
+fn json_with_a_byte_order_mark_is_read() {
+    let crd = crd_file("robust/bom-crd.yaml");
+    let json = temp_file(
+        "robust/bom.json",
+        format!("\u{feff}{}\n{}\n", thing_json("a"), thing_json("b")).as_bytes(),
+    );
+    let out = run_env_within(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "-o",
+            "json",
+            json.to_str().unwrap(),
+        ],
+        &[],
+        None,
+        LIMIT,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2);
+    assert!(lines.iter().all(|l| l["valid"] == true));
+}
+
+/// Runs `crd-audit` feeding `chunks` of `chunk` to its standard input; returns the output
+/// and the peak RSS in KiB.
+#[cfg(unix)]
+fn run_streaming(
+    args: &[&str],
+    head: &str,
+    chunk: &[u8],
+    chunks: usize,
+    tail: &str,
+) -> (std::process::Output, i64) {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    #[allow(clippy::zombie_processes)] // reaped by wait4 below
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (head, tail, chunk) = (head.to_string(), tail.to_string(), chunk.to_vec());
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(head.as_bytes())?;
+        for _ in 0..chunks {
+            stdin.write_all(&chunk)?;
+        }
+        stdin.write_all(tail.as_bytes())
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stdout.read_to_end(&mut b);
+        b
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stderr.read_to_end(&mut b);
+        b
+    });
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; `usage` is a valid rusage to fill.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    writer.join().unwrap().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    let output = std::process::Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    };
+    (output, usage.ru_maxrss)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_document_over_64_mib_is_refused_in_bounded_memory() {
+    let crd = crd_file("robust/huge-crd.yaml");
+    // MiB on one line between two small documents.
+    let peak = |mib: usize| {
+        let head = format!("{}---\nspec: {{name: \"", thing("before"));
+        let tail = format!("\"}}\n---\n{}", thing("after"));
+        let (out, peak) = run_streaming(
+            &["validate", "--crd", &crd, "-o", "json", "-"],
+            &head,
+            &[b'x'; 1 << 20],
+            mib,
+            &tail,
+        );
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(
+            stderr.trim(),
+            "error: <stdin>#1 (line 6): document larger than 64 MiB (kube-apiserver accepts requests of up to 3 MiB)"
+        );
+        let names: Vec<String> = json_lines(&out)
+            .iter()
+            .map(|l| l["name"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names, ["before", "after"]);
+        peak
+    };
+    let (small, large) = (peak(128), peak(512));
+    eprintln!("peak RSS refusing a document of 128 MiB: {small} KiB, of 512 MiB: {large} KiB");
+    assert!(
+        large < small + 16 * 1024,
+        "peak RSS grew from {small} KiB to {large} KiB"
+    );
+    assert!(large < 256 * 1024, "peak RSS {large} KiB");
+}
