@@ -460,3 +460,89 @@ fn a_document_over_64_mib_is_refused_in_bounded_memory() {
     );
     assert!(large < 256 * 1024, "peak RSS {large} KiB");
 }
+
+/// Runs `crd-audit` with its standard output going to `stdout`; returns status and stderr.
+fn run_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(stdout)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    (out.status.code(), text(&out.stderr))
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_the_status_so_far() {
+    use std::io::BufRead;
+    let crd = crd_file("robust/pipe-crd.yaml");
+    let mut valid = String::new();
+    for i in 0..20_000 {
+        valid.push_str(&thing(&format!("t{i}")));
+        valid.push_str("---\n");
+    }
+    let invalid = valid.replacen("spec: {count: 1}", "spec: {count: 9}", 1);
+    for (objects, status) in [(valid, 0), (invalid, 1)] {
+        let file = temp_file(&format!("robust/pipe-{status}.yaml"), objects.as_bytes());
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+            .args(["validate", "--crd", &crd, file.to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // `| head -1`
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            first.trim_end(),
+            format!(
+                "{}#0 Thing default/t0: {}",
+                file.display(),
+                if status == 0 {
+                    "valid"
+                } else {
+                    "spec.count: Invalid value: 9: spec.count in body should be less than or equal to 5"
+                }
+            )
+        );
+        assert_eq!(text(&out.stderr), "");
+        assert_eq!(out.status.code(), Some(status));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_an_error() {
+    let crd = crd_file("robust/full-crd.yaml");
+    let objects = temp_file("robust/full.yaml", thing("a").as_bytes());
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+    };
+    for args in [
+        vec!["validate", "--crd", &crd, objects.to_str().unwrap()],
+        vec![
+            "validate",
+            "--crd",
+            &crd,
+            "-o",
+            "json",
+            objects.to_str().unwrap(),
+        ],
+        vec!["check", &crd],
+        vec!["diff", &crd, &crd],
+    ] {
+        let (code, stderr) = run_to(&args, full().into());
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(
+            stderr, "error: writing the output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! `crd-audit check CRD...`: structural violations and CRD-level problems.
 
 use super::inputs::{self, Sourced};
-use super::output::Format;
+use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::cause::Cause;
 use crate::crd::Crd;
@@ -99,14 +99,16 @@ pub fn run(args: &Args) -> u8 {
                     Format::Json => write_json(&mut out, &item, &report),
                     Format::Text => write_text(&mut out, &item, &report),
                 };
-                if written.is_err() {
-                    return EXIT_INPUT_ERROR; // stdout closed
+                if let Err(e) = written {
+                    let status = status(input_errors + internal_errors, findings);
+                    return output::write_failed(&e, status);
                 }
             }
         }
     }
+    let mut written = Ok(());
     if args.output == Format::Text {
-        let _ = writeln!(
+        written = writeln!(
             out,
             "checked {checked} CRD(s): {findings} with findings, {input_errors} input error(s){}",
             match internal_errors {
@@ -115,7 +117,15 @@ pub fn run(args: &Args) -> u8 {
             }
         );
     }
-    if input_errors > 0 || internal_errors > 0 {
+    let status = status(input_errors + internal_errors, findings);
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => status,
+        Err(e) => output::write_failed(&e, status),
+    }
+}
+
+fn status(errors: usize, findings: usize) -> u8 {
+    if errors > 0 {
         EXIT_INPUT_ERROR
     } else if findings > 0 {
         EXIT_FINDINGS

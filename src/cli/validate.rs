@@ -4,7 +4,7 @@
 //! known, so memory does not grow with the input.
 
 use super::inputs::{self, Sourced};
-use super::output::Format;
+use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::cause::{Cause, Path};
 use crate::crd::Crd;
@@ -374,7 +374,8 @@ pub fn run(args: &Args) -> u8 {
     // Threads that stopped on a bug outside the per-document guards.
     let stopped = AtomicUsize::new(0);
     let mut t = Totals::default();
-    let mut write_failed = false;
+    // The first failed write to standard output (then nothing more is written).
+    let mut write_error: Option<std::io::Error> = None;
     let crds_ok = std::thread::scope(|scope| {
         let (abort, catalog, job_rx, stopped) = (&abort, &catalog, &job_rx, &stopped);
         // Reader: cuts the inputs into pieces, in order, and batches them into jobs.
@@ -451,7 +452,7 @@ pub fn run(args: &Args) -> u8 {
                     current_file = Some(done.file.clone());
                     next_index = 0;
                 }
-                if write_failed {
+                if write_error.is_some() {
                     return;
                 }
                 for doc in done.docs {
@@ -475,8 +476,10 @@ pub fn run(args: &Args) -> u8 {
                             Format::Json => write_json(&mut out, &source, &verdict),
                             Format::Text => write_text(&mut out, &source, &verdict),
                         };
-                        if written.is_err() {
-                            write_failed = true; // stdout closed: drain and stop
+                        if let Err(e) = written {
+                            // Stop reading input; what is under way is drained.
+                            write_error = Some(e);
+                            abort.store(true, Ordering::Relaxed);
                             break;
                         }
                     }
@@ -503,7 +506,7 @@ pub fn run(args: &Args) -> u8 {
         while let Ok(Ok(_)) = job_rx.lock().map(|rx| rx.recv()) {}
         // Every thread is done now.
         t.internal_errors += stopped.load(Ordering::Relaxed);
-        if args.output == Format::Text && !write_failed {
+        if args.output == Format::Text && write_error.is_none() {
             let _ = writeln!(
                 out,
                 "validated {} object(s): {} invalid ({} of unknown kind), {} with unknown fields, {} input error(s){}",
@@ -525,19 +528,25 @@ pub fn run(args: &Args) -> u8 {
                 );
             }
         }
-        if out.flush().is_err() {
-            write_failed = true;
+        if let Err(e) = out.flush()
+            && write_error.is_none()
+        {
+            write_error = Some(e);
         }
         true
     });
     // Freeing the compiled CRDs would only delay the exit.
     std::mem::forget(catalog);
-    if !crds_ok || write_failed || t.input_errors > 0 || t.internal_errors > 0 {
+    let status = if !crds_ok || t.input_errors > 0 || t.internal_errors > 0 {
         EXIT_INPUT_ERROR
     } else if t.invalid > 0 || (args.strict && t.pruned > 0) {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
+    };
+    match write_error {
+        Some(e) => output::write_failed(&e, status),
+        None => status,
     }
 }
 
