@@ -546,3 +546,33 @@ fn a_full_disk_is_an_error() {
         );
     }
 }
+
+#[test]
+fn lists_kubectl_cannot_decode_are_input_errors() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/list-errors");
+    let expected = std::fs::read_to_string(dir.join("oracle-errors.txt"))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    assert_eq!(expected.lines().count(), 4);
+    let crd = dir.join("crd.yaml");
+    for line in expected.lines() {
+        let (file, message) = line.split_once(": ").unwrap();
+        let path = dir.join(file);
+        let out = run_env_within(
+            &[
+                "validate",
+                "--crd",
+                crd.to_str().unwrap(),
+                path.to_str().unwrap(),
+            ],
+            &[],
+            None,
+            LIMIT,
+        );
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("error: {}#0 (line 1): {message}\n", path.display()),
+            "{file}"
+        );
+    }
+}

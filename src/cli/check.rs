@@ -56,7 +56,15 @@ pub fn run(args: &Args) -> u8 {
                     continue;
                 }
             };
-            for item in inputs::unpack_lists(doc) {
+            let items = match inputs::try_unpack_lists(doc) {
+                Ok(items) => items,
+                Err((e, _)) => {
+                    eprintln!("error: {e}");
+                    input_errors += 1;
+                    continue;
+                }
+            };
+            for item in items {
                 if item.doc.value.is_null() {
                     continue; // an empty document
                 }

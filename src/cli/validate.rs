@@ -210,12 +210,17 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
         .docs
         .into_iter()
         .map(|doc| {
-            doc.map(|doc| {
+            doc.and_then(|doc| {
                 let sourced = Sourced {
                     file: String::new(),
                     doc,
                 };
-                inputs::unpack_lists(sourced)
+                let items = inputs::try_unpack_lists(sourced).map_err(|(mut e, value)| {
+                    crate::load::drop_value(value);
+                    e.source_name = parsed.file.to_string();
+                    e
+                })?;
+                Ok(items
                     .into_iter()
                     .filter(|item| !item.doc.value.is_null())
                     .map(|item| {
@@ -234,7 +239,7 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
                             }
                         }
                     })
-                    .collect()
+                    .collect())
             })
         })
         .collect();

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Regenerates oracle.jsonl in every case directory here: `oracle validate crd.yaml
-# objects.yaml` (kube-apiserver's create path; see /work/shared/oracle/README.md).
+# objects.yaml` (kube-apiserver's create path; see /work/shared/oracle/README.md), or
+# oracle-input.yaml instead of objects.yaml when a case has one (the objects as kubectl
+# sends them, when that differs from what the oracle reads, as for lists inside lists).
 # Usage: ORACLE=path/to/oracle ./regen.sh [CASE...]
 set -eu
 cd "$(dirname "$0")"
@@ -8,6 +10,8 @@ cd "$(dirname "$0")"
 [ $# -gt 0 ] || set -- */
 for case in "$@"; do
     case=${case%/}
-    "$ORACLE" validate "$case/crd.yaml" "$case/objects.yaml" > "$case/oracle.jsonl"
+    input=$case/objects.yaml
+    [ ! -f "$case/oracle-input.yaml" ] || input=$case/oracle-input.yaml
+    "$ORACLE" validate "$case/crd.yaml" "$input" > "$case/oracle.jsonl"
     echo "$case: $(wc -l < "$case/oracle.jsonl") object(s)"
 done
