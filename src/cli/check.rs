@@ -100,7 +100,8 @@ pub fn run(args: &Args) -> u8 {
                     internal_errors += 1;
                 }
                 for e in &report.decode_errors {
-                    eprintln!("error: {}: {e}", item.source());
+                    // Values carry no positions: the line is the document's.
+                    eprintln!("error: {} (line {}): {e}", item.source(), item.doc.line);
                     input_errors += 1;
                 }
                 let written = match args.output {
