@@ -119,3 +119,50 @@ fn verdicts_agree_with_the_oracle() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `crd-audit check` on the CRDs of `tests/data/check/` against `oracle structural`
+/// (`NAME.oracle.json`, see `regen.sh` there): CRD create errors and NonStructuralSchema
+/// violations, as multisets.
+#[test]
+fn crd_checks_agree_with_the_oracle() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/check");
+    let mut crds: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    crds.sort();
+    assert!(crds.len() >= 10, "{} CRDs", crds.len());
+    let mut failures = Vec::new();
+    for crd in &crds {
+        let name = crd.file_name().unwrap().to_string_lossy().to_string();
+        let oracle = crd.with_extension("oracle.json");
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(&oracle)
+                .unwrap_or_else(|e| panic!("{}: {e}", oracle.display())),
+        )
+        .unwrap();
+        let out = run(&["check", "-o", "json", crd.to_str().unwrap()], None);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        let actual: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+        for list in ["crdErrors", "nonStructural"] {
+            let keys = |v: &Value| -> Vec<_> {
+                v[list]
+                    .as_array()
+                    .map(|a| a.iter().map(key_of).collect())
+                    .unwrap_or_default()
+            };
+            let (missing, extra) = multiset_diff(&keys(&expected), &keys(&actual));
+            if !missing.is_empty() || !extra.is_empty() {
+                failures.push(format!(
+                    "{name}: {list}: missing {missing:?}, extra {extra:?}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

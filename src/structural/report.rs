@@ -2,7 +2,7 @@
 //! (and the condition the API server would set), the CRD create-validation errors of its
 //! schemas, create warnings, and stored versions that are no longer served.
 
-use super::{cel_rules, convert, crd_schema, defaults, rules};
+use super::{cel_rules, convert, crd_schema, defaults, rules, status_root};
 use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Crd;
 use crate::schema::{Items, Props, SchemaOrBool};
@@ -159,6 +159,18 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
         ));
     }
+    if crd.preserve_unknown_fields
+        && schemas
+            .iter()
+            .flatten()
+            .any(|s| any_schema(s, &|p| p.default.is_some()))
+    {
+        report.crd_errors.push(Cause::invalid(
+            Path::new("spec").child("preserveUnknownFields"),
+            BadValue::Bool(true),
+            "must be false in order to use defaults in the schema",
+        ));
+    }
     // apiextensions.k8s.io/v1 requires a schema for every version.
     for (i, v) in crd.versions.iter().enumerate() {
         if v.schema.is_none() {
@@ -172,16 +184,35 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
         let Some(s) = s else { continue };
         let path = crd.validation_schema_path(i);
         let conversion = convert::conversion_error(s);
+        // Upstream's order: the root under a status subresource (of this version, or of any
+        // for a shared schema), nullable at the root, the structural rules, the defaults,
+        // the keyword checks (with the rules' fields), then the rules' compilation.
+        let before = report.crd_errors.len();
+        let status = if shared {
+            crd.versions.iter().any(|v| v.status_subresource)
+        } else {
+            crd.versions[i].status_subresource
+        };
+        if status && let Some(raw) = &crd.versions[i].schema {
+            status_root::check(raw, &path, &mut report.crd_errors);
+        }
+        crd_schema::check_root(s, &path, &mut report.crd_errors);
+        let mut schema_errors = Vec::new();
+        crd_schema::check_schema(s, &path, &mut schema_errors);
+        cel_rules::check_rule_fields(s, &path, &mut schema_errors);
         if conversion.is_none() {
             let violations = rules::violations(&path, s);
             if violations.is_empty() {
+                let before_defaults = report.crd_errors.len();
                 defaults::check(s, &path, &mut report.crd_errors);
-                cel_rules::check_rules(s, &path, &mut report.crd_errors);
+                // Rules are compiled only once the defaults are valid.
+                if report.crd_errors.len() == before_defaults {
+                    cel_rules::check_rules(s, &path, &schema_errors, &mut report.crd_errors);
+                }
             }
             report.crd_errors.extend(violations);
         }
-        let before = report.crd_errors.len();
-        crd_schema::check(s, &path, &mut report.crd_errors);
+        report.crd_errors.extend(schema_errors);
         // A schema that cannot be converted and shows no other problem is still refused.
         if let Some(e) = conversion
             && report.crd_errors.len() == before
@@ -196,6 +227,39 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
             break;
         }
     }
+}
+
+/// Whether `pred` holds for a schema or any schema inside it (upstream's `SchemaHas`: every
+/// nested schema, those of unsupported keywords included).
+pub fn any_schema(s: &Props, pred: &impl Fn(&Props) -> bool) -> bool {
+    if pred(s) {
+        return true;
+    }
+    let items: &[Props] = match &s.items {
+        Some(Items::Schema(item)) => std::slice::from_ref(&**item),
+        Some(Items::Array(list)) => list,
+        None => &[],
+    };
+    let or_bool = |x: &Option<SchemaOrBool>| match x {
+        Some(SchemaOrBool::Schema(p)) => any_schema(p, pred),
+        _ => false,
+    };
+    items.iter().any(|p| any_schema(p, pred))
+        || s.all_of
+            .iter()
+            .chain(&s.any_of)
+            .chain(&s.one_of)
+            .any(|p| any_schema(p, pred))
+        || s.not.as_ref().is_some_and(|p| any_schema(p, pred))
+        || s.properties.values().any(|p| any_schema(p, pred))
+        || or_bool(&s.additional_properties)
+        || s.pattern_properties.values().any(|p| any_schema(p, pred))
+        || or_bool(&s.additional_items)
+        || s.definitions.values().any(|p| any_schema(p, pred))
+        || s.dependencies.values().any(|d| match d {
+            crate::schema::Dependency::Schema(p) => any_schema(p, pred),
+            crate::schema::Dependency::Names(_) => false,
+        })
 }
 
 /// Create warnings: formats the API server does not recognise.
