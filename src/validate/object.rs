@@ -349,9 +349,11 @@ impl CrdValidator {
         }
 
         // Decoding: pruning, nulls, embedded resources; then defaulting.
-        if !self.preserve_unknown_fields {
-            verdict.pruned = prune::prune_object(&mut obj, structure, true);
-        }
+        verdict.pruned = if self.preserve_unknown_fields {
+            prune::prune_metadata(&mut obj, structure)
+        } else {
+            prune::prune_object(&mut obj, structure, true)
+        };
         if let Some(st) = structure {
             if let Some(e) = embedded::request_error(st, &obj) {
                 verdict.pruned.clear();
