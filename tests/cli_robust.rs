@@ -576,3 +576,88 @@ fn lists_kubectl_cannot_decode_are_input_errors() {
         );
     }
 }
+
+/// Runs `crd-audit` on files; returns status, stdout, stderr and the peak RSS in KiB.
+#[cfg(unix)]
+fn run_measured(args: &[&str]) -> (Option<i32>, String, String, i64) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    #[allow(clippy::zombie_processes)] // reaped by wait4 below
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; `usage` is a valid rusage to fill.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    (
+        std::process::ExitStatus::from_raw(status).code(),
+        out_reader.join().unwrap(),
+        err_reader.join().unwrap(),
+        usage.ru_maxrss,
+    )
+}
+
+fn crd_with_properties(count: usize, property: impl Fn(usize) -> String) -> String {
+    let mut crd = CRD.split_once("          spec:\n").unwrap().0.to_string();
+    for i in 0..count {
+        crd.push_str(&format!("          p{i}: {}\n", property(i)));
+    }
+    crd
+}
+
+#[cfg(unix)]
+#[test]
+fn a_large_crd_is_checked_in_bounded_memory() {
+    // 200,000 properties, 53 MB: upstream's own limits keep real CRDs under 3 MiB.
+    let desc = "d".repeat(200);
+    let crd = crd_with_properties(200_000, |_| {
+        format!("{{type: string, maxLength: 10, description: \"{desc}\"}}")
+    });
+    let size = crd.len() as i64;
+    let file = temp_file("robust/large-crd.yaml", crd.as_bytes());
+    let (code, stdout, stderr, peak) = run_measured(&["check", file.to_str().unwrap()]);
+    eprintln!("peak RSS checking a CRD of {size} bytes: {peak} KiB");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("things.example.com: ok"), "{stdout}");
+    // It was 16 times the size; now about 7.
+    assert!(
+        peak * 1024 < 9 * size,
+        "peak RSS {peak} KiB for {size} bytes"
+    );
+}
+
+#[test]
+fn a_schema_of_more_schemas_than_any_cluster_holds_is_refused() {
+    let crd = crd_with_properties(500_000, |_| "{}".to_string());
+    let file = temp_file("robust/many-schemas.yaml", crd.as_bytes());
+    let out = run_env_within(&["check", file.to_str().unwrap()], &[], None, LIMIT);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "error: {}#0 (line 1): spec.versions[0].schema.openAPIV3Schema.properties[p99999]: schema of more than 500000 schemas",
+            file.display()
+        )),
+        "{stderr}"
+    );
+}

@@ -5,7 +5,7 @@ use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::cause::Cause;
 use crate::crd::Crd;
-use crate::structural::report::{CheckReport, check_crd_guarded};
+use crate::structural::report::{CheckReport, check_crd_owned_guarded};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -64,11 +64,14 @@ pub fn run(args: &Args) -> u8 {
                     continue;
                 }
             };
-            for item in items {
+            for mut item in items {
                 if item.doc.value.is_null() {
                     continue; // an empty document
                 }
-                let crd = match crate::guard::catch(|| Crd::from_value(&item.doc.value)) {
+                // The CRD takes the document's schemas, and the check frees them as it
+                // decodes them: a large CRD is held about once.
+                let value = std::mem::take(&mut item.doc.value);
+                let crd = match crate::guard::catch(move || Crd::from_owned(value)) {
                     Ok(Ok(c)) => c,
                     Ok(Err(e)) => {
                         eprintln!(
@@ -91,7 +94,7 @@ pub fn run(args: &Args) -> u8 {
                         continue;
                     }
                 };
-                let report = check_crd_guarded(&crd);
+                let report = check_crd_owned_guarded(crd);
                 checked += 1;
                 if report.has_findings() {
                     findings += 1;

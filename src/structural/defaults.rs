@@ -77,7 +77,9 @@ fn check_default(s: &Props, default: &Value, at: &Path, embedded: bool, out: &mu
 
 fn clear_int_or_string(s: &mut Props) {
     s.x_int_or_string = false;
-    s.properties.values_mut().for_each(clear_int_or_string);
+    s.properties
+        .values_mut()
+        .for_each(|p| clear_int_or_string(p));
     if let Some(crate::schema::Items::Schema(item)) = &mut s.items {
         clear_int_or_string(item);
     }

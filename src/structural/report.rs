@@ -67,45 +67,140 @@ pub fn aggregate(messages: &[String]) -> String {
 /// [`check_crd`], with a panic (a bug) caught: the report then holds only the CRD's name
 /// and `internal_error` (the panic's message and location). The panic is not printed.
 pub fn check_crd_guarded(crd: &Crd) -> CheckReport {
-    crate::guard::catch(|| check_crd(crd)).unwrap_or_else(|message| CheckReport {
-        crd: crd.name.clone(),
+    crate::guard::catch(|| check_crd(crd)).unwrap_or_else(|message| internal(&crd.name, message))
+}
+
+/// [`check_crd_owned`], with a panic (a bug) caught as in [`check_crd_guarded`].
+pub fn check_crd_owned_guarded(crd: Crd) -> CheckReport {
+    let name = crd.name.clone();
+    crate::guard::catch(move || check_crd_owned(crd))
+        .unwrap_or_else(|message| internal(&name, message))
+}
+
+fn internal(crd: &str, message: String) -> CheckReport {
+    CheckReport {
+        crd: crd.to_string(),
         internal_error: Some(format!(
             "crd-audit failed while checking this CRD (a bug): {message}"
         )),
         ..CheckReport::default()
-    })
+    }
+}
+
+/// What the checks need of the schemas' JSON form, taken before they are decoded.
+struct RawFacts {
+    /// Every version has the same schema (validation paths are then `spec.validation`).
+    shared: bool,
+    has_schema: Vec<bool>,
+    /// Per version: the errors of the root under a status subresource.
+    status_root: Vec<Vec<Cause>>,
+}
+
+fn raw_facts(crd: &Crd) -> RawFacts {
+    let shared = crd.schemas_shared();
+    let any_status = crd.versions.iter().any(|v| v.status_subresource);
+    let status_root = crd
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut errors = Vec::new();
+            // Under a status subresource (of this version, or of any for a shared schema).
+            let status = if shared {
+                any_status
+            } else {
+                v.status_subresource
+            };
+            if status && let Some(raw) = &v.schema {
+                status_root::check(raw, &schema_path(shared, i), &mut errors);
+            }
+            errors
+        })
+        .collect();
+    RawFacts {
+        shared,
+        has_schema: crd.versions.iter().map(|v| v.schema.is_some()).collect(),
+        status_root,
+    }
+}
+
+/// The path CRD validation uses for version `i`'s schema.
+fn schema_path(shared: bool, i: usize) -> Path {
+    if shared {
+        Path::new("spec")
+            .child("validation")
+            .child("openAPIV3Schema")
+    } else {
+        Crd::version_schema_path(i)
+    }
 }
 
 /// Checks every version of a CRD.
 pub fn check_crd(crd: &Crd) -> CheckReport {
     crate::guard::fault_point("check", &crd.name);
+    let facts = raw_facts(crd);
+    let mut decode_errors = Vec::new();
+    let schemas = crd
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let raw = v.schema.as_ref()?;
+            decode(
+                Props::from_value(&Crd::version_schema_path(i).to_string(), raw),
+                &mut decode_errors,
+            )
+        })
+        .collect();
+    finish(crd, &facts, schemas, decode_errors)
+}
+
+/// [`check_crd`], taking the CRD: each schema's JSON form is freed as it is decoded, so that
+/// a large CRD is checked in less memory.
+pub fn check_crd_owned(mut crd: Crd) -> CheckReport {
+    crate::guard::fault_point("check", &crd.name);
+    let facts = raw_facts(&crd);
+    let mut decode_errors = Vec::new();
+    let schemas = crd
+        .versions
+        .iter_mut()
+        .enumerate()
+        .map(|(i, v)| {
+            let raw = v.schema.take()?;
+            decode(
+                Props::from_owned(&Crd::version_schema_path(i).to_string(), raw),
+                &mut decode_errors,
+            )
+        })
+        .collect();
+    finish(&crd, &facts, schemas, decode_errors)
+}
+
+/// A decoded schema, or its error recorded.
+fn decode(
+    decoded: Result<Props, crate::schema::DecodeError>,
+    errors: &mut Vec<String>,
+) -> Option<Props> {
+    decoded.map_err(|e| errors.push(e.to_string())).ok()
+}
+
+fn finish(
+    crd: &Crd,
+    facts: &RawFacts,
+    schemas: Vec<Option<Props>>,
+    decode_errors: Vec<String>,
+) -> CheckReport {
     let mut report = CheckReport {
         crd: crd.name.clone(),
         stored_versions_not_served: crd.stored_versions_not_served(),
+        decode_errors,
         ..CheckReport::default()
     };
-
-    // Decode every version's schema once.
-    let mut schemas: Vec<Option<Props>> = Vec::with_capacity(crd.versions.len());
-    for (i, v) in crd.versions.iter().enumerate() {
-        let decoded = v.schema.as_ref().and_then(|raw| {
-            let path = Crd::version_schema_path(i).to_string();
-            match Props::from_value(&path, raw) {
-                Ok(p) => Some(p),
-                Err(e) => {
-                    report.decode_errors.push(e.to_string());
-                    None
-                }
-            }
-        });
-        schemas.push(decoded);
-    }
-
     non_structural(crd, &schemas, &mut report);
-    crd_errors(crd, &schemas, &mut report);
+    crd_errors(crd, facts, &schemas, &mut report);
     for s in schemas.iter().flatten() {
         collect_warnings(s, &mut report.warnings);
-        if crd.schemas_shared() {
+        if facts.shared {
             break;
         }
     }
@@ -151,7 +246,7 @@ fn non_structural(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport
     report.non_structural = errors;
 }
 
-fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
+fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &mut CheckReport) {
     if crd.preserve_unknown_fields {
         report.crd_errors.push(Cause::invalid(
             Path::new("spec").child("preserveUnknownFields"),
@@ -172,30 +267,25 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
         ));
     }
     // apiextensions.k8s.io/v1 requires a schema for every version.
-    for (i, v) in crd.versions.iter().enumerate() {
-        if v.schema.is_none() {
+    for (i, has) in facts.has_schema.iter().enumerate() {
+        if !has {
             report
                 .crd_errors
                 .push(Cause::required(Crd::version_schema_path(i), ""));
         }
     }
-    let shared = crd.schemas_shared();
+    let shared = facts.shared;
     for (i, s) in schemas.iter().enumerate() {
         let Some(s) = s else { continue };
-        let path = crd.validation_schema_path(i);
+        let path = schema_path(shared, i);
         let conversion = convert::conversion_error(s);
-        // Upstream's order: the root under a status subresource (of this version, or of any
-        // for a shared schema), nullable at the root, the structural rules, the defaults,
-        // the keyword checks (with the rules' fields), then the rules' compilation.
+        // Upstream's order: the root under a status subresource, nullable at the root, the
+        // structural rules, the defaults, the keyword checks (with the rules' fields), then
+        // the rules' compilation.
         let before = report.crd_errors.len();
-        let status = if shared {
-            crd.versions.iter().any(|v| v.status_subresource)
-        } else {
-            crd.versions[i].status_subresource
-        };
-        if status && let Some(raw) = &crd.versions[i].schema {
-            status_root::check(raw, &path, &mut report.crd_errors);
-        }
+        report
+            .crd_errors
+            .extend(facts.status_root[i].iter().cloned());
         crd_schema::check_root(s, &path, &mut report.crd_errors);
         let mut schema_errors = Vec::new();
         crd_schema::check_schema(s, &path, &mut schema_errors);
