@@ -9,6 +9,8 @@ pub mod cel;
 pub mod cli;
 pub mod crd;
 pub mod diff;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod gofmt;
 pub mod guard;
 pub mod load;
