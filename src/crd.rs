@@ -225,6 +225,45 @@ impl Crd {
         })
     }
 
+    /// [`Crd::from_value`], taking the document: the schemas are moved into the model rather
+    /// than copied (a CRD's schemas are most of it).
+    pub fn from_owned(mut doc: Value) -> Result<Crd, CrdError> {
+        let spec = doc.get_mut("spec");
+        let mut own: Vec<Option<Value>> = Vec::new();
+        let mut shared = None;
+        if let Some(spec) = spec.filter(|s| s.is_object()) {
+            shared = spec
+                .get_mut("validation")
+                .and_then(Value::as_object_mut)
+                .and_then(|v| v.remove("openAPIV3Schema"));
+            if let Some(list) = spec.get_mut("versions").and_then(Value::as_array_mut) {
+                own = list
+                    .iter_mut()
+                    .map(|v| {
+                        v.get_mut("schema")
+                            .and_then(Value::as_object_mut)
+                            .and_then(|s| s.remove("openAPIV3Schema"))
+                    })
+                    .collect();
+            }
+        }
+        let mut crd = Crd::from_value(&doc)?;
+        let legacy = crd.source_api_version == "apiextensions.k8s.io/v1beta1";
+        let with_versions = !own.is_empty();
+        let mut own = own.into_iter();
+        for v in &mut crd.versions {
+            // As `from_value` does: a version's own schema, or the shared one (v1beta1).
+            let mine = if with_versions {
+                own.next().flatten()
+            } else {
+                None
+            };
+            v.schema = mine.or_else(|| if legacy { shared.clone() } else { None });
+        }
+        crate::load::drop_value(doc);
+        Ok(crd)
+    }
+
     /// Whether every version has the same schema; the API server's internal CRD type then
     /// holds it once, as `spec.validation`, and CRD validation errors use that path.
     pub fn schemas_shared(&self) -> bool {
@@ -306,6 +345,59 @@ mod tests {
         assert_eq!(crd.version_index_for("example.com/v1"), Some(0));
         assert_eq!(crd.version_index_for("other.com/v1"), None);
         assert_eq!(crd.version_index_for("v1"), None);
+    }
+
+    #[test]
+    fn taking_the_document_reads_the_same_crd() {
+        let crd = |api: &str, spec: Value| {
+            json!({"apiVersion": api, "kind": "CustomResourceDefinition",
+                "metadata": {"name": "foos.example.com"}, "spec": spec})
+        };
+        let names = json!({"kind": "Foo", "plural": "foos"});
+        let s = |t: &str| json!({"openAPIV3Schema": {"type": t}});
+        let v1 = "apiextensions.k8s.io/v1";
+        let v1beta1 = "apiextensions.k8s.io/v1beta1";
+        let mut docs = vec![
+            crd(
+                v1,
+                json!({"group": "example.com", "names": names, "versions": [
+                {"name": "v1", "schema": s("object")}, {"name": "v2"},
+                {"name": "v3", "schema": {"openAPIV3Schema": null}}, {"name": "v4", "schema": 5}]}),
+            ),
+            crd(
+                v1beta1,
+                json!({"group": "example.com", "names": names, "validation": s("object"),
+                "versions": [{"name": "v1"}, {"name": "v2", "schema": s("string")}]}),
+            ),
+            crd(
+                v1beta1,
+                json!({"group": "example.com", "names": names, "version": "v1",
+                "validation": s("object")}),
+            ),
+            crd(
+                v1,
+                json!({"group": "example.com", "names": names, "validation": s("object"),
+                "versions": [{"name": "v1"}]}),
+            ),
+            crd(v1, json!(5)),
+            crd(v1, json!({"versions": [5]})),
+            json!({"apiVersion": "v1", "kind": "ConfigMap"}),
+        ];
+        for f in [
+            "examples/crds/widgets.yaml",
+            "examples/crds/gadgets-legacy.yaml",
+        ] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(f);
+            let text = std::fs::read_to_string(&path).unwrap();
+            docs.extend(
+                crate::load::parse_str(f, &text)
+                    .into_iter()
+                    .map(|d| d.unwrap().value),
+            );
+        }
+        for doc in docs {
+            assert_eq!(Crd::from_owned(doc.clone()), Crd::from_value(&doc), "{doc}");
+        }
     }
 
     #[test]

@@ -13,7 +13,10 @@ pub mod cel;
 pub mod cli;
 pub mod crd;
 pub mod diff;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod gofmt;
+pub mod guard;
 pub mod load;
 pub mod operator;
 pub mod schema;

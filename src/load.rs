@@ -98,15 +98,9 @@ pub fn parse_str_at(
     text: &str,
     line_offset: usize,
 ) -> Vec<Result<Document, LoadError>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if looks_like_json(text) {
-        let mut docs = parse_json_stream(source_name, text);
-        for d in &mut docs {
-            match d {
-                Ok(doc) => doc.line += line_offset,
-                Err(e) => e.line = e.line.map(|l| l + line_offset),
-            }
-        }
-        docs
+        parse_json_pieces(source_name, text, line_offset)
     } else {
         YamlDocuments::new(source_name, Parser::new_from_str(text))
             .with_line_offset(line_offset)
@@ -145,6 +139,22 @@ fn line_of(text: &str, offset: usize) -> usize {
         .filter(|b| **b == b'\n')
         .count()
         + 1
+}
+
+/// A stream of JSON values that starts after `line_offset` lines.
+pub(crate) fn parse_json_pieces(
+    source_name: &str,
+    text: &str,
+    line_offset: usize,
+) -> Vec<Result<Document, LoadError>> {
+    let mut docs = parse_json_stream(source_name, text);
+    for d in &mut docs {
+        match d {
+            Ok(doc) => doc.line += line_offset,
+            Err(e) => e.line = e.line.map(|l| l + line_offset),
+        }
+    }
+    docs
 }
 
 /// A stream of JSON documents (one or more concatenated values).
@@ -245,48 +255,163 @@ enum Frame {
     Seq {
         items: Vec<Value>,
         anchor: usize,
+        /// The document's decode count before this node (see [`AliasBudget`]).
+        start: usize,
+        /// Whether this node was counted itself (not when it is a merge value's list).
+        counted: bool,
     },
     Map {
         map: Map<String, Value>,
         key: Option<String>,
         /// Keys set explicitly (they win over merged `<<` keys).
         merged: Vec<Map<String, Value>>,
+        /// Whether `key` is the merge key `<<` (plain, or tagged `!!merge`).
+        merging: bool,
         anchor: usize,
+        start: usize,
     },
+}
+
+/// go-yaml v2's guard against alias bombs ("excessive aliasing"), which kubectl's YAML
+/// decoding goes through: the decoder counts every node it decodes (the document, each
+/// mapping, sequence, scalar, key and alias node, and again every node reached through an
+/// alias) and, separately, the nodes reached through an alias. Once there are more than 100
+/// of the latter and more than 1000 in all, their share may not exceed 99% up to 400,000
+/// decodes, 10% from 4,000,000, and a share falling linearly in between.
+///
+/// The share only grows while an alias is expanded and the allowed share only falls as
+/// decodes grow, so checking after each plain node and after each whole alias expansion
+/// (counted from the anchor's size, before the value is copied) refuses exactly the
+/// documents go-yaml refuses.
+#[derive(Debug, Default)]
+struct AliasBudget {
+    decodes: usize,
+    aliased: usize,
+}
+
+impl AliasBudget {
+    const RANGE_LOW: usize = 400_000;
+    const RANGE_HIGH: usize = 4_000_000;
+
+    /// The largest share of aliased decodes allowed after `decodes` decodes.
+    fn allowed_share(decodes: usize) -> f64 {
+        if decodes <= Self::RANGE_LOW {
+            0.99
+        } else if decodes >= Self::RANGE_HIGH {
+            0.10
+        } else {
+            let span = (Self::RANGE_HIGH - Self::RANGE_LOW) as f64;
+            0.99 - 0.89 * ((decodes - Self::RANGE_LOW) as f64 / span)
+        }
+    }
+
+    /// Counts `plain` nodes decoded directly and `aliased` reached through an alias;
+    /// `false` when the document now holds too much aliasing.
+    fn add(&mut self, plain: usize, aliased: usize) -> bool {
+        self.decodes += plain + aliased;
+        self.aliased += aliased;
+        !(self.aliased > 100
+            && self.decodes > 1000
+            && self.aliased as f64 / self.decodes as f64 > Self::allowed_share(self.decodes))
+    }
+}
+
+/// go-yaml's message for a document refused by [`AliasBudget`].
+pub const EXCESSIVE_ALIASING: &str = "yaml: document contains excessive aliasing";
+
+/// The type go-yaml v2 resolves a scalar to (its short tag, as error messages name it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Resolved {
+    Null,
+    Bool,
+    Int,
+    Float,
+    Str,
+}
+
+impl Resolved {
+    fn tag(self) -> &'static str {
+        match self {
+            Resolved::Null => "!!null",
+            Resolved::Bool => "!!bool",
+            Resolved::Int => "!!int",
+            Resolved::Float => "!!float",
+            Resolved::Str => "!!str",
+        }
+    }
+}
+
+/// go-yaml v2's resolution of an untagged plain scalar: its type, and its JSON value after
+/// the JSON round trip of `sigs.k8s.io/yaml` (an error for infinities and NaN, which
+/// `json.Marshal` refuses). Timestamps resolve as strings: go-yaml v2 decodes them into an
+/// `interface{}` as their text.
+fn resolve(s: &str) -> (Resolved, Result<Value, String>) {
+    let unsupported = |v: &str| Err(format!("json: unsupported value: {v}"));
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return (Resolved::Null, Ok(Value::Null)),
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            return (Resolved::Bool, Ok(Value::Bool(true)));
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            return (Resolved::Bool, Ok(Value::Bool(false)));
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return (Resolved::Float, unsupported("+Inf"));
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return (Resolved::Float, unsupported("-Inf")),
+        ".nan" | ".NaN" | ".NAN" => return (Resolved::Float, unsupported("NaN")),
+        _ => {}
+    }
+    // A number beyond float64 is refused by Go's ParseFloat (Rust's gives infinity): the
+    // scalar then stays a string.
+    let float = |text: &str| {
+        text.parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(|f| (Resolved::Float, Ok(float_after_json_round_trip(f))))
+    };
+    match s.as_bytes()[0] {
+        // `strconv.ParseFloat` of the text itself, which allows `_` between digits.
+        b'.' => {
+            let plain: String = s.chars().filter(|c| *c != '_').collect();
+            if is_yaml_float(&plain)
+                && underscores_between_digits(s)
+                && let Some(r) = float(&plain)
+            {
+                return r;
+            }
+        }
+        // Without any `_`: `ParseInt(s, 0, 64)`, `ParseUint`, then a YAML-syntax float.
+        b'+' | b'-' | b'0'..=b'9' => {
+            let plain: String = s.chars().filter(|c| *c != '_').collect();
+            if let Some(v) = parse_go_int(&plain) {
+                return (Resolved::Int, Ok(v));
+            }
+            if is_yaml_float(&plain)
+                && let Some(r) = float(&plain)
+            {
+                return r;
+            }
+        }
+        _ => {}
+    }
+    (Resolved::Str, Ok(Value::String(s.to_string())))
+}
+
+/// Whether every `_` of a number stands between two digits (Go's `underscoreOK` for a
+/// decimal number).
+fn underscores_between_digits(s: &str) -> bool {
+    let b = s.as_bytes();
+    (0..b.len()).all(|i| {
+        b[i] != b'_'
+            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
 }
 
 /// go-yaml v2's resolution of a plain scalar into a JSON value (after the JSON round trip of
 /// `sigs.k8s.io/yaml`).
 pub fn resolve_plain(s: &str) -> Result<Value, String> {
-    match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Ok(Value::Null),
-        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
-            return Ok(Value::Bool(true));
-        }
-        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
-            return Ok(Value::Bool(false));
-        }
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
-        | ".nan" | ".NaN" | ".NAN" => {
-            return Err(format!(
-                "json: unsupported value: {s} (infinity and NaN have no JSON form)"
-            ));
-        }
-        _ => {}
-    }
-    let first = s.as_bytes()[0];
-    if matches!(first, b'+' | b'-' | b'.' | b'0'..=b'9') {
-        let plain: String = s.chars().filter(|c| *c != '_').collect();
-        if let Some(v) = parse_go_int(&plain) {
-            return Ok(v);
-        }
-        if is_yaml_float(&plain)
-            && let Ok(f) = plain.parse::<f64>()
-        {
-            return Ok(float_after_json_round_trip(f));
-        }
-    }
-    Ok(Value::String(s.to_string()))
+    resolve(s).1
 }
 
 /// A float64 after `json.Marshal` and the API server's number decoding: an integral value
@@ -382,19 +507,171 @@ fn is_yaml_float(s: &str) -> bool {
     i == b.len()
 }
 
+/// go-yaml v2's resolution of a tagged scalar (plain or quoted): the standard tags `!!str`,
+/// `!!null`, `!!bool`, `!!int`, `!!float` and `!!timestamp` must fit the text (an `!!int`
+/// is accepted as a `!!float`), `!!binary` is decoded from base64, and any other tag keeps
+/// the text as a string.
 fn resolve_tagged(tag: &Tag, s: &str) -> Result<Value, String> {
-    if tag.handle == "tag:yaml.org,2002:" || tag.handle == "!!" {
-        return match tag.suffix.as_str() {
-            "str" | "binary" | "timestamp" => Ok(Value::String(s.to_string())),
-            "null" => Ok(Value::Null),
-            "bool" | "int" | "float" => match resolve_plain(s)? {
-                Value::String(_) => Err(format!("cannot decode !!{} `{s}`", tag.suffix)),
-                v => Ok(v),
-            },
-            _ => resolve_plain(s),
-        };
+    let standard = tag.handle == "tag:yaml.org,2002:" || tag.handle == "!!";
+    let wanted = match tag.suffix.as_str() {
+        _ if !standard => return Ok(Value::String(s.to_string())),
+        "str" => return Ok(Value::String(s.to_string())),
+        "binary" => return decode_binary(s).map(Value::String),
+        "timestamp" if is_go_yaml_timestamp(s) => return Ok(Value::String(s.to_string())),
+        "timestamp" => "!!timestamp",
+        "null" => Resolved::Null.tag(),
+        "bool" => Resolved::Bool.tag(),
+        "int" => Resolved::Int.tag(),
+        "float" => Resolved::Float.tag(),
+        _ => return Ok(Value::String(s.to_string())),
+    };
+    let (kind, value) = resolve(s);
+    if kind.tag() == wanted || (wanted == "!!float" && kind == Resolved::Int) {
+        value
+    } else {
+        Err(format!(
+            "yaml: cannot decode {} `{s}` as a {wanted}",
+            kind.tag()
+        ))
     }
-    resolve_plain(s)
+}
+
+/// `!!binary`: the text is standard base64 (line breaks ignored); the bytes become a JSON
+/// string as `json.Marshal` writes one, each byte that is not part of valid UTF-8 replaced
+/// by U+FFFD.
+fn decode_binary(s: &str) -> Result<String, String> {
+    let invalid = || "yaml: !!binary value contains invalid base64 data".to_string();
+    let text: Vec<u8> = s.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect();
+    if text.len() % 4 != 0 {
+        return Err(invalid());
+    }
+    let sextet = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
+    let quads = text.len() / 4;
+    for (q, quad) in text.chunks(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|b| **b == b'=').count();
+        if pad > 2 || (pad > 0 && q + 1 != quads) {
+            return Err(invalid());
+        }
+        let mut n = 0u32;
+        for &c in &quad[..4 - pad] {
+            n = (n << 6) | sextet(c).ok_or_else(invalid)?;
+        }
+        n <<= 6 * pad as u32;
+        let three = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        bytes.extend_from_slice(&three[..3 - pad]);
+    }
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = &bytes[..];
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                break;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                out.push('\u{fffd}');
+                rest = &after[1..];
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// go-yaml v2's `parseTimestamp`: `YYYY-M-D`, optionally followed by `T`, `t` or a space and
+/// `h:m:s` with an optional fraction, and (after `T` or `t`) a zone `Z` or `±hh:mm`.
+fn is_go_yaml_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    // 1 or 2 digits (Go's unpadded layout fields), or exactly `n` when `n` > 2.
+    let number = |i: &mut usize, min: usize, max: usize| -> Option<u32> {
+        let start = *i;
+        while *i < b.len() && *i - start < max && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        if *i - start < min {
+            return None;
+        }
+        s[start..*i].parse().ok()
+    };
+    let expect = |i: &mut usize, c: u8| -> bool {
+        if b.get(*i) == Some(&c) {
+            *i += 1;
+            true
+        } else {
+            false
+        }
+    };
+    let Some(year) = number(&mut i, 4, 4) else {
+        return false;
+    };
+    if !expect(&mut i, b'-') {
+        return false;
+    }
+    let Some(month) = number(&mut i, 1, 2).filter(|m| (1..=12).contains(m)) else {
+        return false;
+    };
+    if !expect(&mut i, b'-') {
+        return false;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if number(&mut i, 1, 2).is_none_or(|d| d < 1 || d > days) {
+        return false;
+    }
+    if i == b.len() {
+        return true;
+    }
+    let zoned = match b[i] {
+        b'T' | b't' => true,
+        b' ' => false,
+        _ => return false,
+    };
+    i += 1;
+    if number(&mut i, 1, 2).is_none_or(|h| h > 23)
+        || !expect(&mut i, b':')
+        || number(&mut i, 1, 2).is_none_or(|m| m > 59)
+        || !expect(&mut i, b':')
+        || number(&mut i, 1, 2).is_none_or(|s| s > 59)
+    {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if !zoned {
+        return i == b.len();
+    }
+    match b.get(i) {
+        Some(b'Z') => i + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            i += 1;
+            number(&mut i, 2, 2).is_some_and(|h| h <= 24)
+                && expect(&mut i, b':')
+                && number(&mut i, 2, 2).is_some_and(|m| m <= 59)
+                && i == b.len()
+        }
+        _ => false,
+    }
 }
 
 /// A JSON object key for a YAML key (`sigs.k8s.io/yaml` turns non-string keys into strings).
@@ -462,10 +739,16 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
     /// Builds the value of one document, iteratively (no recursion on nesting).
     fn read_document(&mut self, doc_span: Span) -> Result<(Value, usize), LoadError> {
         let mut stack: Vec<Frame> = Vec::new();
-        let mut anchors: HashMap<usize, Value> = HashMap::new();
+        // Each anchor's value and its size in go-yaml decodes.
+        let mut anchors: HashMap<usize, (Value, usize)> = HashMap::new();
         let mut root: Option<Value> = None;
         let mut first_line: Option<usize> = None;
-        let mut nodes = 0usize;
+        // The document node itself is the first decode.
+        let mut budget = AliasBudget {
+            decodes: 1,
+            aliased: 0,
+        };
+        let too_deep = format!("document nested deeper than {MAX_DEPTH} levels");
         loop {
             let (event, span) = match self.parser.next_event() {
                 None => return Err(self.error(None, "unexpected end of YAML stream".into())),
@@ -483,7 +766,10 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                 }
                 Some(Ok(ev)) => ev,
             };
-            let completed: Option<(Value, usize)> = match event {
+            // Whether the next node is the value of a `<<` key (a merge).
+            let merge_value = matches!(stack.last(), Some(Frame::Map { merging: true, .. }));
+            let mut merge_key = false;
+            let completed: Option<(Value, usize, usize)> = match event {
                 Event::DocumentEnd => {
                     let line = first_line.unwrap_or(doc_span.start.line());
                     return Ok((root.unwrap_or(Value::Null), line + self.line_offset));
@@ -493,14 +779,36 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                 }
                 Event::Nothing | Event::StreamStart => None,
                 Event::Alias(id) => {
-                    let v = anchors.get(&id).cloned().ok_or_else(|| {
-                        self.error(Some(span), "unknown anchor referenced by alias".into())
-                    })?;
-                    nodes += count_nodes(&v);
-                    Some((v, 0))
+                    let Some((_, size)) = anchors.get(&id) else {
+                        return Err(
+                            self.error(Some(span), "unknown anchor referenced by alias".into())
+                        );
+                    };
+                    // The alias node, then its anchor's nodes again.
+                    let size = *size;
+                    if !budget.add(1, size) {
+                        return Err(self.error(Some(span), EXCESSIVE_ALIASING.into()));
+                    }
+                    if budget.decodes > MAX_NODES {
+                        return Err(self.error(
+                            Some(span),
+                            format!("document expands to more than {MAX_NODES} values"),
+                        ));
+                    }
+                    Some((anchors[&id].0.clone(), 0, 1 + size))
                 }
                 Event::Scalar(text, style, anchor, tag) => {
                     first_line.get_or_insert(span.start.line());
+                    // go-yaml does not decode a merge key itself.
+                    merge_key = matches!(stack.last(), Some(Frame::Map { key: None, .. }))
+                        && text == "<<"
+                        && match tag.as_deref() {
+                            None => style == ScalarStyle::Plain,
+                            Some(t) => t.suffix == "merge",
+                        };
+                    if !merge_key && !budget.add(1, 0) {
+                        return Err(self.error(Some(span), EXCESSIVE_ALIASING.into()));
+                    }
                     let resolved = if style != ScalarStyle::Plain {
                         match tag.as_deref() {
                             Some(t) if t.suffix != "str" => resolve_tagged(t, &text),
@@ -513,40 +821,57 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                         }
                     };
                     let v = resolved.map_err(|m| self.error(Some(span), m))?;
-                    Some((v, anchor))
+                    Some((v, anchor, 1))
                 }
                 Event::SequenceStart(anchor, _) => {
                     first_line.get_or_insert(span.start.line());
+                    let start = budget.decodes;
+                    // A merge value's list is not decoded itself, only its items.
+                    let counted = !merge_value;
+                    if counted && !budget.add(1, 0) {
+                        return Err(self.error(Some(span), EXCESSIVE_ALIASING.into()));
+                    }
                     stack.push(Frame::Seq {
                         items: Vec::new(),
                         anchor,
+                        start,
+                        counted,
                     });
                     if stack.len() > MAX_DEPTH {
-                        return Err(self.error(
-                            Some(span),
-                            format!("document nested deeper than {MAX_DEPTH} levels"),
-                        ));
+                        return Err(self.error(Some(span), too_deep));
                     }
                     None
                 }
                 Event::MappingStart(anchor, _) => {
                     first_line.get_or_insert(span.start.line());
+                    let start = budget.decodes;
+                    if !budget.add(1, 0) {
+                        return Err(self.error(Some(span), EXCESSIVE_ALIASING.into()));
+                    }
                     stack.push(Frame::Map {
                         map: Map::new(),
                         key: None,
                         merged: Vec::new(),
+                        merging: false,
                         anchor,
+                        start,
                     });
                     if stack.len() > MAX_DEPTH {
-                        return Err(self.error(
-                            Some(span),
-                            format!("document nested deeper than {MAX_DEPTH} levels"),
-                        ));
+                        return Err(self.error(Some(span), too_deep));
                     }
                     None
                 }
                 Event::SequenceEnd => match stack.pop() {
-                    Some(Frame::Seq { items, anchor }) => Some((Value::Array(items), anchor)),
+                    Some(Frame::Seq {
+                        items,
+                        anchor,
+                        start,
+                        counted,
+                    }) => {
+                        // Referenced through an anchor, the list counts as a node.
+                        let size = budget.decodes - start + usize::from(!counted);
+                        Some((Value::Array(items), anchor, size))
+                    }
                     _ => return Err(self.error(Some(span), "unbalanced sequence".into())),
                 },
                 Event::MappingEnd => match stack.pop() {
@@ -554,6 +879,7 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                         mut map,
                         merged,
                         anchor,
+                        start,
                         ..
                     }) => {
                         for m in merged {
@@ -561,29 +887,32 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                                 map.entry(k).or_insert(v);
                             }
                         }
-                        Some((Value::Object(map), anchor))
+                        Some((Value::Object(map), anchor, budget.decodes - start))
                     }
                     _ => return Err(self.error(Some(span), "unbalanced mapping".into())),
                 },
             };
-            let Some((value, anchor)) = completed else {
+            let Some((value, anchor, size)) = completed else {
                 continue;
             };
-            nodes += 1;
-            if nodes > MAX_NODES {
+            if budget.decodes > MAX_NODES {
                 return Err(self.error(
                     Some(span),
                     format!("document expands to more than {MAX_NODES} values"),
                 ));
             }
             if anchor != 0 {
-                anchors.insert(anchor, value.clone());
+                anchors.insert(anchor, (value.clone(), size));
             }
             match stack.last_mut() {
                 None => root = Some(value),
                 Some(Frame::Seq { items, .. }) => items.push(value),
                 Some(Frame::Map {
-                    map, key, merged, ..
+                    map,
+                    key,
+                    merged,
+                    merging,
+                    ..
                 }) => match key.take() {
                     None => {
                         if matches!(&value, Value::Object(_) | Value::Array(_)) {
@@ -592,8 +921,9 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                             );
                         }
                         *key = Some(key_string(value));
+                        *merging = merge_key;
                     }
-                    Some(k) if k == "<<" => match value {
+                    Some(_) if std::mem::take(merging) => match value {
                         Value::Object(m) => merged.push(m),
                         Value::Array(list) => {
                             for item in list {
@@ -625,20 +955,6 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
             }
         }
     }
-}
-
-fn count_nodes(v: &Value) -> usize {
-    let mut n = 0;
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        n += 1;
-        match v {
-            Value::Array(items) => stack.extend(items.iter()),
-            Value::Object(map) => stack.extend(map.values()),
-            _ => {}
-        }
-    }
-    n
 }
 
 /// A readable name for a `Cow<str>` source.
@@ -746,6 +1062,6 @@ mod tests {
             text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
         }
         let d = parse_str("bomb.yaml", &text);
-        assert!(d[0].as_ref().unwrap_err().message.contains("expands"));
+        assert_eq!(d[0].as_ref().unwrap_err().message, EXCESSIVE_ALIASING);
     }
 }

@@ -81,7 +81,7 @@ pub struct Props {
     pub one_of: Vec<Props>,
     pub any_of: Vec<Props>,
     pub not: Option<Box<Props>>,
-    pub properties: BTreeMap<String, Props>,
+    pub properties: BTreeMap<String, Box<Props>>,
     pub additional_properties: Option<SchemaOrBool>,
     pub pattern_properties: BTreeMap<String, Props>,
     pub dependencies: BTreeMap<String, Dependency>,
@@ -112,8 +112,15 @@ pub struct DecodeError {
 /// of exhausting the stack.
 pub const MAX_SCHEMA_DEPTH: usize = 256;
 
+/// Most schemas (nodes) one schema may hold. kube-apiserver takes requests of up to 3 MiB,
+/// and a schema takes at least 7 bytes of JSON (`"a":{},`), so no CRD it stores comes near;
+/// the bound keeps a runaway input from taking all memory (a decoded schema takes about a
+/// kilobyte).
+pub const MAX_SCHEMA_NODES: usize = 500_000;
+
 struct Decoder {
     depth: usize,
+    nodes: usize,
 }
 
 fn err(path: &str, key: &str, want: &str, got: &Value) -> DecodeError {
@@ -126,46 +133,48 @@ fn err(path: &str, key: &str, want: &str, got: &Value) -> DecodeError {
     }
 }
 
+/// The decoder takes the values it decodes: strings and nested values are moved, not
+/// copied, and each part of the input is freed as soon as it is decoded.
 impl Decoder {
-    fn string(&self, path: &str, key: &str, v: &Value) -> Result<String, DecodeError> {
+    fn string(&self, path: &str, key: &str, v: Value) -> Result<String, DecodeError> {
         match v {
-            Value::String(s) => Ok(s.clone()),
+            Value::String(s) => Ok(s),
             Value::Null => Ok(String::new()),
-            other => Err(err(path, key, "string", other)),
+            other => Err(err(path, key, "string", &other)),
         }
     }
 
-    fn opt_string(&self, path: &str, key: &str, v: &Value) -> Result<Option<String>, DecodeError> {
+    fn opt_string(&self, path: &str, key: &str, v: Value) -> Result<Option<String>, DecodeError> {
         match v {
             Value::Null => Ok(None),
             _ => self.string(path, key, v).map(Some),
         }
     }
 
-    fn boolean(&self, path: &str, key: &str, v: &Value) -> Result<bool, DecodeError> {
+    fn boolean(&self, path: &str, key: &str, v: Value) -> Result<bool, DecodeError> {
         match v {
-            Value::Bool(b) => Ok(*b),
+            Value::Bool(b) => Ok(b),
             Value::Null => Ok(false),
-            other => Err(err(path, key, "bool", other)),
+            other => Err(err(path, key, "bool", &other)),
         }
     }
 
-    fn opt_bool(&self, path: &str, key: &str, v: &Value) -> Result<Option<bool>, DecodeError> {
+    fn opt_bool(&self, path: &str, key: &str, v: Value) -> Result<Option<bool>, DecodeError> {
         match v {
             Value::Null => Ok(None),
             _ => self.boolean(path, key, v).map(Some),
         }
     }
 
-    fn float(&self, path: &str, key: &str, v: &Value) -> Result<Option<f64>, DecodeError> {
+    fn float(&self, path: &str, key: &str, v: Value) -> Result<Option<f64>, DecodeError> {
         match v {
             Value::Null => Ok(None),
             Value::Number(n) => Ok(n.as_f64()),
-            other => Err(err(path, key, "float64", other)),
+            other => Err(err(path, key, "float64", &other)),
         }
     }
 
-    fn int(&self, path: &str, key: &str, v: &Value) -> Result<Option<i64>, DecodeError> {
+    fn int(&self, path: &str, key: &str, v: Value) -> Result<Option<i64>, DecodeError> {
         match v {
             Value::Null => Ok(None),
             Value::Number(n) => match n.as_i64() {
@@ -175,27 +184,30 @@ impl Decoder {
                     message: format!("cannot unmarshal number {n} into a field of type int64"),
                 }),
             },
-            other => Err(err(path, key, "int64", other)),
+            other => Err(err(path, key, "int64", &other)),
         }
     }
 
-    fn strings(&self, path: &str, key: &str, v: &Value) -> Result<Vec<String>, DecodeError> {
-        match v {
-            Value::Null => Ok(Vec::new()),
-            Value::Array(items) => items.iter().map(|i| self.string(path, key, i)).collect(),
-            other => Err(err(path, key, "[]string", other)),
-        }
-    }
-
-    fn schema_list(&mut self, path: &str, key: &str, v: &Value) -> Result<Vec<Props>, DecodeError> {
+    fn strings(&self, path: &str, key: &str, v: Value) -> Result<Vec<String>, DecodeError> {
         match v {
             Value::Null => Ok(Vec::new()),
             Value::Array(items) => items
-                .iter()
+                .into_iter()
+                .map(|i| self.string(path, key, i))
+                .collect(),
+            other => Err(err(path, key, "[]string", &other)),
+        }
+    }
+
+    fn schema_list(&mut self, path: &str, key: &str, v: Value) -> Result<Vec<Props>, DecodeError> {
+        match v {
+            Value::Null => Ok(Vec::new()),
+            Value::Array(items) => items
+                .into_iter()
                 .enumerate()
                 .map(|(i, item)| self.props(&format!("{path}.{key}[{i}]"), item))
                 .collect(),
-            other => Err(err(path, key, "[]JSONSchemaProps", other)),
+            other => Err(err(path, key, "[]JSONSchemaProps", &other)),
         }
     }
 
@@ -203,15 +215,41 @@ impl Decoder {
         &mut self,
         path: &str,
         key: &str,
-        v: &Value,
+        v: Value,
     ) -> Result<BTreeMap<String, Props>, DecodeError> {
         match v {
             Value::Null => Ok(BTreeMap::new()),
-            Value::Object(map) => map
-                .iter()
-                .map(|(k, item)| Ok((k.clone(), self.props(&format!("{path}.{key}[{k}]"), item)?)))
-                .collect(),
-            other => Err(err(path, key, "map[string]JSONSchemaProps", other)),
+            Value::Object(map) => {
+                let mut out = BTreeMap::new();
+                for (k, item) in map {
+                    let p = self.props(&format!("{path}.{key}[{k}]"), item)?;
+                    out.insert(k, p);
+                }
+                Ok(out)
+            }
+            other => Err(err(path, key, "map[string]JSONSchemaProps", &other)),
+        }
+    }
+
+    /// `properties`: as [`Decoder::schema_map`], each schema boxed (most of a large schema
+    /// is properties; boxed, the map's nodes hold pointers, not whole schemas).
+    fn property_map(
+        &mut self,
+        path: &str,
+        key: &str,
+        v: Value,
+    ) -> Result<BTreeMap<String, Box<Props>>, DecodeError> {
+        match v {
+            Value::Null => Ok(BTreeMap::new()),
+            Value::Object(map) => {
+                let mut out = BTreeMap::new();
+                for (k, item) in map {
+                    let p = self.props(&format!("{path}.{key}[{k}]"), item)?;
+                    out.insert(k, Box::new(p));
+                }
+                Ok(out)
+            }
+            other => Err(err(path, key, "map[string]JSONSchemaProps", &other)),
         }
     }
 
@@ -219,40 +257,40 @@ impl Decoder {
         &mut self,
         path: &str,
         key: &str,
-        v: &Value,
+        v: Value,
     ) -> Result<Option<SchemaOrBool>, DecodeError> {
         match v {
             Value::Null => Ok(None),
-            Value::Bool(b) => Ok(Some(SchemaOrBool::Bool(*b))),
+            Value::Bool(b) => Ok(Some(SchemaOrBool::Bool(b))),
             Value::Object(_) => Ok(Some(SchemaOrBool::Schema(Box::new(
                 self.props(&format!("{path}.{key}"), v)?,
             )))),
-            other => Err(err(path, key, "JSONSchemaPropsOrBool", other)),
+            other => Err(err(path, key, "JSONSchemaPropsOrBool", &other)),
         }
     }
 
-    fn validations(&self, path: &str, v: &Value) -> Result<Vec<ValidationRule>, DecodeError> {
+    fn validations(&self, path: &str, v: Value) -> Result<Vec<ValidationRule>, DecodeError> {
         let key = "x-kubernetes-validations";
         let items = match v {
             Value::Null => return Ok(Vec::new()),
             Value::Array(items) => items,
-            other => return Err(err(path, key, "ValidationRules", other)),
+            other => return Err(err(path, key, "ValidationRules", &other)),
         };
         let mut rules = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
+        for (i, item) in items.into_iter().enumerate() {
             let p = format!("{path}.{key}[{i}]");
             let Value::Object(m) = item else {
-                return Err(err(&p, "", "ValidationRule", item));
+                return Err(err(&p, "", "ValidationRule", &item));
             };
             let mut r = ValidationRule::default();
             for (k, v) in m {
                 match k.as_str() {
-                    "rule" => r.rule = self.string(&p, k, v)?,
-                    "message" => r.message = self.string(&p, k, v)?,
-                    "messageExpression" => r.message_expression = self.string(&p, k, v)?,
-                    "reason" => r.reason = self.opt_string(&p, k, v)?,
-                    "fieldPath" => r.field_path = self.string(&p, k, v)?,
-                    "optionalOldSelf" => r.optional_old_self = self.opt_bool(&p, k, v)?,
+                    "rule" => r.rule = self.string(&p, &k, v)?,
+                    "message" => r.message = self.string(&p, &k, v)?,
+                    "messageExpression" => r.message_expression = self.string(&p, &k, v)?,
+                    "reason" => r.reason = self.opt_string(&p, &k, v)?,
+                    "fieldPath" => r.field_path = self.string(&p, &k, v)?,
+                    "optionalOldSelf" => r.optional_old_self = self.opt_bool(&p, &k, v)?,
                     _ => {}
                 }
             }
@@ -261,8 +299,8 @@ impl Decoder {
         Ok(rules)
     }
 
-    fn props(&mut self, path: &str, v: &Value) -> Result<Props, DecodeError> {
-        let map: &Map<String, Value> = match v {
+    fn props(&mut self, path: &str, v: Value) -> Result<Props, DecodeError> {
+        let map: Map<String, Value> = match v {
             Value::Object(m) => m,
             Value::Null => return Ok(Props::default()),
             other => {
@@ -270,7 +308,7 @@ impl Decoder {
                     path: path.to_string(),
                     message: format!(
                         "cannot unmarshal {} into a value of type JSONSchemaProps",
-                        crate::gofmt::json_kind(other)
+                        crate::gofmt::json_kind(&other)
                     ),
                 });
             }
@@ -280,6 +318,15 @@ impl Decoder {
             return Err(DecodeError {
                 path: path.to_string(),
                 message: format!("schema nested deeper than {MAX_SCHEMA_DEPTH} levels"),
+            });
+        }
+        self.nodes += 1;
+        if self.nodes > MAX_SCHEMA_NODES {
+            return Err(DecodeError {
+                path: path.to_string(),
+                message: format!(
+                    "schema of more than {MAX_SCHEMA_NODES} schemas (kube-apiserver accepts requests of up to 3 MiB, which hold far fewer)"
+                ),
             });
         }
         let mut p = Props::default();
@@ -293,7 +340,7 @@ impl Decoder {
                 "type" => p.type_ = self.string(path, key, v)?,
                 "format" => p.format = self.string(path, key, v)?,
                 "title" => p.title = self.string(path, key, v)?,
-                "default" => p.default = (!v.is_null()).then(|| v.clone()),
+                "default" => p.default = (!v.is_null()).then_some(v),
                 "maximum" => p.maximum = self.float(path, key, v)?,
                 "exclusiveMaximum" => p.exclusive_maximum = self.boolean(path, key, v)?,
                 "minimum" => p.minimum = self.float(path, key, v)?,
@@ -307,8 +354,8 @@ impl Decoder {
                 "multipleOf" => p.multiple_of = self.float(path, key, v)?,
                 "enum" => match v {
                     Value::Null => {}
-                    Value::Array(items) => p.enum_ = items.clone(),
-                    other => return Err(err(path, key, "[]JSON", other)),
+                    Value::Array(items) => p.enum_ = items,
+                    other => return Err(err(path, key, "[]JSON", &other)),
                 },
                 "maxProperties" => p.max_properties = self.int(path, key, v)?,
                 "minProperties" => p.min_properties = self.int(path, key, v)?,
@@ -328,7 +375,7 @@ impl Decoder {
                 "not" if !v.is_null() => {
                     p.not = Some(Box::new(self.props(&format!("{path}.not"), v)?));
                 }
-                "properties" => p.properties = self.schema_map(path, key, v)?,
+                "properties" => p.properties = self.property_map(path, key, v)?,
                 "additionalProperties" => {
                     p.additional_properties = self.schema_or_bool(path, key, v)?
                 }
@@ -345,13 +392,13 @@ impl Decoder {
                                     self.props(&format!("{path}.dependencies[{name}]"), d)?,
                                 )),
                             };
-                            p.dependencies.insert(name.clone(), dep);
+                            p.dependencies.insert(name, dep);
                         }
                     }
-                    other => return Err(err(path, key, "JSONSchemaDependencies", other)),
+                    other => return Err(err(path, key, "JSONSchemaDependencies", &other)),
                 },
-                "externalDocs" => p.external_docs = (!v.is_null()).then(|| v.clone()),
-                "example" => p.example = (!v.is_null()).then(|| v.clone()),
+                "externalDocs" => p.external_docs = (!v.is_null()).then_some(v),
+                "example" => p.example = (!v.is_null()).then_some(v),
                 "nullable" => p.nullable = self.boolean(path, key, v)?,
                 "x-kubernetes-preserve-unknown-fields" => {
                     p.x_preserve_unknown_fields = self.opt_bool(path, key, v)?
@@ -364,7 +411,7 @@ impl Decoder {
                 "x-kubernetes-list-type" => p.x_list_type = self.opt_string(path, key, v)?,
                 "x-kubernetes-map-type" => p.x_map_type = self.opt_string(path, key, v)?,
                 "x-kubernetes-validations" => p.x_validations = self.validations(path, v)?,
-                _ => {}
+                _ => crate::load::drop_value(v),
             }
         }
         self.depth -= 1;
@@ -375,7 +422,14 @@ impl Decoder {
 impl Props {
     /// Decodes a schema from its JSON form. `path` names the schema in errors.
     pub fn from_value(path: &str, v: &Value) -> Result<Props, DecodeError> {
-        Decoder { depth: 0 }.props(path, v)
+        Props::from_owned(path, v.clone())
+    }
+
+    /// [`Props::from_value`], taking the JSON form: its parts are moved into the schema or
+    /// freed as they are decoded, so that decoding a large schema does not need room for
+    /// both forms.
+    pub fn from_owned(path: &str, v: Value) -> Result<Props, DecodeError> {
+        Decoder { depth: 0, nodes: 0 }.props(path, v)
     }
 
     /// The single `items` schema, if `items` is a schema.

@@ -122,12 +122,16 @@ fn schemas_nested_beyond_the_schema_limit_name_the_path() {
         indent.push_str("    ");
     }
     crd.push_str(&format!("{indent}type: string\n"));
-    let out = run(&["check", "-"], Some(crd.as_bytes()));
+    let out = run(
+        &["check", "-"],
+        Some(format!("a: 1\n---\n{crd}").as_bytes()),
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("spec.versions[0].schema.openAPIV3Schema.properties[a]")
-            && err.contains("nested deeper"),
+        err.contains(
+            "error: <stdin>#1 (line 3): spec.versions[0].schema.openAPIV3Schema.properties[a]"
+        ) && err.contains("nested deeper"),
         "{err}"
     );
 }

@@ -1,11 +1,11 @@
 //! `crd-audit check CRD...`: structural violations and CRD-level problems.
 
 use super::inputs::{self, Sourced};
-use super::output::Format;
+use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::cause::Cause;
 use crate::crd::Crd;
-use crate::structural::report::{CheckReport, check_crd};
+use crate::structural::report::{CheckReport, check_crd_owned_guarded};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,9 +31,23 @@ pub fn run(args: &Args) -> u8 {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let (mut input_errors, mut findings, mut checked) = (0, 0, 0);
+    let (mut input_errors, mut findings, mut checked, mut internal_errors) = (0, 0, 0, 0);
     for file in files {
-        for doc in inputs::read_file(&file) {
+        let mut docs = inputs::read_file(&file);
+        loop {
+            // A bug in the reader ends this input, not the run.
+            let doc = match crate::guard::catch(|| docs.next()) {
+                Ok(Some(d)) => d,
+                Ok(None) => break,
+                Err(m) => {
+                    eprintln!(
+                        "error: {}: crd-audit failed while reading this input (a bug): {m}",
+                        inputs::display_name(&file)
+                    );
+                    internal_errors += 1;
+                    break;
+                }
+            };
             let doc = match doc {
                 Ok(d) => d,
                 Err(e) => {
@@ -42,13 +56,24 @@ pub fn run(args: &Args) -> u8 {
                     continue;
                 }
             };
-            for item in inputs::unpack_lists(doc) {
+            let items = match inputs::try_unpack_lists(doc) {
+                Ok(items) => items,
+                Err((e, _)) => {
+                    eprintln!("error: {e}");
+                    input_errors += 1;
+                    continue;
+                }
+            };
+            for mut item in items {
                 if item.doc.value.is_null() {
                     continue; // an empty document
                 }
-                let crd = match Crd::from_value(&item.doc.value) {
-                    Ok(c) => c,
-                    Err(e) => {
+                // The CRD takes the document's schemas, and the check frees them as it
+                // decodes them: a large CRD is held about once.
+                let value = std::mem::take(&mut item.doc.value);
+                let crd = match crate::guard::catch(move || Crd::from_owned(value)) {
+                    Ok(Ok(c)) => c,
+                    Ok(Err(e)) => {
                         eprintln!(
                             "error: {} (line {}): {}: {}",
                             item.source(),
@@ -59,33 +84,60 @@ pub fn run(args: &Args) -> u8 {
                         input_errors += 1;
                         continue;
                     }
+                    Err(m) => {
+                        eprintln!(
+                            "error: {} (line {}): crd-audit failed while reading this CRD (a bug): {m}",
+                            item.source(),
+                            item.doc.line
+                        );
+                        internal_errors += 1;
+                        continue;
+                    }
                 };
-                let report = check_crd(&crd);
+                let report = check_crd_owned_guarded(crd);
                 checked += 1;
                 if report.has_findings() {
                     findings += 1;
                 }
+                if report.internal_error.is_some() {
+                    internal_errors += 1;
+                }
                 for e in &report.decode_errors {
-                    eprintln!("error: {}: {e}", item.source());
+                    // Values carry no positions: the line is the document's.
+                    eprintln!("error: {} (line {}): {e}", item.source(), item.doc.line);
                     input_errors += 1;
                 }
                 let written = match args.output {
                     Format::Json => write_json(&mut out, &item, &report),
                     Format::Text => write_text(&mut out, &item, &report),
                 };
-                if written.is_err() {
-                    return EXIT_INPUT_ERROR; // stdout closed
+                if let Err(e) = written {
+                    let status = status(input_errors + internal_errors, findings);
+                    return output::write_failed(&e, status);
                 }
             }
         }
     }
+    let mut written = Ok(());
     if args.output == Format::Text {
-        let _ = writeln!(
+        written = writeln!(
             out,
-            "checked {checked} CRD(s): {findings} with findings, {input_errors} input error(s)"
+            "checked {checked} CRD(s): {findings} with findings, {input_errors} input error(s){}",
+            match internal_errors {
+                0 => String::new(),
+                n => format!(", {n} internal error(s) (bugs in crd-audit)"),
+            }
         );
     }
-    if input_errors > 0 {
+    let status = status(input_errors + internal_errors, findings);
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => status,
+        Err(e) => output::write_failed(&e, status),
+    }
+}
+
+fn status(errors: usize, findings: usize) -> u8 {
+    if errors > 0 {
         EXIT_INPUT_ERROR
     } else if findings > 0 {
         EXIT_FINDINGS
@@ -107,6 +159,9 @@ fn write_json(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io:
         "warnings": r.warnings,
         "storedVersionsNotServed": r.stored_versions_not_served,
     });
+    if let Some(e) = &r.internal_error {
+        v["internalError"] = json!(e);
+    }
     if let Some(c) = &r.condition {
         v["nonStructuralCondition"] =
             json!({"status": c.status, "reason": c.reason, "message": c.message});
@@ -116,6 +171,9 @@ fn write_json(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io:
 
 fn write_text(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io::Result<()> {
     let head = format!("{} {}", item.source(), r.crd);
+    if let Some(e) = &r.internal_error {
+        writeln!(out, "{head}: InternalError: {e}")?;
+    }
     for c in &r.non_structural {
         writeln!(out, "{head}: NonStructuralSchema: {}", c.message())?;
     }

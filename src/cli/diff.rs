@@ -1,7 +1,7 @@
 //! `crd-audit diff OLD NEW`: every schema change between two revisions of one CRD.
 
 use super::inputs;
-use super::output::Format;
+use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::crd::Crd;
 use crate::diff::{Class, diff};
@@ -56,6 +56,15 @@ pub fn run(args: &Args) -> u8 {
         return EXIT_INPUT_ERROR;
     }
     let changes = diff(&old, &new);
+    let tightening = changes
+        .iter()
+        .filter(|c| c.class == Class::Tightening)
+        .count();
+    let status = if tightening > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for c in &changes {
@@ -81,16 +90,13 @@ pub fn run(args: &Args) -> u8 {
                 )
             }
         };
-        if written.is_err() {
-            return EXIT_INPUT_ERROR;
+        if let Err(e) = written {
+            return output::write_failed(&e, status);
         }
     }
-    let tightening = changes
-        .iter()
-        .filter(|c| c.class == Class::Tightening)
-        .count();
+    let mut written = Ok(());
     if args.output == Format::Text {
-        let _ = writeln!(
+        written = writeln!(
             out,
             "{} change(s): {tightening} tightening, {} loosening, {} neutral",
             changes.len(),
@@ -101,9 +107,8 @@ pub fn run(args: &Args) -> u8 {
             changes.iter().filter(|c| c.class == Class::Neutral).count()
         );
     }
-    if tightening > 0 {
-        EXIT_FINDINGS
-    } else {
-        EXIT_CLEAN
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => status,
+        Err(e) => output::write_failed(&e, status),
     }
 }

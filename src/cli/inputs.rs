@@ -20,35 +20,85 @@ impl Sourced {
     }
 }
 
-/// Expands the arguments into files; directories are walked in sorted order.
+/// Expands the arguments into files; directories are walked in sorted order, following
+/// symbolic links but not into a directory that is already being walked (a loop, which is
+/// reported on standard error and skipped). A named file that is not a regular file (a pipe
+/// such as `<(cat crd.yaml)`, `/dev/stdin`, a FIFO) is read as a stream; inside a directory
+/// only regular files are read.
 pub fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for a in args {
         if a.as_os_str() == "-" {
             out.push(a.clone());
-        } else if a.is_dir() {
-            walk(a, &mut out).map_err(|e| format!("{}: {e}", a.display()))?;
-        } else if a.is_file() {
-            out.push(a.clone());
-        } else {
-            return Err(format!("{}: no such file or directory", a.display()));
+            continue;
+        }
+        match std::fs::metadata(a) {
+            Ok(m) if m.is_dir() => {
+                let mut ancestors = vec![dir_id(a, &m)];
+                walk(a, &mut ancestors, &mut out).map_err(|e| format!("{}: {e}", a.display()))?;
+            }
+            Ok(_) => out.push(a.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!("{}: no such file or directory", a.display()));
+            }
+            Err(e) => return Err(format!("{}: {e}", a.display())),
         }
     }
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// What identifies a directory however it is reached: device and inode (on Unix), or the
+/// canonical path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum DirId {
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Inode(u64, u64),
+    #[cfg_attr(unix, allow(dead_code))]
+    Path(PathBuf),
+}
+
+fn dir_id(path: &Path, meta: &std::fs::Metadata) -> DirId {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = path;
+        DirId::Inode(meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        DirId::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    }
+}
+
+/// Walks `dir`, whose identity and those of the directories above it on the current path
+/// are `ancestors`.
+fn walk(dir: &Path, ancestors: &mut Vec<DirId>, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()?;
     entries.sort();
     for p in entries {
-        if p.is_dir() {
-            walk(&p, out)?;
+        // Follows symbolic links; a dangling one is left to fail when it is read.
+        let meta = std::fs::metadata(&p).ok();
+        if let Some(m) = meta.as_ref().filter(|m| m.is_dir()) {
+            let id = dir_id(&p, m);
+            if ancestors.contains(&id) {
+                eprintln!(
+                    "warning: {}: skipped: a directory loop (it leads back to a directory being read)",
+                    p.display()
+                );
+                continue;
+            }
+            ancestors.push(id);
+            let walked = walk(&p, ancestors, out);
+            ancestors.pop();
+            walked?;
         } else if p
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+            && meta.as_ref().is_none_or(std::fs::Metadata::is_file)
         {
             out.push(p);
         }
@@ -124,7 +174,14 @@ pub fn read_crds(args: &[PathBuf]) -> Result<Vec<(String, Crd)>, Vec<String>> {
                     continue;
                 }
             };
-            for item in unpack_lists(doc) {
+            let items = match try_unpack_lists(doc) {
+                Ok(items) => items,
+                Err((e, _)) => {
+                    errors.push(e.to_string());
+                    continue;
+                }
+            };
+            for item in items {
                 if !Crd::is_crd(&item.doc.value) {
                     continue;
                 }
@@ -148,35 +205,137 @@ pub fn read_crds(args: &[PathBuf]) -> Result<Vec<(String, Crd)>, Vec<String>> {
     }
 }
 
-/// Unpacks `kind: List` documents into their items (each keeps the document's source).
+/// Unpacks list documents into their items as kubectl does (each keeps the document's
+/// source); a list that kubectl could not decode is returned as it is. Prefer
+/// [`try_unpack_lists`], which reports such lists.
 pub fn unpack_lists(doc: Sourced) -> Vec<Sourced> {
-    let is_list = doc
-        .doc
-        .value
-        .get("kind")
-        .and_then(|k| k.as_str())
-        .is_some_and(|k| k == "List" || k.ends_with("List"))
-        && doc.doc.value.get("items").is_some_and(|i| i.is_array());
-    if !is_list {
-        return vec![doc];
-    }
-    let Sourced { file, doc } = doc;
-    let items = match doc.value {
-        serde_json::Value::Object(mut m) => match m.remove("items") {
-            Some(serde_json::Value::Array(items)) => items,
-            _ => Vec::new(),
+    let copy = Sourced {
+        file: doc.file.clone(),
+        doc: Document {
+            index: doc.doc.index,
+            line: doc.doc.line,
+            value: serde_json::Value::Null,
         },
-        _ => Vec::new(),
     };
-    items
+    match try_unpack_lists(doc) {
+        Ok(items) => items,
+        Err((_, value)) => vec![Sourced {
+            doc: Document { value, ..copy.doc },
+            ..copy
+        }],
+    }
+}
+
+/// Unpacks list documents into their items as kubectl does; each item keeps the document's
+/// source.
+///
+/// A document with an `items` field is a list, whatever its kind (as kube's unstructured
+/// decoder sees it); `items: null` is an empty list. Items that name neither `kind` nor
+/// `apiVersion` get the list's kind without its `List` suffix and the list's `apiVersion`.
+/// Items that are lists themselves are unpacked in turn, breadth first (kubectl's
+/// `FlattenListVisitor`: first the plain items of the list, then those of its inner
+/// lists). An `items` that is not an array of objects makes the document unreadable, as
+/// for kubectl: the error, and the document's value.
+pub fn try_unpack_lists(doc: Sourced) -> Result<Vec<Sourced>, (LoadError, serde_json::Value)> {
+    use serde_json::Value;
+    let Sourced { file, doc } = doc;
+    let Document { index, line, value } = doc;
+    let Value::Object(mut list) = value else {
+        return Ok(vec![Sourced {
+            file,
+            doc: Document { index, line, value },
+        }]);
+    };
+    let fail = |message: &str, list| {
+        let e = LoadError {
+            source_name: file.clone(),
+            doc: Some(index),
+            line: Some(line),
+            message: message.to_string(),
+        };
+        Err((e, Value::Object(list)))
+    };
+    let items = match list.remove("items") {
+        None => {
+            return Ok(vec![Sourced {
+                file,
+                doc: Document {
+                    index,
+                    line,
+                    value: Value::Object(list),
+                },
+            }]);
+        }
+        Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            let message = format!(
+                "json: cannot unmarshal {} into Go struct field decodeList.items of type []json.RawMessage",
+                go_json_kind(&other)
+            );
+            list.insert("items".to_string(), other);
+            return fail(&message, list);
+        }
+    };
+    if let Some(bad) = items
+        .iter()
+        .find(|i| !matches!(i, Value::Object(_) | Value::Null))
+    {
+        let message = format!(
+            "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            go_json_kind(bad)
+        );
+        list.insert("items".to_string(), Value::Array(items));
+        return fail(&message, list);
+    }
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    let list_kind = text(list.get("kind"));
+    let item_kind = list_kind
+        .strip_suffix("List")
+        .unwrap_or(&list_kind)
+        .to_string();
+    let list_api_version = text(list.get("apiVersion"));
+    let mut queue: std::collections::VecDeque<Value> = items
         .into_iter()
-        .map(|value| Sourced {
-            file: file.clone(),
-            doc: Document {
-                index: doc.index,
-                line: doc.line,
-                value,
-            },
+        .map(|item| {
+            let mut item = match item {
+                Value::Object(m) => m,
+                _ => serde_json::Map::new(),
+            };
+            if text(item.get("kind")).is_empty() && text(item.get("apiVersion")).is_empty() {
+                item.insert("kind".into(), Value::String(item_kind.clone()));
+                item.insert("apiVersion".into(), Value::String(list_api_version.clone()));
+            }
+            Value::Object(item)
         })
-        .collect()
+        .collect();
+    crate::load::drop_value(Value::Object(list));
+    let mut out = Vec::new();
+    while let Some(item) = queue.pop_front() {
+        match item {
+            Value::Object(mut m) if m.get("items").is_some_and(Value::is_array) => {
+                if let Some(Value::Array(inner)) = m.remove("items") {
+                    queue.extend(inner);
+                }
+            }
+            value => out.push(Sourced {
+                file: file.clone(),
+                doc: Document { index, line, value },
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// How Go's encoding/json names the JSON type of a value in unmarshal errors.
+fn go_json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }

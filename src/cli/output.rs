@@ -9,3 +9,16 @@ pub enum Format {
     Text,
     Json,
 }
+
+/// The status of a command whose output could not be written completely, given the status
+/// of what it did: a closed pipe (the reader wanted no more, as `head` does) ends it
+/// quietly with that status, as ripgrep does; any other failure (a full disk) is reported
+/// and is an error.
+pub fn write_failed(e: &std::io::Error, status: u8) -> u8 {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        status
+    } else {
+        eprintln!("error: writing the output: {e}");
+        super::EXIT_INPUT_ERROR
+    }
+}

@@ -4,8 +4,9 @@
 //! known, so memory does not grow with the input.
 
 use super::inputs::{self, Sourced};
-use super::output::Format;
+use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
+use crate::cause::{Cause, Path};
 use crate::crd::Crd;
 use crate::load::stream::Piece;
 use crate::load::{Document, LoadError};
@@ -14,7 +15,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 #[derive(Debug, clap::Args)]
@@ -46,9 +47,9 @@ pub struct Args {
     pub output: Format,
 }
 
-/// The CRDs given, compiled, by group and kind.
+/// The CRDs given, compiled, by group and kind (or why one could not be compiled).
 pub struct Catalog {
-    by_kind: HashMap<(String, String), CrdValidator>,
+    by_kind: HashMap<(String, String), Result<CrdValidator, String>>,
 }
 
 impl Catalog {
@@ -64,17 +65,36 @@ impl Catalog {
                     crd.kind, crd.group
                 ));
             }
-            by_kind.insert(key, CrdValidator::new(crd));
+            by_kind.insert(key, CrdValidator::new_guarded(crd));
         }
         Ok(Catalog { by_kind })
     }
 
-    /// The compiled CRD for an object's `apiVersion` and `kind`.
-    pub fn find(&self, obj: &Value) -> Option<&CrdValidator> {
+    /// The compiled CRD for an object's `apiVersion` and `kind` (`Err` with the message of
+    /// the internal error when it could not be compiled).
+    pub fn find(&self, obj: &Value) -> Option<Result<&CrdValidator, &str>> {
         let api_version = obj.get("apiVersion")?.as_str()?;
         let kind = obj.get("kind")?.as_str()?;
         let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-        self.by_kind.get(&(group.to_string(), kind.to_string()))
+        self.by_kind
+            .get(&(group.to_string(), kind.to_string()))
+            .map(|r| r.as_ref().map_err(String::as_str))
+    }
+}
+
+/// The verdict for an object whose CRD could not be compiled (a bug).
+fn not_compiled(obj: &Value, message: &str) -> Verdict {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    let meta = obj.get("metadata");
+    Verdict {
+        api_version: text(obj.get("apiVersion")),
+        kind: text(obj.get("kind")),
+        namespace: text(meta.and_then(|m| m.get("namespace"))),
+        name: text(meta.and_then(|m| m.get("name"))),
+        code: 500,
+        errors: vec![Cause::internal(Path::root(), message)],
+        internal_error: true,
+        ..Verdict::default()
     }
 }
 
@@ -117,6 +137,8 @@ struct Totals {
     pruned: usize,
     input_errors: usize,
     rules_not_evaluated: usize,
+    /// Objects whose judgement hit a bug (a caught panic).
+    internal_errors: usize,
 }
 
 /// Consecutive pieces of one input on their way to a worker (batched so that handing them
@@ -150,11 +172,29 @@ struct Parsed {
     docs: Vec<Result<Document, LoadError>>,
 }
 
+/// An input error for a bug met while reading or judging input.
+fn internal_load_error(file: &str, message: String) -> LoadError {
+    LoadError {
+        source_name: file.to_string(),
+        doc: None,
+        line: None,
+        message: format!("crd-audit failed while reading this input (a bug): {message}"),
+    }
+}
+
 fn parse(job: Job) -> Parsed {
     let mut docs = Vec::new();
     for piece in job.pieces {
         match piece {
-            Ok(p) => docs.extend(p.parse(&job.file)),
+            Ok(p) => match crate::guard::catch(|| p.parse(&job.file)) {
+                Ok(parsed) => docs.extend(parsed),
+                Err(m) => {
+                    let mut e = internal_load_error(&job.file, m);
+                    e.doc = Some(0);
+                    e.line = Some(p.line_offset + 1);
+                    docs.push(Err(e));
+                }
+            },
             Err(e) => docs.push(Err(e)),
         }
     }
@@ -170,18 +210,28 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
         .docs
         .into_iter()
         .map(|doc| {
-            doc.map(|doc| {
+            doc.and_then(|doc| {
                 let sourced = Sourced {
                     file: String::new(),
                     doc,
                 };
-                inputs::unpack_lists(sourced)
+                let items = inputs::try_unpack_lists(sourced).map_err(|(mut e, value)| {
+                    crate::load::drop_value(value);
+                    e.source_name = parsed.file.to_string();
+                    e
+                })?;
+                Ok(items
                     .into_iter()
                     .filter(|item| !item.doc.value.is_null())
                     .map(|item| {
                         let obj = item.doc.value;
                         match catalog.find(&obj) {
-                            Some(v) => (v.validate(obj, mode), true),
+                            Some(Ok(v)) => (v.validate_guarded(obj, mode), true),
+                            Some(Err(message)) => {
+                                let verdict = not_compiled(&obj, message);
+                                crate::load::drop_value(obj);
+                                (verdict, true)
+                            }
                             None => {
                                 let verdict = unknown_kind(&obj);
                                 crate::load::drop_value(obj);
@@ -189,7 +239,7 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
                             }
                         }
                     })
-                    .collect()
+                    .collect())
             })
         })
         .collect();
@@ -224,6 +274,26 @@ fn load_catalog(args: &Args) -> Option<Catalog> {
 /// The CRDs once compiled (`None` when they could not be read).
 type CatalogCell = OnceLock<Option<Catalog>>;
 
+/// [`judge`], with a bug outside the per-object guard reported for the whole job.
+fn judge_guarded(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
+    let (seq, file) = (parsed.seq, parsed.file.clone());
+    crate::guard::catch(|| judge(catalog, mode, parsed)).unwrap_or_else(|m| Done {
+        seq,
+        docs: vec![Err(internal_load_error(&file, m))],
+        file,
+    })
+}
+
+/// [`parse`], with a bug outside the per-piece guard reported for the whole job.
+fn parse_guarded(job: Job) -> Parsed {
+    let (seq, file) = (job.seq, job.file.clone());
+    crate::guard::catch(|| parse(job)).unwrap_or_else(|m| Parsed {
+        seq,
+        docs: vec![Err(internal_load_error(&file, m))],
+        file,
+    })
+}
+
 /// A worker: takes jobs, decodes them, judges them once the CRDs are compiled (decoding a
 /// bounded amount ahead until then), and hands the verdicts to the writer.
 fn work(
@@ -239,7 +309,7 @@ fn work(
             Some(None) => return,
             Some(Some(c)) => {
                 for parsed in ahead.drain(..) {
-                    if done.send(judge(c, mode, parsed)).is_err() {
+                    if done.send(judge_guarded(c, mode, parsed)).is_err() {
                         return;
                     }
                 }
@@ -261,11 +331,12 @@ fn work(
             catalog.wait(); // the input ended before the CRDs were ready
             continue;
         };
+        crate::guard::fault_point("worker", &job.file);
         let bytes = job.bytes;
-        let parsed = parse(job);
+        let parsed = parse_guarded(job);
         match catalog.get() {
             Some(Some(c)) => {
-                if done.send(judge(c, mode, parsed)).is_err() {
+                if done.send(judge_guarded(c, mode, parsed)).is_err() {
                     return;
                 }
             }
@@ -274,6 +345,15 @@ fn work(
                 ahead.push(parsed);
             }
         }
+    }
+}
+
+/// Runs a thread's work; a panic (a bug) outside the per-document guards is reported once
+/// and stops only that thread.
+fn contained(what: &str, stopped: &AtomicUsize, f: impl FnOnce()) {
+    if let Err(m) = crate::guard::catch(f) {
+        eprintln!("error: crd-audit: the {what} stopped (a bug): {m}");
+        stopped.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -296,47 +376,60 @@ pub fn run(args: &Args) -> u8 {
     let (done_tx, done_rx) = mpsc::sync_channel::<Done>(workers * 4);
     let catalog: CatalogCell = OnceLock::new();
     let abort = AtomicBool::new(false);
+    // Threads that stopped on a bug outside the per-document guards.
+    let stopped = AtomicUsize::new(0);
     let mut t = Totals::default();
-    let mut write_failed = false;
+    // The first failed write to standard output (then nothing more is written).
+    let mut write_error: Option<std::io::Error> = None;
     let crds_ok = std::thread::scope(|scope| {
-        let (abort, catalog, job_rx) = (&abort, &catalog, &job_rx);
+        let (abort, catalog, job_rx, stopped) = (&abort, &catalog, &job_rx, &stopped);
         // Reader: cuts the inputs into pieces, in order, and batches them into jobs.
         scope.spawn(move || {
-            let mut seq = 0;
-            for path in &files {
-                let file: Arc<str> = Arc::from(inputs::display_name(path));
-                let mut batch = Vec::new();
-                let mut bytes = 0;
-                let mut pieces = inputs::read_pieces(path).peekable();
-                while let Some(piece) = pieces.next() {
-                    bytes += piece.as_ref().map_or(0, |p| p.text.len());
-                    batch.push(piece);
-                    if bytes >= JOB_BYTES || batch.len() >= 256 || pieces.peek().is_none() {
-                        let job = Job {
-                            seq,
-                            file: file.clone(),
-                            pieces: std::mem::take(&mut batch),
-                            bytes,
-                        };
-                        seq += 1;
-                        bytes = 0;
-                        if abort.load(Ordering::Relaxed) || job_tx.send(job).is_err() {
-                            return;
+            contained("input reader", stopped, || {
+                let mut seq = 0;
+                for path in &files {
+                    let file: Arc<str> = Arc::from(inputs::display_name(path));
+                    let mut batch = Vec::new();
+                    let mut bytes = 0;
+                    let mut pieces = inputs::read_pieces(path).peekable();
+                    while let Some(piece) = pieces.next() {
+                        bytes += piece.as_ref().map_or(0, |p| p.text.len());
+                        batch.push(piece);
+                        if bytes >= JOB_BYTES || batch.len() >= 256 || pieces.peek().is_none() {
+                            let job = Job {
+                                seq,
+                                file: file.clone(),
+                                pieces: std::mem::take(&mut batch),
+                                bytes,
+                            };
+                            seq += 1;
+                            bytes = 0;
+                            if abort.load(Ordering::Relaxed) || job_tx.send(job).is_err() {
+                                return;
+                            }
                         }
                     }
                 }
-            }
+            })
         });
         let spawn_worker = |done: mpsc::SyncSender<Done>| {
             std::thread::Builder::new()
                 .stack_size(64 << 20)
-                .spawn_scoped(scope, move || work(job_rx, catalog, mode, done))
+                .spawn_scoped(scope, move || {
+                    contained("validation worker", stopped, || {
+                        work(job_rx, catalog, mode, done)
+                    })
+                })
                 .expect("spawn a validation worker");
         };
         // One worker decodes objects while this thread compiles the CRDs; the others join
         // when the CRDs are ready (more would only slow the compilation down).
         spawn_worker(done_tx.clone());
-        let loaded = load_catalog(args);
+        // The workers wait for the catalog: it must be set whatever happens.
+        let loaded = crate::guard::catch(|| load_catalog(args)).unwrap_or_else(|m| {
+            eprintln!("error: crd-audit failed while reading the CRDs (a bug): {m}");
+            None
+        });
         let ok = loaded.is_some();
         let _ = catalog.set(loaded);
         if !ok {
@@ -353,19 +446,19 @@ pub fn run(args: &Args) -> u8 {
         // Writer: puts results back in input order.
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-        let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
-        let (mut next_seq, mut next_index) = (0, 0);
-        let mut current_file: Option<Arc<str>> = None;
-        for done in done_rx.iter() {
-            pending.insert(done.seq, done);
-            while let Some(done) = pending.remove(&next_seq) {
-                next_seq += 1;
+        // A bug here must not leave the workers blocked on a full channel: the receiver goes
+        // with the closure.
+        let wrote = crate::guard::catch(|| {
+            let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
+            let (mut next_seq, mut next_index) = (0, 0);
+            let mut current_file: Option<Arc<str>> = None;
+            let mut emit = |done: Done| {
                 if current_file.as_ref() != Some(&done.file) {
                     current_file = Some(done.file.clone());
                     next_index = 0;
                 }
-                if write_failed {
-                    continue;
+                if write_error.is_some() {
+                    return;
                 }
                 for doc in done.docs {
                     let index = next_index;
@@ -388,19 +481,49 @@ pub fn run(args: &Args) -> u8 {
                             Format::Json => write_json(&mut out, &source, &verdict),
                             Format::Text => write_text(&mut out, &source, &verdict),
                         };
-                        if written.is_err() {
-                            write_failed = true; // stdout closed: drain and stop
+                        if let Err(e) = written {
+                            // Stop reading input; what is under way is drained.
+                            write_error = Some(e);
+                            abort.store(true, Ordering::Relaxed);
                             break;
                         }
                     }
                 }
+            };
+            for done in done_rx {
+                pending.insert(done.seq, done);
+                while let Some(done) = pending.remove(&next_seq) {
+                    next_seq += 1;
+                    emit(done);
+                }
             }
+            // Every worker has stopped. Results still waiting for an earlier one mean a worker
+            // died (a bug, reported by it): write them anyway, and let the reader finish.
+            for (_, done) in std::mem::take(&mut pending) {
+                emit(done);
+            }
+        });
+        if let Err(m) = wrote {
+            eprintln!("error: crd-audit: the output writer stopped (a bug): {m}");
+            t.internal_errors += 1;
         }
-        if args.output == Format::Text && !write_failed {
+        abort.store(true, Ordering::Relaxed);
+        while let Ok(Ok(_)) = job_rx.lock().map(|rx| rx.recv()) {}
+        // Every thread is done now.
+        t.internal_errors += stopped.load(Ordering::Relaxed);
+        if args.output == Format::Text && write_error.is_none() {
             let _ = writeln!(
                 out,
-                "validated {} object(s): {} invalid ({} of unknown kind), {} with unknown fields, {} input error(s)",
-                t.objects, t.invalid, t.unknown, t.pruned, t.input_errors
+                "validated {} object(s): {} invalid ({} of unknown kind), {} with unknown fields, {} input error(s){}",
+                t.objects,
+                t.invalid,
+                t.unknown,
+                t.pruned,
+                t.input_errors,
+                match t.internal_errors {
+                    0 => String::new(),
+                    n => format!(", {n} internal error(s) (bugs in crd-audit)"),
+                }
             );
             if t.rules_not_evaluated > 0 {
                 let _ = writeln!(
@@ -410,19 +533,25 @@ pub fn run(args: &Args) -> u8 {
                 );
             }
         }
-        if out.flush().is_err() {
-            write_failed = true;
+        if let Err(e) = out.flush()
+            && write_error.is_none()
+        {
+            write_error = Some(e);
         }
         true
     });
     // Freeing the compiled CRDs would only delay the exit.
     std::mem::forget(catalog);
-    if !crds_ok || write_failed || t.input_errors > 0 {
+    let status = if !crds_ok || t.input_errors > 0 || t.internal_errors > 0 {
         EXIT_INPUT_ERROR
     } else if t.invalid > 0 || (args.strict && t.pruned > 0) {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
+    };
+    match write_error {
+        Some(e) => output::write_failed(&e, status),
+        None => status,
     }
 }
 
@@ -439,6 +568,9 @@ impl Totals {
             self.pruned += 1;
         }
         self.rules_not_evaluated += v.rules_not_evaluated;
+        if v.internal_error {
+            self.internal_errors += 1;
+        }
     }
 }
 

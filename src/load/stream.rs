@@ -1,16 +1,32 @@
 //! Documents read one at a time from a reader, so that a multi-gigabyte multi-document input
-//! is decoded with memory bounded by its largest document.
+//! is decoded with memory bounded by its largest document, and no document may exceed
+//! [`MAX_DOCUMENT_BYTES`].
 //!
 //! YAML is cut at `---` separator lines (followed by nothing but spaces or a comment), as
 //! kubectl's YAML reader cuts it; a JSON stream is cut after each top-level value. Each piece
 //! is decoded by [`parse_str_at`](super::parse_str_at), and documents are numbered and
 //! located as if the whole input had been decoded at once (an empty YAML document after a
 //! separator counts, as in [`parse_str`](super::parse_str)).
+//!
+//! A document that cannot be read (too large, not UTF-8, malformed) is an error for that
+//! document only: the next ones are still read. A malformed JSON value ends where the next
+//! one visibly begins (a `{` or `[` where no value may stand, such as right after another
+//! value, or a closing bracket with nothing open).
+//!
+//! A byte-order mark at the start of the input is skipped.
 
-use super::{Document, LoadError, parse_str_at};
+use super::{Document, LoadError, parse_json_pieces, parse_str_at};
 use std::collections::VecDeque;
 use std::io::BufRead;
 
+/// The largest document read: 64 MiB. kube-apiserver refuses request bodies over 3 MiB (and
+/// etcd values over 1.5 MiB by default), so no object it stores comes near; the bound only
+/// stops a runaway input from taking all memory.
+pub const MAX_DOCUMENT_BYTES: usize = 64 << 20;
+
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Yaml,
     Json,
@@ -25,12 +41,18 @@ pub struct Piece {
     pub line_offset: usize,
     /// Whether the piece is a document even when it holds nothing (it follows a separator).
     pub explicit: bool,
+    /// Whether the piece is a JSON value (of a JSON stream) rather than YAML.
+    pub json: bool,
 }
 
 impl Piece {
     /// Decodes the piece; documents are numbered from 0 within it.
     pub fn parse(&self, source_name: &str) -> Vec<Result<Document, LoadError>> {
-        let docs = parse_str_at(source_name, &self.text, self.line_offset);
+        let docs = if self.json {
+            parse_json_pieces(source_name, &self.text, self.line_offset)
+        } else {
+            parse_str_at(source_name, &self.text, self.line_offset)
+        };
         if docs.is_empty() && self.explicit {
             // An explicit empty document.
             return vec![Ok(Document {
@@ -43,6 +65,102 @@ impl Piece {
     }
 }
 
+/// How a JSON value being scanned stands.
+#[derive(Default)]
+struct JsonScan {
+    /// Open brackets.
+    open: Vec<u8>,
+    in_string: bool,
+    escaped: bool,
+    /// Inside a number or a literal (`true`, ...).
+    in_scalar: bool,
+    /// The last token ended a value (a `,` or `:` must come next, or a closing bracket).
+    after_value: bool,
+    started: bool,
+}
+
+/// Where a scanned JSON piece ends.
+enum Cut {
+    /// Before this byte of the chunk (it begins the next piece).
+    Before(usize),
+    /// After this byte of the chunk.
+    After(usize),
+}
+
+impl JsonScan {
+    /// Scans a chunk; `Some` when the piece ends in it.
+    fn scan(&mut self, chunk: &[u8]) -> Option<Cut> {
+        for (i, &b) in chunk.iter().enumerate() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    self.after_value = true;
+                    if self.open.is_empty() {
+                        return Some(Cut::After(i));
+                    }
+                }
+                continue;
+            }
+            if self.in_scalar && !is_scalar_byte(b) {
+                self.in_scalar = false;
+                self.after_value = true;
+                if self.open.is_empty() {
+                    return Some(Cut::Before(i));
+                }
+            }
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' => {}
+                b'"' => {
+                    self.in_string = true;
+                    self.started = true;
+                    self.after_value = false;
+                }
+                b'{' | b'[' => {
+                    if self.after_value {
+                        // No value may stand here: the next document begins.
+                        return Some(Cut::Before(i));
+                    }
+                    self.open.push(b);
+                    self.started = true;
+                }
+                b'}' | b']' => {
+                    self.started = true;
+                    if self.open.pop().is_none() || self.open.is_empty() {
+                        return Some(Cut::After(i));
+                    }
+                    self.after_value = true;
+                }
+                b',' | b':' => {
+                    self.started = true;
+                    self.after_value = false;
+                    if self.open.is_empty() {
+                        return Some(Cut::After(i));
+                    }
+                }
+                _ => {
+                    self.in_scalar = true;
+                    self.started = true;
+                    self.after_value = false;
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Bytes that continue a JSON number or literal (anything but blanks, brackets, quotes and
+/// separators, so that junk stays in one piece).
+fn is_scalar_byte(b: u8) -> bool {
+    !matches!(
+        b,
+        b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'{' | b'[' | b'}' | b']' | b',' | b':'
+    )
+}
+
 /// Cuts a reader into [`Piece`]s.
 pub struct PieceReader<R: BufRead> {
     reader: R,
@@ -50,8 +168,10 @@ pub struct PieceReader<R: BufRead> {
     kind: Option<Kind>,
     /// Lines consumed so far.
     lines: usize,
-    /// A line read ahead (the first non-blank line, read to tell YAML from JSON).
-    carry: Option<Vec<u8>>,
+    /// Bytes read ahead (the first non-blank line, read to tell YAML from JSON), consumed
+    /// before the reader's from `carry_at` on.
+    carry: Vec<u8>,
+    carry_at: usize,
     /// Whether a YAML separator was seen (the next piece is a document even when empty).
     after_separator: bool,
     done: bool,
@@ -64,27 +184,89 @@ impl<R: BufRead> PieceReader<R> {
             source_name: source_name.to_string(),
             kind: None,
             lines: 0,
-            carry: None,
+            carry: Vec::new(),
+            carry_at: 0,
             after_separator: false,
             done: false,
         }
     }
 
-    /// Appends the next line (bytes; UTF-8 is checked once per piece).
-    fn read_line(&mut self, buf: &mut Vec<u8>) -> Result<bool, LoadError> {
-        if let Some(c) = self.carry.take() {
-            buf.extend_from_slice(&c);
-            return Ok(true);
+    fn io_error(&self, e: std::io::Error) -> LoadError {
+        LoadError {
+            source_name: self.source_name.clone(),
+            doc: None,
+            line: Some(self.lines + 1),
+            message: e.to_string(),
         }
-        match self.reader.read_until(b'\n', buf) {
-            Ok(0) => Ok(false),
-            Ok(_) => Ok(true),
-            Err(e) => Err(LoadError {
-                source_name: self.source_name.clone(),
-                doc: None,
-                line: Some(self.lines + 1),
-                message: e.to_string(),
-            }),
+    }
+
+    /// An error for one document that starts after `line_offset` lines.
+    fn doc_error(&self, line_offset: usize, message: String) -> LoadError {
+        LoadError {
+            source_name: self.source_name.clone(),
+            doc: Some(0),
+            line: Some(line_offset + 1),
+            message,
+        }
+    }
+
+    fn too_large(&self, line_offset: usize) -> LoadError {
+        self.doc_error(
+            line_offset,
+            format!(
+                "document larger than {} MiB (kube-apiserver accepts requests of up to 3 MiB)",
+                MAX_DOCUMENT_BYTES >> 20
+            ),
+        )
+    }
+
+    /// The next bytes: the carried ones, then the reader's (empty at the end).
+    fn chunk(&mut self) -> Result<&[u8], LoadError> {
+        if self.carry_at < self.carry.len() {
+            return Ok(&self.carry[self.carry_at..]);
+        }
+        loop {
+            match self.reader.fill_buf() {
+                Ok(_) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.io_error(e)),
+            }
+        }
+        Ok(self.reader.fill_buf().unwrap_or(&[]))
+    }
+
+    fn consume(&mut self, n: usize) {
+        if self.carry_at < self.carry.len() {
+            self.carry_at += n;
+            if self.carry_at == self.carry.len() {
+                self.carry = Vec::new();
+                self.carry_at = 0;
+            }
+        } else {
+            self.reader.consume(n);
+        }
+    }
+
+    /// Consumes the next line (through its `\n`), appending at most `keep` of its bytes to
+    /// `buf`; `None` at the end of the input, else the line's full length.
+    fn read_line(&mut self, buf: &mut Vec<u8>, keep: usize) -> Result<Option<usize>, LoadError> {
+        let mut len = 0;
+        loop {
+            let chunk = self.chunk()?;
+            if chunk.is_empty() {
+                return Ok((len > 0).then_some(len));
+            }
+            let (n, end) = match chunk.iter().position(|b| *b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            let room = keep.saturating_sub(len);
+            buf.extend_from_slice(&chunk[..n.min(room)]);
+            len += n;
+            self.consume(n);
+            if end {
+                return Ok(Some(len));
+            }
         }
     }
 
@@ -95,33 +277,38 @@ impl<R: BufRead> PieceReader<R> {
                 text,
                 line_offset,
                 explicit,
+                json: self.kind == Some(Kind::Json),
             }),
             Err(e) => {
                 let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-                let line = line_offset + 1 + valid.iter().filter(|b| **b == b'\n').count();
-                Err(LoadError {
-                    source_name: self.source_name.clone(),
-                    doc: None,
-                    line: Some(line),
-                    message: "input is not UTF-8".to_string(),
-                })
+                let line = line_offset + valid.iter().filter(|b| **b == b'\n').count();
+                Err(self.doc_error(line, "input is not UTF-8".to_string()))
             }
         }
     }
 
-    /// Decides between YAML and JSON from the first non-blank line.
+    /// Skips a byte-order mark, then decides between YAML and JSON from the first non-blank
+    /// line (blank lines before it are skipped; the line itself is kept).
     fn detect(&mut self) -> Result<(), LoadError> {
-        let mut skipped = 0;
+        let chunk = self.chunk()?;
+        if chunk.starts_with(BOM) {
+            self.consume(BOM.len());
+        }
         loop {
             let mut line = Vec::new();
-            if !self.read_line(&mut line)? {
+            let Some(len) = self.read_line(&mut line, MAX_DOCUMENT_BYTES)? else {
                 self.kind = Some(Kind::Yaml);
-                self.lines += skipped;
                 return Ok(());
-            }
-            let t = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&line);
-            let Some(first) = t.iter().find(|b| !b.is_ascii_whitespace()) else {
-                skipped += 1;
+            };
+            let Some(first) = line.iter().find(|b| !b.is_ascii_whitespace()) else {
+                if len > line.len() {
+                    // A blank-looking line longer than any document: let the piece fail.
+                    self.kind = Some(Kind::Yaml);
+                    line.push(b'\n');
+                    self.carry = line;
+                    return Ok(());
+                }
+                self.lines += 1;
                 continue;
             };
             self.kind = Some(if matches!(first, b'{' | b'[') {
@@ -129,8 +316,13 @@ impl<R: BufRead> PieceReader<R> {
             } else {
                 Kind::Yaml
             });
-            self.lines += skipped;
-            self.carry = Some(line);
+            if len > line.len() {
+                // The line is longer than a document may be (the rest of it is consumed):
+                // keep what was read, ended, and let the piece report it.
+                self.kind = Some(Kind::Yaml);
+                line.push(b'\n');
+            }
+            self.carry = line;
             return Ok(());
         }
     }
@@ -139,77 +331,112 @@ impl<R: BufRead> PieceReader<R> {
         let mut text = Vec::new();
         let line_offset = self.lines;
         let explicit = self.after_separator;
+        let mut oversized = false;
+        let mut scratch = Vec::new();
         loop {
-            let before = text.len();
-            if !self.read_line(&mut text)? {
-                if text.is_empty() && !explicit {
+            // Past the bound, only the start of each line is kept (to find the separator).
+            let (buf, keep) = if oversized {
+                scratch.clear();
+                (&mut scratch, 64)
+            } else {
+                let keep = MAX_DOCUMENT_BYTES - text.len();
+                (&mut text, keep)
+            };
+            let before = buf.len();
+            let Some(len) = self.read_line(buf, keep)? else {
+                if text.is_empty() && !explicit && !oversized {
                     return Ok(None);
                 }
                 self.after_separator = false;
                 self.done = true;
+                if oversized {
+                    return Err(self.too_large(line_offset));
+                }
+                return self.piece(text, line_offset, explicit).map(Some);
+            };
+            self.lines += 1;
+            let line = if oversized {
+                &scratch[..]
+            } else {
+                &text[before..]
+            };
+            // (A line cut short is judged by its start only past the bound.)
+            if is_separator(line) && (oversized || len <= keep) {
+                self.after_separator = true;
+                if oversized {
+                    return Err(self.too_large(line_offset));
+                }
+                text.truncate(before);
                 return self.piece(text, line_offset, explicit).map(Some);
             }
-            self.lines += 1;
-            if is_separator(&text[before..]) {
-                text.truncate(before);
-                self.after_separator = true;
-                return self.piece(text, line_offset, explicit).map(Some);
+            if !oversized && (len > keep || text.len() > MAX_DOCUMENT_BYTES) {
+                oversized = true;
+                text = Vec::new();
             }
         }
     }
 
     fn json_piece(&mut self) -> Result<Option<Piece>, LoadError> {
-        let mut text = Vec::new();
-        let mut start = None;
-        let (mut depth, mut in_str, mut escaped, mut started) = (0usize, false, false, false);
+        // Blanks before the value.
         loop {
-            let before = text.len();
-            if !self.read_line(&mut text)? {
-                if text.iter().all(u8::is_ascii_whitespace) {
-                    return Ok(None);
-                }
-                let at = start.unwrap_or(self.lines);
-                return self.piece(text, at, false).map(Some);
+            let chunk = self.chunk()?;
+            if chunk.is_empty() {
+                return Ok(None);
             }
-            let line_no = self.lines;
-            self.lines += 1;
-            for (i, b) in text[before..].iter().enumerate() {
-                if in_str {
-                    match b {
-                        _ if escaped => escaped = false,
-                        b'\\' => escaped = true,
-                        b'"' => in_str = false,
-                        _ => {}
-                    }
-                    continue;
-                }
-                if !b.is_ascii_whitespace() && start.is_none() {
-                    start = Some(line_no);
-                }
-                match b {
-                    b'"' => {
-                        in_str = true;
-                        started = true;
-                    }
-                    b'{' | b'[' => {
-                        depth += 1;
-                        started = true;
-                    }
-                    b'}' | b']' => depth = depth.saturating_sub(1),
-                    b if b.is_ascii_whitespace() => {}
-                    _ => started = true,
-                }
-                if started && depth == 0 && matches!(b, b'}' | b']') {
-                    // The value ends here; what follows on this line starts the next one.
-                    let rest = text.split_off(before + i + 1);
-                    if !rest.iter().all(u8::is_ascii_whitespace) {
-                        self.carry = Some(rest);
-                        self.lines -= 1;
-                    }
-                    return self.piece(text, start.unwrap_or(line_no), false).map(Some);
-                }
+            let blanks = chunk.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            let newlines = chunk[..blanks].iter().filter(|b| **b == b'\n').count();
+            let rest = blanks < chunk.len();
+            self.consume(blanks);
+            self.lines += newlines;
+            if rest {
+                break;
             }
         }
+        let line_offset = self.lines;
+        let mut text = Vec::new();
+        let mut scan = JsonScan::default();
+        let mut oversized = false;
+        loop {
+            let chunk = self.chunk()?;
+            if chunk.is_empty() {
+                break;
+            }
+            let (n, end) = match scan.scan(chunk) {
+                Some(Cut::Before(i)) => (i, true),
+                Some(Cut::After(i)) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            let newlines = chunk[..n].iter().filter(|b| **b == b'\n').count();
+            if !oversized {
+                if text.len() + n > MAX_DOCUMENT_BYTES {
+                    oversized = true;
+                    text = Vec::new();
+                } else {
+                    text.extend_from_slice(&chunk[..n]);
+                }
+            }
+            self.consume(n);
+            self.lines += newlines;
+            if end {
+                break;
+            }
+        }
+        if oversized {
+            return Err(self.too_large(line_offset));
+        }
+        if text.is_empty() {
+            return Ok(None);
+        }
+        // Blanks after a malformed value belong to no document (an error at the end of the
+        // value is then named at its last line).
+        let end = text.len()
+            - text
+                .iter()
+                .rev()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+        text.truncate(end);
+        self.piece(text, line_offset, false).map(Some)
     }
 }
 
@@ -236,8 +463,12 @@ impl<R: BufRead> Iterator for PieceReader<R> {
                 self.done = true;
                 None
             }
+            // A document that cannot be read; the next ones still can (unless reading
+            // itself failed).
             Err(e) => {
-                self.done = true;
+                if e.doc.is_none() {
+                    self.done = true;
+                }
                 Some(Err(e))
             }
         }
@@ -294,6 +525,7 @@ impl<R: BufRead> Iterator for DocumentStream<R> {
                 }
                 Err(mut e) => {
                     e.doc = Some(self.next_index);
+                    self.next_index += 1;
                     return Some(Err(e));
                 }
             }
@@ -306,6 +538,7 @@ impl<R: BufRead> Iterator for DocumentStream<R> {
 mod tests {
     use super::*;
     use crate::load::parse_str;
+    use serde_json::json;
 
     fn stream(text: &str) -> Vec<Result<Document, LoadError>> {
         DocumentStream::new("in", std::io::Cursor::new(text.as_bytes())).collect()
@@ -356,6 +589,93 @@ mod tests {
         let e = docs[1].as_ref().unwrap_err();
         assert_eq!((e.doc, e.line), (Some(1), Some(4)), "{e}");
         assert!(e.message.contains("not UTF-8"));
+    }
+
+    fn values(docs: &[Result<Document, LoadError>]) -> Vec<Result<serde_json::Value, String>> {
+        docs.iter()
+            .map(|d| match d {
+                Ok(d) => Ok(d.value.clone()),
+                Err(e) => Err(e.to_string()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_malformed_json_value_does_not_swallow_the_next_ones() {
+        let docs = stream("{\"a\": 1}\n{\"a\": [}\n{\"b\": 2}\n{\"c\": 3\n{\"d\": 4}\n}\n[5]\n");
+        let v = values(&docs);
+        assert_eq!(v.len(), 7, "{v:?}");
+        assert_eq!(v[0], Ok(json!({"a": 1})));
+        let e = docs[1].as_ref().unwrap_err();
+        assert_eq!((e.doc, e.line), (Some(1), Some(2)), "{e}");
+        assert!(e.message.starts_with("invalid JSON: "), "{e}");
+        assert_eq!(v[2], Ok(json!({"b": 2})));
+        assert_eq!(docs[2].as_ref().unwrap().line, 3);
+        // An unclosed value ends where the next one begins.
+        let e = docs[3].as_ref().unwrap_err();
+        assert_eq!((e.doc, e.line), (Some(3), Some(4)), "{e}");
+        assert_eq!(v[4], Ok(json!({"d": 4})));
+        assert_eq!(docs[4].as_ref().unwrap().line, 5);
+        // A stray closing bracket is an error of its own.
+        let e = docs[5].as_ref().unwrap_err();
+        assert_eq!((e.doc, e.line), (Some(5), Some(6)), "{e}");
+        assert_eq!(v[6], Ok(json!([5])));
+        let v = values(&stream("{\"x\": 1} ] {\"y\": \"]{\"}"));
+        assert_eq!(v.len(), 3, "{v:?}");
+        assert_eq!(v[2], Ok(json!({"y": "]{"})));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text = "\u{feff}{\"a\": 1}\n{\"b\": 2}\n";
+        let v = values(&stream(text));
+        assert_eq!(v, [Ok(json!({"a": 1})), Ok(json!({"b": 2}))]);
+        assert_eq!(values(&parse_str("in", text)), v);
+        let text = "\u{feff}a: 1\n---\nb: 2\n";
+        let v = values(&stream(text));
+        assert_eq!(v, [Ok(json!({"a": 1})), Ok(json!({"b": 2}))]);
+        assert_eq!(values(&parse_str("in", text)), v);
+    }
+
+    #[test]
+    fn a_document_over_the_bound_is_refused_and_the_next_ones_are_read() {
+        let huge = "x".repeat(MAX_DOCUMENT_BYTES);
+        // YAML: one line longer than the bound, and many lines adding up beyond it.
+        let many = "k: v\n".repeat(MAX_DOCUMENT_BYTES / 5 + 1);
+        let text = format!("a: 1\n---\nb: {huge}\n---\nc: 3\n---\n{many}---\nd: 4\n");
+        let docs = stream(&text);
+        let v = values(&docs);
+        assert_eq!(v.len(), 5, "{:?}", &v[..1]);
+        assert_eq!(v[0], Ok(json!({"a": 1})));
+        let e = docs[1].as_ref().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "in#1 (line 3): document larger than 64 MiB (kube-apiserver accepts requests of up to 3 MiB)"
+        );
+        assert_eq!(v[2], Ok(json!({"c": 3})));
+        assert_eq!(docs[2].as_ref().unwrap().line, 5);
+        let e = docs[3].as_ref().unwrap_err();
+        assert_eq!((e.doc, e.line), (Some(3), Some(7)), "{e}");
+        assert_eq!(v[4], Ok(json!({"d": 4})));
+        // JSON.
+        let text = format!("{{\"a\": 1}}\n{{\"b\": \"{huge}\"}}{{\"c\": 3}}\n");
+        let docs = stream(&text);
+        let v = values(&docs);
+        assert_eq!(v.len(), 3);
+        let e = docs[1].as_ref().unwrap_err();
+        assert_eq!((e.doc, e.line), (Some(1), Some(2)), "{e}");
+        assert!(e.message.starts_with("document larger than 64 MiB"));
+        assert_eq!(v[2], Ok(json!({"c": 3})));
+        // A first line over the bound.
+        let docs = stream(&format!("{{\"b\": \"{huge}\"}}\n---\na: 1\n"));
+        assert!(
+            docs[0]
+                .as_ref()
+                .unwrap_err()
+                .message
+                .starts_with("document larger")
+        );
+        assert_eq!(docs[1].as_ref().unwrap().value, json!({"a": 1}));
     }
 
     #[test]

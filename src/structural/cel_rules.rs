@@ -8,7 +8,7 @@ use crate::cel::check::{Ty, check, of_node};
 use crate::cel::parser::{parse, render_error, render_errors};
 use crate::cel::types::{DeclTypes, TypeId};
 use crate::gofmt;
-use crate::schema::{Props, SchemaOrBool, ValidationRule};
+use crate::schema::{Dependency, Items, Props, SchemaOrBool, ValidationRule};
 
 const SUPPORTED_REASONS: [&str; 4] = [
     "FieldValueDuplicate",
@@ -17,10 +17,66 @@ const SUPPORTED_REASONS: [&str; 4] = [
     "FieldValueRequired",
 ];
 
-/// Checks every rule of the structural schema rooted at `path`, and their estimated costs.
-pub fn check_rules(s: &Props, path: &Path, out: &mut Vec<Cause>) {
+/// Checks the fields of every rule of the schema rooted at `path` (`rule` given, `message`,
+/// `messageExpression`, `reason`, `fieldPath`), in every nested schema as upstream walks
+/// them. These are schema errors: they keep the rules of the schemas above them from being
+/// compiled.
+pub fn check_rule_fields(s: &Props, path: &Path, out: &mut Vec<Cause>) {
+    for (i, r) in s.x_validations.iter().enumerate() {
+        rule_fields(r, s, &path.child("x-kubernetes-validations").index(i), out);
+    }
+    if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
+        check_rule_fields(a, &path.child("additionalProperties"), out);
+    }
+    for (k, p) in &s.properties {
+        check_rule_fields(p, &path.child("properties").key(k), out);
+    }
+    if let Some(n) = &s.not {
+        check_rule_fields(n, &path.child("not"), out);
+    }
+    for (key, list) in [
+        ("allOf", &s.all_of),
+        ("oneOf", &s.one_of),
+        ("anyOf", &s.any_of),
+    ] {
+        for (i, p) in list.iter().enumerate() {
+            check_rule_fields(p, &path.child(key).index(i), out);
+        }
+    }
+    for (k, p) in &s.definitions {
+        check_rule_fields(p, &path.child("definitions").key(k), out);
+    }
+    match &s.items {
+        Some(Items::Schema(item)) => check_rule_fields(item, &path.child("items"), out),
+        Some(Items::Array(list)) => {
+            for (i, p) in list.iter().enumerate() {
+                check_rule_fields(p, &path.child("items").index(i), out);
+            }
+        }
+        None => {}
+    }
+    for (k, d) in &s.dependencies {
+        if let Dependency::Schema(p) = d {
+            check_rule_fields(p, &path.child("dependencies").key(k), out);
+        }
+    }
+}
+
+/// Compiles every rule of the structural schema rooted at `path` and checks their estimated
+/// costs. As upstream, the rules of a schema are not compiled when it or a schema inside it
+/// has a schema error (`schema_errors`: the keyword checks and [`check_rule_fields`]).
+pub fn check_rules(s: &Props, path: &Path, schema_errors: &[Cause], out: &mut Vec<Cause>) {
     let types = DeclTypes::new(s);
-    walk(s, types.root(), &types, path, None, out);
+    let blocked = |at: &Path| {
+        let at = at.as_str();
+        schema_errors.iter().any(|c| {
+            c.field
+                .as_str()
+                .strip_prefix(at)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        })
+    };
+    walk(s, types.root(), &types, path, None, &blocked, out);
     out.extend(crate::cel::cost::check_costs(s, path));
 }
 
@@ -30,11 +86,14 @@ fn walk(
     types: &DeclTypes,
     path: &Path,
     uncorrelatable: Option<&Path>,
+    blocked: &dyn Fn(&Path) -> bool,
     out: &mut Vec<Cause>,
 ) {
-    for (i, r) in s.x_validations.iter().enumerate() {
-        let at = path.child("x-kubernetes-validations").index(i);
-        rule(r, s, t, types, &at, uncorrelatable, out);
+    if !s.x_validations.is_empty() && !blocked(path) {
+        for (i, r) in s.x_validations.iter().enumerate() {
+            let at = path.child("x-kubernetes-validations").index(i);
+            rule(r, t, types, &at, uncorrelatable, out);
+        }
     }
     let n = types.node(t);
     for (k, p) in &s.properties {
@@ -45,6 +104,7 @@ fn walk(
                 types,
                 &path.child("properties").key(k),
                 uncorrelatable,
+                blocked,
                 out,
             );
         }
@@ -56,6 +116,7 @@ fn walk(
             types,
             &path.child("additionalProperties"),
             uncorrelatable,
+            blocked,
             out,
         );
     }
@@ -66,7 +127,15 @@ fn walk(
         } else {
             Some(uncorrelatable.cloned().unwrap_or_else(|| path.clone()))
         };
-        walk(item, e, types, &path.child("items"), within.as_ref(), out);
+        walk(
+            item,
+            e,
+            types,
+            &path.child("items"),
+            within.as_ref(),
+            blocked,
+            out,
+        );
     }
 }
 
@@ -93,15 +162,8 @@ fn rendered(r: &ValidationRule) -> BadValue {
     }
 }
 
-fn rule(
-    r: &ValidationRule,
-    s: &Props,
-    t: TypeId,
-    types: &DeclTypes,
-    at: &Path,
-    uncorrelatable: Option<&Path>,
-    out: &mut Vec<Cause>,
-) {
+/// The checks of one rule's fields.
+fn rule_fields(r: &ValidationRule, s: &Props, at: &Path, out: &mut Vec<Cause>) {
     let rule_text = r.rule.trim();
     let message = r.message.trim();
     if rule_text.is_empty() {
@@ -118,10 +180,8 @@ fn rule(
             BadValue::Str(r.message.clone()),
             "must not contain line breaks",
         ));
-    } else if rule_text.contains(['\n', '\r'])
-        && message.is_empty()
-        && r.message_expression.trim().is_empty()
-    {
+    } else if rule_text.contains(['\n', '\r']) && message.is_empty() {
+        // Even with a messageExpression.
         out.push(Cause::required(
             at.child("message"),
             "message must be specified if rule contains line breaks",
@@ -142,13 +202,40 @@ fn rule(
             &SUPPORTED_REASONS,
         ));
     }
+    let field_path = || BadValue::Str(r.field_path.clone());
+    if !r.field_path.is_empty() && r.field_path.trim().is_empty() {
+        out.push(Cause::invalid(
+            at.child("fieldPath"),
+            field_path(),
+            "must be non-empty if specified",
+        ));
+    }
+    if r.field_path.contains(['\n', '\r']) {
+        out.push(Cause::invalid(
+            at.child("fieldPath"),
+            field_path(),
+            "must not contain line breaks",
+        ));
+    }
     if !r.field_path.is_empty() && !field_path_valid(s, &r.field_path) {
         out.push(Cause::invalid(
             at.child("fieldPath"),
-            BadValue::Str(r.field_path.clone()),
+            field_path(),
             "must be a valid path",
         ));
     }
+}
+
+/// Compiles one rule (its fields are checked by [`rule_fields`]).
+fn rule(
+    r: &ValidationRule,
+    t: TypeId,
+    types: &DeclTypes,
+    at: &Path,
+    uncorrelatable: Option<&Path>,
+    out: &mut Vec<Cause>,
+) {
+    let rule_text = r.rule.trim();
     if rule_text.is_empty() {
         return;
     }
@@ -235,10 +322,10 @@ fn rule(
                 ),
             ));
         }
-    } else if r.optional_old_self == Some(true) {
+    } else if let Some(set) = r.optional_old_self {
         out.push(Cause::invalid(
             at.child("optionalOldSelf"),
-            BadValue::Bool(true),
+            BadValue::Bool(set),
             "may not be set if oldSelf is not used in rule",
         ));
     }
@@ -247,7 +334,7 @@ fn rule(
 /// Whether a rule's `fieldPath` (`.a.b`, `['a.b']`) names a field the schema declares.
 fn field_path_valid(s: &Props, fp: &str) -> bool {
     let mut cur = s;
-    let mut rest = fp.trim();
+    let mut rest = fp;
     if rest.is_empty() {
         return false;
     }

@@ -19,7 +19,7 @@ pub fn conversion_error(s: &Props) -> Option<String> {
             Some(Items::Schema(item)) => conversion_error(item),
             None => None,
         })
-        .or_else(|| s.properties.values().find_map(conversion_error))
+        .or_else(|| s.properties.values().find_map(|p| conversion_error(p)))
 }
 
 fn unsupported_keyword(s: &Props) -> Option<String> {

@@ -17,14 +17,26 @@ struct Context<'a> {
     inside_resource_meta: bool,
 }
 
-/// Checks one schema (a version's `openAPIV3Schema`) at `path`.
+/// Checks one schema (a version's `openAPIV3Schema`) at `path`: [`check_root`] and
+/// [`check_schema`].
 pub fn check(s: &Props, path: &Path, out: &mut Vec<Cause>) {
+    check_root(s, path, out);
+    check_schema(s, path, out);
+}
+
+/// What only the root may not be (`nullable`).
+pub fn check_root(s: &Props, path: &Path, out: &mut Vec<Cause>) {
     if s.nullable {
         out.push(Cause::forbidden(
             path.child("nullable"),
             "nullable cannot be true at the root",
         ));
     }
+}
+
+/// The keyword checks of every node of the schema (upstream's `SchemaErrors` of
+/// `ValidateCustomResourceDefinitionOpenAPISchema`, without those of the rules).
+pub fn check_schema(s: &Props, path: &Path, out: &mut Vec<Cause>) {
     schema(s, path, Context::default(), true, out);
 }
 

@@ -8,9 +8,11 @@
 use crate::cause::{BadValue, Cause, Path};
 use crate::schema::Props;
 use crate::validate::cel_rules::CelValidator;
+use crate::validate::embedded;
 use crate::validate::prune::prune_value;
 use crate::validate::schema_validator::SchemaValidator;
 use crate::validate::structure::Structure;
+use serde_json::Value;
 
 const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
 
@@ -25,29 +27,7 @@ fn node(s: &Props, path: &Path, resource: bool, inside_meta: bool, out: &mut Vec
     if let Some(default) = &s.default
         && !inside_meta
     {
-        let at = path.child("default");
-        let mut pruned = default.clone();
-        let structure = Structure::new(s);
-        prune_value(&mut pruned, &structure, structure.root(), embedded);
-        if pruned != *default {
-            out.push(Cause::invalid(
-                at.clone(),
-                BadValue::Json(default.clone()),
-                "must not have unknown fields",
-            ));
-        }
-        // Upstream validates defaults with the structural schema's OpenAPI form, in which
-        // `x-kubernetes-int-or-string` implies no type.
-        let mut schema = s.clone();
-        clear_int_or_string(&mut schema);
-        let before = out.len();
-        SchemaValidator::new(&schema).validate_at(default, &at, out);
-        // Then its CEL rules, with `oldSelf` being the default itself.
-        if out.len() == before
-            && let Some(cel) = CelValidator::new(s)
-        {
-            out.extend(cel.validate_at(default, &at, true).causes);
-        }
+        check_default(s, default, &path.child("default"), embedded, out);
     }
     if let Some(items) = s.items_schema() {
         node(items, &path.child("items"), false, inside_meta, out);
@@ -58,9 +38,48 @@ fn node(s: &Props, path: &Path, resource: bool, inside_meta: bool, out: &mut Vec
     }
 }
 
+/// One default (`at` is its path), of a schema that is a resource (`embedded`) or not.
+fn check_default(s: &Props, default: &Value, at: &Path, embedded: bool, out: &mut Vec<Cause>) {
+    let mut pruned = default.clone();
+    let structure = Structure::new(s);
+    prune_value(&mut pruned, &structure, structure.root(), embedded);
+    if pruned != *default {
+        out.push(Cause::invalid(
+            at.clone(),
+            BadValue::Json(default.clone()),
+            "must not have unknown fields",
+        ));
+    }
+    // The embedded resources' types and metadata (the default itself is one at the root or
+    // with x-kubernetes-embedded-resource), then the schema, then CEL, each only when the
+    // step before found nothing.
+    if let Some(c) = embedded::request_cause_at(&structure, default, at, embedded) {
+        out.push(c);
+        return;
+    }
+    let before = out.len();
+    embedded::validate_at(&structure, default, at, embedded, out);
+    if out.len() > before {
+        return;
+    }
+    // Upstream validates defaults with the structural schema's OpenAPI form, in which
+    // `x-kubernetes-int-or-string` implies no type.
+    let mut schema = s.clone();
+    clear_int_or_string(&mut schema);
+    SchemaValidator::new(&schema).validate_at(default, at, out);
+    // Then its CEL rules, with `oldSelf` being the default itself.
+    if out.len() == before
+        && let Some(cel) = CelValidator::new(s)
+    {
+        out.extend(cel.validate_at(default, at, true).causes);
+    }
+}
+
 fn clear_int_or_string(s: &mut Props) {
     s.x_int_or_string = false;
-    s.properties.values_mut().for_each(clear_int_or_string);
+    s.properties
+        .values_mut()
+        .for_each(|p| clear_int_or_string(p));
     if let Some(crate::schema::Items::Schema(item)) = &mut s.items {
         clear_int_or_string(item);
     }

@@ -2,7 +2,7 @@
 //! (and the condition the API server would set), the CRD create-validation errors of its
 //! schemas, create warnings, and stored versions that are no longer served.
 
-use super::{cel_rules, convert, crd_schema, defaults, rules};
+use super::{cel_rules, convert, crd_schema, defaults, rules, status_root};
 use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Crd;
 use crate::schema::{Items, Props, SchemaOrBool};
@@ -28,6 +28,9 @@ pub struct CheckReport {
     pub stored_versions_not_served: Vec<String>,
     /// Schemas that cannot even be decoded (the server refuses such a request outright).
     pub decode_errors: Vec<String>,
+    /// Checking the CRD hit a bug in crd-audit (a panic, caught by [`check_crd_guarded`]):
+    /// the panic's message and location; nothing else of the report is filled in then.
+    pub internal_error: Option<String>,
 }
 
 impl CheckReport {
@@ -37,6 +40,7 @@ impl CheckReport {
             || !self.crd_errors.is_empty()
             || !self.stored_versions_not_served.is_empty()
             || !self.decode_errors.is_empty()
+            || self.internal_error.is_some()
     }
 }
 
@@ -60,35 +64,143 @@ pub fn aggregate(messages: &[String]) -> String {
     }
 }
 
+/// [`check_crd`], with a panic (a bug) caught: the report then holds only the CRD's name
+/// and `internal_error` (the panic's message and location). The panic is not printed.
+pub fn check_crd_guarded(crd: &Crd) -> CheckReport {
+    crate::guard::catch(|| check_crd(crd)).unwrap_or_else(|message| internal(&crd.name, message))
+}
+
+/// [`check_crd_owned`], with a panic (a bug) caught as in [`check_crd_guarded`].
+pub fn check_crd_owned_guarded(crd: Crd) -> CheckReport {
+    let name = crd.name.clone();
+    crate::guard::catch(move || check_crd_owned(crd))
+        .unwrap_or_else(|message| internal(&name, message))
+}
+
+fn internal(crd: &str, message: String) -> CheckReport {
+    CheckReport {
+        crd: crd.to_string(),
+        internal_error: Some(format!(
+            "crd-audit failed while checking this CRD (a bug): {message}"
+        )),
+        ..CheckReport::default()
+    }
+}
+
+/// What the checks need of the schemas' JSON form, taken before they are decoded.
+struct RawFacts {
+    /// Every version has the same schema (validation paths are then `spec.validation`).
+    shared: bool,
+    has_schema: Vec<bool>,
+    /// Per version: the errors of the root under a status subresource.
+    status_root: Vec<Vec<Cause>>,
+}
+
+fn raw_facts(crd: &Crd) -> RawFacts {
+    let shared = crd.schemas_shared();
+    let any_status = crd.versions.iter().any(|v| v.status_subresource);
+    let status_root = crd
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut errors = Vec::new();
+            // Under a status subresource (of this version, or of any for a shared schema).
+            let status = if shared {
+                any_status
+            } else {
+                v.status_subresource
+            };
+            if status && let Some(raw) = &v.schema {
+                status_root::check(raw, &schema_path(shared, i), &mut errors);
+            }
+            errors
+        })
+        .collect();
+    RawFacts {
+        shared,
+        has_schema: crd.versions.iter().map(|v| v.schema.is_some()).collect(),
+        status_root,
+    }
+}
+
+/// The path CRD validation uses for version `i`'s schema.
+fn schema_path(shared: bool, i: usize) -> Path {
+    if shared {
+        Path::new("spec")
+            .child("validation")
+            .child("openAPIV3Schema")
+    } else {
+        Crd::version_schema_path(i)
+    }
+}
+
 /// Checks every version of a CRD.
 pub fn check_crd(crd: &Crd) -> CheckReport {
+    crate::guard::fault_point("check", &crd.name);
+    let facts = raw_facts(crd);
+    let mut decode_errors = Vec::new();
+    let schemas = crd
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let raw = v.schema.as_ref()?;
+            decode(
+                Props::from_value(&Crd::version_schema_path(i).to_string(), raw),
+                &mut decode_errors,
+            )
+        })
+        .collect();
+    finish(crd, &facts, schemas, decode_errors)
+}
+
+/// [`check_crd`], taking the CRD: each schema's JSON form is freed as it is decoded, so that
+/// a large CRD is checked in less memory.
+pub fn check_crd_owned(mut crd: Crd) -> CheckReport {
+    crate::guard::fault_point("check", &crd.name);
+    let facts = raw_facts(&crd);
+    let mut decode_errors = Vec::new();
+    let schemas = crd
+        .versions
+        .iter_mut()
+        .enumerate()
+        .map(|(i, v)| {
+            let raw = v.schema.take()?;
+            decode(
+                Props::from_owned(&Crd::version_schema_path(i).to_string(), raw),
+                &mut decode_errors,
+            )
+        })
+        .collect();
+    finish(&crd, &facts, schemas, decode_errors)
+}
+
+/// A decoded schema, or its error recorded.
+fn decode(
+    decoded: Result<Props, crate::schema::DecodeError>,
+    errors: &mut Vec<String>,
+) -> Option<Props> {
+    decoded.map_err(|e| errors.push(e.to_string())).ok()
+}
+
+fn finish(
+    crd: &Crd,
+    facts: &RawFacts,
+    schemas: Vec<Option<Props>>,
+    decode_errors: Vec<String>,
+) -> CheckReport {
     let mut report = CheckReport {
         crd: crd.name.clone(),
         stored_versions_not_served: crd.stored_versions_not_served(),
+        decode_errors,
         ..CheckReport::default()
     };
-
-    // Decode every version's schema once.
-    let mut schemas: Vec<Option<Props>> = Vec::with_capacity(crd.versions.len());
-    for (i, v) in crd.versions.iter().enumerate() {
-        let decoded = v.schema.as_ref().and_then(|raw| {
-            let path = Crd::version_schema_path(i).to_string();
-            match Props::from_value(&path, raw) {
-                Ok(p) => Some(p),
-                Err(e) => {
-                    report.decode_errors.push(e.to_string());
-                    None
-                }
-            }
-        });
-        schemas.push(decoded);
-    }
-
     non_structural(crd, &schemas, &mut report);
-    crd_errors(crd, &schemas, &mut report);
+    crd_errors(crd, facts, &schemas, &mut report);
     for s in schemas.iter().flatten() {
         collect_warnings(s, &mut report.warnings);
-        if crd.schemas_shared() {
+        if facts.shared {
             break;
         }
     }
@@ -134,7 +246,7 @@ fn non_structural(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport
     report.non_structural = errors;
 }
 
-fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
+fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &mut CheckReport) {
     if crd.preserve_unknown_fields {
         report.crd_errors.push(Cause::invalid(
             Path::new("spec").child("preserveUnknownFields"),
@@ -142,29 +254,55 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
         ));
     }
+    if crd.preserve_unknown_fields
+        && schemas
+            .iter()
+            .flatten()
+            .any(|s| any_schema(s, &|p| p.default.is_some()))
+    {
+        report.crd_errors.push(Cause::invalid(
+            Path::new("spec").child("preserveUnknownFields"),
+            BadValue::Bool(true),
+            "must be false in order to use defaults in the schema",
+        ));
+    }
     // apiextensions.k8s.io/v1 requires a schema for every version.
-    for (i, v) in crd.versions.iter().enumerate() {
-        if v.schema.is_none() {
+    for (i, has) in facts.has_schema.iter().enumerate() {
+        if !has {
             report
                 .crd_errors
                 .push(Cause::required(Crd::version_schema_path(i), ""));
         }
     }
-    let shared = crd.schemas_shared();
+    let shared = facts.shared;
     for (i, s) in schemas.iter().enumerate() {
         let Some(s) = s else { continue };
-        let path = crd.validation_schema_path(i);
+        let path = schema_path(shared, i);
         let conversion = convert::conversion_error(s);
+        // Upstream's order: the root under a status subresource, nullable at the root, the
+        // structural rules, the defaults, the keyword checks (with the rules' fields), then
+        // the rules' compilation.
+        let before = report.crd_errors.len();
+        report
+            .crd_errors
+            .extend(facts.status_root[i].iter().cloned());
+        crd_schema::check_root(s, &path, &mut report.crd_errors);
+        let mut schema_errors = Vec::new();
+        crd_schema::check_schema(s, &path, &mut schema_errors);
+        cel_rules::check_rule_fields(s, &path, &mut schema_errors);
         if conversion.is_none() {
             let violations = rules::violations(&path, s);
             if violations.is_empty() {
+                let before_defaults = report.crd_errors.len();
                 defaults::check(s, &path, &mut report.crd_errors);
-                cel_rules::check_rules(s, &path, &mut report.crd_errors);
+                // Rules are compiled only once the defaults are valid.
+                if report.crd_errors.len() == before_defaults {
+                    cel_rules::check_rules(s, &path, &schema_errors, &mut report.crd_errors);
+                }
             }
             report.crd_errors.extend(violations);
         }
-        let before = report.crd_errors.len();
-        crd_schema::check(s, &path, &mut report.crd_errors);
+        report.crd_errors.extend(schema_errors);
         // A schema that cannot be converted and shows no other problem is still refused.
         if let Some(e) = conversion
             && report.crd_errors.len() == before
@@ -179,6 +317,39 @@ fn crd_errors(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport) {
             break;
         }
     }
+}
+
+/// Whether `pred` holds for a schema or any schema inside it (upstream's `SchemaHas`: every
+/// nested schema, those of unsupported keywords included).
+pub fn any_schema(s: &Props, pred: &impl Fn(&Props) -> bool) -> bool {
+    if pred(s) {
+        return true;
+    }
+    let items: &[Props] = match &s.items {
+        Some(Items::Schema(item)) => std::slice::from_ref(&**item),
+        Some(Items::Array(list)) => list,
+        None => &[],
+    };
+    let or_bool = |x: &Option<SchemaOrBool>| match x {
+        Some(SchemaOrBool::Schema(p)) => any_schema(p, pred),
+        _ => false,
+    };
+    items.iter().any(|p| any_schema(p, pred))
+        || s.all_of
+            .iter()
+            .chain(&s.any_of)
+            .chain(&s.one_of)
+            .any(|p| any_schema(p, pred))
+        || s.not.as_ref().is_some_and(|p| any_schema(p, pred))
+        || s.properties.values().any(|p| any_schema(p, pred))
+        || or_bool(&s.additional_properties)
+        || s.pattern_properties.values().any(|p| any_schema(p, pred))
+        || or_bool(&s.additional_items)
+        || s.definitions.values().any(|p| any_schema(p, pred))
+        || s.dependencies.values().any(|d| match d {
+            crate::schema::Dependency::Schema(p) => any_schema(p, pred),
+            crate::schema::Dependency::Names(_) => false,
+        })
 }
 
 /// Create warnings: formats the API server does not recognise.
@@ -209,5 +380,37 @@ pub fn visit(s: &Props, f: &mut impl FnMut(&Props)) {
     }
     if let Some(n) = &s.not {
         visit(n, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_while_checking_becomes_the_reports_internal_error() {
+        let crd = Crd::from_value(&serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {
+                "group": "example.com",
+                "scope": "Namespaced",
+                "names": {"plural": "things", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object"}}}]
+            }
+        }))
+        .unwrap();
+        assert!(!check_crd_guarded(&crd).has_findings());
+        crate::guard::inject_on_this_thread("check", "things.example.com");
+        let r = check_crd_guarded(&crd);
+        assert!(r.has_findings());
+        assert_eq!(r.crd, "things.example.com");
+        let e = r.internal_error.unwrap();
+        assert!(
+            e.starts_with("crd-audit failed while checking this CRD (a bug): injected panic at check for things.example.com"),
+            "{e}"
+        );
     }
 }

@@ -40,6 +40,45 @@ pub fn validate(structure: &Structure, obj: &Value, out: &mut Vec<Cause>) {
     );
 }
 
+/// For a value at `path` whose schema is `structure` (a default value), the first error of
+/// the schema coercer for its embedded resources, the value itself included when
+/// `resource_root` (upstream's `schemaobjectmeta.Coerce`).
+pub fn request_cause_at(
+    structure: &Structure,
+    v: &Value,
+    path: &Path,
+    resource_root: bool,
+) -> Option<crate::cause::Cause> {
+    if resource_root && let Some(c) = objectmeta::embedded_request_cause(v, path) {
+        return Some(c);
+    }
+    let mut found = None;
+    walk(structure, structure.root(), v, path, &mut |v, p| {
+        found = objectmeta::embedded_request_cause(v, p);
+        found.is_none()
+    });
+    found
+}
+
+/// For a value at `path` whose schema is `structure` (a default value), the validation of
+/// its embedded resources, the value itself included when `resource_root` (upstream's
+/// `schemaobjectmeta.Validate`).
+pub fn validate_at(
+    structure: &Structure,
+    v: &Value,
+    path: &Path,
+    resource_root: bool,
+    out: &mut Vec<Cause>,
+) {
+    if resource_root {
+        out.extend(objectmeta::validate_embedded_resource(v, path));
+    }
+    walk(structure, structure.root(), v, path, &mut |v, p| {
+        out.extend(objectmeta::validate_embedded_resource(v, p));
+        true
+    });
+}
+
 /// Calls `f` on each embedded resource below the root (not on the root itself, which is the
 /// resource) until it returns false. Map values are named with `[key]` as upstream does here.
 fn walk(

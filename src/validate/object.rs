@@ -56,6 +56,10 @@ pub struct Verdict {
     /// (there is no old object), and rules this engine cannot evaluate (each also has a
     /// cause saying so). 0 when the CEL gate reported the rules as not checked.
     pub rules_not_evaluated: usize,
+    /// Judging the object hit a bug in crd-audit (a panic, caught by
+    /// [`CrdValidator::validate_guarded`]): code 500 and one `InternalError` cause that
+    /// carries the panic's message.
+    pub internal_error: bool,
 }
 
 impl Verdict {
@@ -149,6 +153,7 @@ pub struct CrdValidator {
 
 impl CrdValidator {
     pub fn new(crd: &Crd) -> CrdValidator {
+        crate::guard::fault_point("compile", &crd.name);
         let versions = crd
             .versions
             .iter()
@@ -188,6 +193,12 @@ impl CrdValidator {
         }
     }
 
+    /// [`CrdValidator::new`], with a panic (a bug) caught and returned as its message.
+    pub fn new_guarded(crd: &Crd) -> Result<CrdValidator, String> {
+        crate::guard::catch(|| CrdValidator::new(crd))
+            .map_err(|m| format!("internal error compiling CRD {}: {m}", crd.name))
+    }
+
     /// Stops evaluating CEL rules (the operator's `celEnabled: false`).
     pub fn disable_cel(&mut self) {
         for v in &mut self.versions {
@@ -225,6 +236,36 @@ impl CrdValidator {
         &self.kind
     }
 
+    /// [`CrdValidator::validate`], with a panic (a bug) caught: the object then gets a
+    /// verdict with code 500 and a single `InternalError` cause at the root carrying the
+    /// panic's message and location, and `internal_error` set. The panic is not printed.
+    pub fn validate_guarded(&self, obj: Value, mode: Mode) -> Verdict {
+        let mut identity = Verdict {
+            api_version: text_at(&obj, &["apiVersion"]),
+            kind: text_at(&obj, &["kind"]),
+            name: text_at(&obj, &["metadata", "name"]),
+            namespace: text_at(&obj, &["metadata", "namespace"]),
+            ..Verdict::default()
+        };
+        if !self.namespaced {
+            identity.namespace.clear();
+        } else if identity.namespace.is_empty() {
+            identity.namespace = "default".to_string();
+        }
+        match crate::guard::catch(|| self.validate(obj, mode)) {
+            Ok(v) => v,
+            Err(message) => Verdict {
+                code: 500,
+                errors: vec![Cause::internal(
+                    Path::root(),
+                    format!("crd-audit failed while judging this object (a bug): {message}"),
+                )],
+                internal_error: true,
+                ..identity
+            },
+        }
+    }
+
     /// Judges one object. The object is consumed: it is pruned and defaulted on the way.
     pub fn validate(&self, mut obj: Value, mode: Mode) -> Verdict {
         let text = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
@@ -252,6 +293,7 @@ impl CrdValidator {
             code: 201,
             ..Verdict::default()
         };
+        crate::guard::fault_point("validate", &verdict.name);
         let refuse = |v: &mut Verdict, code: u16, msg: String| {
             v.code = code;
             v.request_error = Some(msg);
@@ -307,9 +349,11 @@ impl CrdValidator {
         }
 
         // Decoding: pruning, nulls, embedded resources; then defaulting.
-        if !self.preserve_unknown_fields {
-            verdict.pruned = prune::prune_object(&mut obj, structure, true);
-        }
+        verdict.pruned = if self.preserve_unknown_fields {
+            prune::prune_metadata(&mut obj, structure)
+        } else {
+            prune::prune_object(&mut obj, structure, true)
+        };
         if let Some(st) = structure {
             if let Some(e) = embedded::request_error(st, &obj) {
                 verdict.pruned.clear();
@@ -369,6 +413,18 @@ impl CrdValidator {
     }
 }
 
+/// The string at a path of an object, or "".
+fn text_at(obj: &Value, path: &[&str]) -> String {
+    let mut v = obj;
+    for k in path {
+        match v.get(k) {
+            Some(x) => v = x,
+            None => return String::new(),
+        }
+    }
+    v.as_str().unwrap_or("").to_string()
+}
+
 /// Error types after which the server does not evaluate CEL rules.
 fn blocks_cel(kind: ErrorType) -> bool {
     matches!(
@@ -379,4 +435,62 @@ fn blocks_cel(kind: ErrorType) -> bool {
             | ErrorType::TooMany
             | ErrorType::TypeInvalid
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd() -> Crd {
+        Crd::from_value(&json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {
+                "group": "example.com",
+                "scope": "Namespaced",
+                "names": {"plural": "things", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object"}}}]
+            }
+        }))
+        .unwrap()
+    }
+
+    fn thing(name: &str) -> Value {
+        json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": name}})
+    }
+
+    #[test]
+    fn a_panic_while_judging_becomes_an_internal_error_verdict() {
+        let v = CrdValidator::new(&crd());
+        crate::guard::inject_on_this_thread("validate", "boom");
+        assert!(v.validate_guarded(thing("fine"), Mode::Create).valid());
+        let verdict = v.validate_guarded(thing("boom"), Mode::Create);
+        assert!(verdict.internal_error);
+        assert_eq!(verdict.code, 500);
+        assert_eq!(
+            (verdict.name.as_str(), verdict.namespace.as_str()),
+            ("boom", "default")
+        );
+        assert_eq!(verdict.errors.len(), 1);
+        assert_eq!(verdict.errors[0].kind, ErrorType::Internal);
+        assert!(
+            verdict.errors[0]
+                .message()
+                .starts_with("<nil>: Internal error: crd-audit failed while judging this object (a bug): injected panic at validate for boom (at src/guard.rs:"),
+            "{}",
+            verdict.errors[0]
+        );
+    }
+
+    #[test]
+    fn a_panic_while_compiling_is_an_error() {
+        crate::guard::inject_on_this_thread("compile", "things.example.com");
+        let e = CrdValidator::new_guarded(&crd()).unwrap_err();
+        assert!(
+            e.starts_with("internal error compiling CRD things.example.com: injected panic"),
+            "{e}"
+        );
+    }
 }

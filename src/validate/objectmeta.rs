@@ -544,18 +544,30 @@ pub fn request_error(obj: &Value) -> Option<String> {
 /// problems any one may be reported; this checks `apiVersion`, `kind`, then `metadata`.
 /// `None` for non-objects and valid objects.
 pub fn embedded_request_error(obj: &Value, path: &Path) -> Option<String> {
+    embedded_request_cause(obj, path).map(|c| c.message())
+}
+
+/// [`embedded_request_error`] as the cause the coercer returns.
+pub fn embedded_request_cause(obj: &Value, path: &Path) -> Option<Cause> {
     let m = obj.as_object()?;
     for k in ["apiVersion", "kind"] {
         if let Some(v) = m.get(k)
             && !v.is_string()
         {
-            let c = Cause::invalid(path.child(k), BadValue::from_value(v), "must be a string");
-            return Some(c.message());
+            return Some(Cause::invalid(
+                path.child(k),
+                BadValue::from_value(v),
+                "must be a string",
+            ));
         }
     }
     let v = m.get("metadata")?;
     let err = objectmeta_decode_error(v)?;
-    Some(Cause::invalid(path.child("metadata"), BadValue::from_value(v), err).message())
+    Some(Cause::invalid(
+        path.child("metadata"),
+        BadValue::from_value(v),
+        err,
+    ))
 }
 
 // --- Go's time.Parse(time.RFC3339, s) error texts

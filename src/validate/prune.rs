@@ -30,6 +30,26 @@ pub const OBJECT_META_FIELDS: [&str; 15] = [
     "managedFields",
 ];
 
+/// The fields of an `OwnerReference` and of a `ManagedFieldsEntry`, which ObjectMeta
+/// decoding also drops (and reports) unknown fields of.
+const OWNER_REFERENCE_FIELDS: [&str; 6] = [
+    "apiVersion",
+    "kind",
+    "name",
+    "uid",
+    "controller",
+    "blockOwnerDeletion",
+];
+const MANAGED_FIELDS_ENTRY_FIELDS: [&str; 7] = [
+    "manager",
+    "operation",
+    "apiVersion",
+    "time",
+    "fieldsType",
+    "fieldsV1",
+    "subresource",
+];
+
 /// Prunes a whole object against its version's compiled schema (`None`: no schema,
 /// everything but the resource fields goes). With `drop_nulls`, `null`s of non-nullable
 /// fields without a default go too, silently, as the server drops them right after pruning.
@@ -40,6 +60,23 @@ pub fn prune_object(obj: &mut Value, schema: Option<&Structure>, drop_nulls: boo
         dropped: Vec::new(),
         depth: 0,
         drop_nulls,
+        metadata_only: false,
+    };
+    pr.node(obj, schema.map(Structure::root), true, &Seg::Root);
+    pr.dropped.sort();
+    pr.dropped
+}
+
+/// What the server still drops from an object of a CRD that preserves unknown fields
+/// (`preserveUnknownFields: true`): the unknown fields of the `metadata` of the object and
+/// of its embedded resources, which ObjectMeta decoding drops. Returns their paths, sorted.
+pub fn prune_metadata(obj: &mut Value, schema: Option<&Structure>) -> Vec<String> {
+    let mut pr = Pruner {
+        structure: schema,
+        dropped: Vec::new(),
+        depth: 0,
+        drop_nulls: false,
+        metadata_only: true,
     };
     pr.node(obj, schema.map(Structure::root), true, &Seg::Root);
     pr.dropped.sort();
@@ -59,6 +96,7 @@ pub fn prune_value(
         dropped: Vec::new(),
         depth: 0,
         drop_nulls: false,
+        metadata_only: false,
     };
     pr.node(v, Some(at), is_resource, &Seg::Root);
     pr.dropped.sort();
@@ -104,6 +142,8 @@ struct Pruner<'s> {
     /// loaded document reaches) is left as it is rather than risking the stack.
     depth: usize,
     drop_nulls: bool,
+    /// Only the metadata of resources is pruned (see [`prune_metadata`]).
+    metadata_only: bool,
 }
 
 impl Pruner<'_> {
@@ -143,7 +183,7 @@ impl Pruner<'_> {
         if embedded && let Value::Object(map) = x {
             self.metadata(map, at);
         }
-        if self.preserves(s) {
+        if self.preserves(s) || self.metadata_only {
             self.skip(x, s, embedded, at);
             return;
         }
@@ -186,6 +226,10 @@ impl Pruner<'_> {
     /// Under `x-kubernetes-preserve-unknown-fields`: keep unknown fields, but prune inside
     /// the specified ones.
     fn skip(&mut self, x: &mut Value, s: Option<NodeId>, embedded: bool, at: &Seg) {
+        // An embedded resource's metadata is decoded (and pruned) wherever it is.
+        if embedded && let Value::Object(map) = x {
+            self.metadata(map, at);
+        }
         let Some(s) = s else { return };
         if self.depth >= crate::load::MAX_DEPTH {
             return;
@@ -262,13 +306,34 @@ impl Pruner<'_> {
             .filter(|k| !OBJECT_META_FIELDS.contains(&k.as_str()))
             .cloned()
             .collect();
-        if unknown.is_empty() {
-            return;
-        }
         let meta_at = Seg::Key(at, "metadata");
         for k in unknown {
             self.record(&meta_at, &k);
             meta.remove(&k);
+        }
+        for (list, known) in [
+            ("ownerReferences", &OWNER_REFERENCE_FIELDS[..]),
+            ("managedFields", &MANAGED_FIELDS_ENTRY_FIELDS[..]),
+        ] {
+            let Some(Value::Array(items)) = meta.get_mut(list) else {
+                continue;
+            };
+            let list_at = Seg::Key(&meta_at, list);
+            for (i, item) in items.iter_mut().enumerate() {
+                let Value::Object(fields) = item else {
+                    continue;
+                };
+                let unknown: Vec<String> = fields
+                    .keys()
+                    .filter(|k| !known.contains(&k.as_str()))
+                    .cloned()
+                    .collect();
+                let item_at = Seg::Index(&list_at, i);
+                for k in unknown {
+                    self.record(&item_at, &k);
+                    fields.remove(&k);
+                }
+            }
         }
     }
 }

@@ -893,7 +893,7 @@ impl SchemaValidator {
                     }
                 }
                 Num::F(x) => {
-                    if factor < 0.0 {
+                    if factor <= 0.0 {
                         s.err(|| multiple_positive(name(), Num::F(factor)));
                     } else {
                         let mult = if factor < 1.0 {

@@ -1,0 +1,168 @@
+//! `crd-audit validate` on small cases whose expected verdicts come from the oracle
+//! (`tests/data/validate/*/oracle.jsonl`, see `regen.sh` there): code, causes (as a
+//! multiset), pruned fields and request errors of every object, in order.
+
+mod common;
+
+use common::{key_of, multiset_diff, run, text};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn cases() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/validate");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    out.sort();
+    out
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// The differences between our verdicts and the oracle's for one case.
+fn compare(case: &Path) -> Vec<String> {
+    let file = |name: &str| case.join(name).display().to_string();
+    let expected = lines(
+        &std::fs::read_to_string(case.join("oracle.jsonl"))
+            .unwrap_or_else(|e| panic!("{}: {e}", case.display())),
+    );
+    let out = run(
+        &[
+            "validate",
+            "--crd",
+            &file("crd.yaml"),
+            &file("objects.yaml"),
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}: {}",
+        case.display(),
+        text(&out.stderr)
+    );
+    let actual = lines(&text(&out.stdout));
+    let mut diffs = Vec::new();
+    if actual.len() != expected.len() {
+        diffs.push(format!(
+            "{} verdicts, oracle {}",
+            actual.len(),
+            expected.len()
+        ));
+    }
+    for (ours, theirs) in actual.iter().zip(&expected) {
+        let name = theirs["name"].as_str().unwrap_or("");
+        let mut differ = |what: &str, a: &Value, b: &Value| {
+            if a != b {
+                diffs.push(format!("{name}: {what}: ours {a}, oracle {b}"));
+            }
+        };
+        differ("name", &ours["name"], &theirs["name"]);
+        differ("code", &ours["code"], &theirs["code"]);
+        let pruned = |v: &Value| {
+            let mut p: Vec<String> = v
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            p.sort();
+            Value::from(p)
+        };
+        differ(
+            "pruned",
+            &pruned(&ours["pruned"]),
+            &pruned(&theirs["pruned"]),
+        );
+        differ(
+            "requestError",
+            &Value::Bool(ours.get("requestError").is_some()),
+            &Value::Bool(theirs.get("requestError").is_some()),
+        );
+        let keys = |v: &Value| -> Vec<_> {
+            v.as_array()
+                .map(|a| a.iter().map(key_of).collect())
+                .unwrap_or_default()
+        };
+        let (missing, extra) = multiset_diff(&keys(&theirs["errors"]), &keys(&ours["errors"]));
+        if !missing.is_empty() || !extra.is_empty() {
+            diffs.push(format!(
+                "{name}: causes missing {missing:?}, extra {extra:?}"
+            ));
+        }
+    }
+    diffs
+}
+
+#[test]
+fn verdicts_agree_with_the_oracle() {
+    let cases = cases();
+    assert!(!cases.is_empty());
+    let mut failures = Vec::new();
+    for case in &cases {
+        for d in compare(case) {
+            failures.push(format!(
+                "{}: {d}",
+                case.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `crd-audit check` on the CRDs of `tests/data/check/` against `oracle structural`
+/// (`NAME.oracle.json`, see `regen.sh` there): CRD create errors and NonStructuralSchema
+/// violations, as multisets.
+#[test]
+fn crd_checks_agree_with_the_oracle() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/check");
+    let mut crds: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    crds.sort();
+    assert!(crds.len() >= 10, "{} CRDs", crds.len());
+    let mut failures = Vec::new();
+    for crd in &crds {
+        let name = crd.file_name().unwrap().to_string_lossy().to_string();
+        let oracle = crd.with_extension("oracle.json");
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(&oracle)
+                .unwrap_or_else(|e| panic!("{}: {e}", oracle.display())),
+        )
+        .unwrap();
+        let out = run(&["check", "-o", "json", crd.to_str().unwrap()], None);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        let actual: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+        for list in ["crdErrors", "nonStructural"] {
+            let keys = |v: &Value| -> Vec<_> {
+                v[list]
+                    .as_array()
+                    .map(|a| a.iter().map(key_of).collect())
+                    .unwrap_or_default()
+            };
+            let (missing, extra) = multiset_diff(&keys(&expected), &keys(&actual));
+            if !missing.is_empty() || !extra.is_empty() {
+                failures.push(format!(
+                    "{name}: {list}: missing {missing:?}, extra {extra:?}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
