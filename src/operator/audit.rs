@@ -192,33 +192,9 @@ pub fn judge(v: &CrdValidator, obj: Value, redact: bool) -> Judgement {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        v.validate(obj, Mode::Stored)
-    }));
     let version = api_version.rsplit('/').next().unwrap_or("").to_string();
-    let verdict = match outcome {
-        Ok(verdict) => verdict,
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            return Judgement {
-                key,
-                uid,
-                version,
-                messages: vec![bounded(
-                    &format!(
-                        "<nil>: Internal error: crd-audit failed while judging this object: {what}"
-                    ),
-                    MAX_MESSAGE_BYTES,
-                )],
-                unknown_fields: false,
-                internal_error: true,
-            };
-        }
-    };
+    // A panic inside the engine becomes an InternalError cause for this object.
+    let verdict = v.validate_guarded(obj, Mode::Stored);
     let mut messages: Vec<String> = verdict
         .errors
         .iter()
@@ -236,7 +212,7 @@ pub fn judge(v: &CrdValidator, obj: Value, redact: bool) -> Judgement {
         version,
         messages,
         unknown_fields: !verdict.pruned.is_empty(),
-        internal_error: false,
+        internal_error: verdict.internal_error,
     }
 }
 

@@ -11,7 +11,7 @@ use super::report::{self, LastChange};
 use super::schema_audit::{SchemaAudit, SchemaAuditStatus};
 use super::write_limit::WriteLimiter;
 use crate::crd::Crd;
-use crate::structural::report::{CheckReport, Condition as StructuralCondition, check_crd};
+use crate::structural::report::{CheckReport, check_crd_guarded};
 use crate::validate::CrdValidator;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -328,20 +328,10 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, String> {
     let _permit = ctx.judges.acquire().await;
-    let job = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| panic_message(&*p))
-    });
-    match job.await {
+    match tokio::task::spawn_blocking(move || crate::guard::catch(f)).await {
         Ok(r) => r,
         Err(e) => Err(e.to_string()),
     }
-}
-
-pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// A CRD appeared or changed: compile and check it off the executor, diff it against the
@@ -373,23 +363,19 @@ async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         Some(t) if t.crd.uid == crd.uid => Seen::Changed(t.crd.clone()),
         _ => Seen::New,
     };
-    let checked = {
+    let check = {
         let c = crd.clone();
-        blocking(ctx, move || check_crd(&c)).await
-    };
-    let check = checked.unwrap_or_else(|panic| {
-        ctx.metrics.internal_errors.inc();
-        tracing::error!(crd = %crd.name, panic = %panic, "checking the CRD failed (internal error)");
-        CheckReport {
-            crd: crd.name.clone(),
-            condition: Some(StructuralCondition {
-                status: "Unknown",
-                reason: "InternalError",
-                message: format!("crd-audit failed while checking this CRD: {panic}"),
-            }),
-            ..CheckReport::default()
-        }
+        blocking(ctx, move || check_crd_guarded(&c)).await
+    }
+    .unwrap_or_else(|panic| CheckReport {
+        crd: crd.name.clone(),
+        internal_error: Some(panic),
+        ..CheckReport::default()
     });
+    if let Some(e) = &check.internal_error {
+        ctx.metrics.internal_errors.inc();
+        tracing::error!(crd = %crd.name, error = %e, "checking the CRD failed (internal error)");
+    }
     let change = match &seen {
         Seen::Unchanged => return,
         Seen::StatusOnly => {
@@ -427,25 +413,22 @@ async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     let validator = {
         let (c, cel) = (crd.clone(), ctx.config.cel_enabled);
         blocking(ctx, move || {
-            let mut v = CrdValidator::new(&c);
-            if !cel {
-                v.disable_cel();
-            }
-            Arc::new(v)
+            CrdValidator::new_guarded(&c).map(|mut v| {
+                if !cel {
+                    v.disable_cel();
+                }
+                Arc::new(v)
+            })
         })
         .await
+        .and_then(|r| r)
     };
     let (validator, blocked) = match validator {
         Ok(v) => (Some(v), None),
-        Err(panic) => {
+        Err(e) => {
             ctx.metrics.internal_errors.inc();
-            (
-                None,
-                Some((
-                    "InternalError".to_string(),
-                    format!("crd-audit failed while compiling this CRD's schemas: {panic}"),
-                )),
-            )
+            tracing::error!(crd = %crd.name, error = %e, "compiling the CRD failed (internal error)");
+            (None, Some(("InternalError".to_string(), e)))
         }
     };
     if let Some(c) = &change {

@@ -5,7 +5,7 @@
 //! counts and the invalid objects' first messages stay.
 
 use super::audit::{Audit, Judgement, Key, Target, Transition, annotation_text, judge};
-use super::controller::{Ctx, object_resource, object_value, panic_message};
+use super::controller::{Ctx, object_resource, object_value};
 use super::events::PendingEvent;
 use crate::crd::Crd;
 use crate::validate::CrdValidator;
@@ -232,12 +232,7 @@ impl ObjectAudit {
                 uid: String::new(),
                 version: self.resource.version.clone(),
                 messages: vec![format!(
-                    "<nil>: Internal error: crd-audit failed while judging this object: {}",
-                    if e.is_panic() {
-                        panic_message(&*e.into_panic())
-                    } else {
-                        e.to_string()
-                    }
+                    "<nil>: Internal error: crd-audit failed while judging this object: {e}"
                 )],
                 unknown_fields: false,
                 internal_error: true,

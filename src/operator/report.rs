@@ -160,28 +160,37 @@ fn server_condition(crd: &Crd) -> Option<(String, String)> {
 fn conditions(i: &Inputs) -> Vec<Condition> {
     let g = i.crd.generation;
     let mut out = Vec::new();
-    let mut structural = match &i.check.condition {
-        Some(c) if c.status == "True" => condition(
-            "NonStructuralSchema",
-            "True",
-            "Violations",
-            c.message.clone(),
-            g,
-        ),
-        Some(c) => condition(
+    let mut structural = match (&i.check.condition, &i.check.internal_error) {
+        (_, Some(e)) => condition(
             "NonStructuralSchema",
             "Unknown",
-            c.reason,
-            c.message.clone(),
+            "InternalError",
+            e.clone(),
             g,
         ),
-        None => condition(
-            "NonStructuralSchema",
-            "False",
-            "Structural",
-            "every version's schema is structural".into(),
-            g,
-        ),
+        (c, None) => match c {
+            Some(c) if c.status == "True" => condition(
+                "NonStructuralSchema",
+                "True",
+                "Violations",
+                c.message.clone(),
+                g,
+            ),
+            Some(c) => condition(
+                "NonStructuralSchema",
+                "Unknown",
+                c.reason,
+                c.message.clone(),
+                g,
+            ),
+            None => condition(
+                "NonStructuralSchema",
+                "False",
+                "Structural",
+                "every version's schema is structural".into(),
+                g,
+            ),
+        },
     };
     // Where the server judged the CRD itself (legacy CRDs), say when it disagrees.
     if let Some((status, message)) = server_condition(i.crd)
