@@ -23,7 +23,10 @@ pub fn render_errors(source: &str, errors: &[ParseError]) -> String {
 }
 
 pub fn render_error(source: &str, offset: usize, message: &str) -> String {
-    let offset = offset.min(source.len());
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
     let before = &source[..offset];
     let line_no = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -114,12 +117,15 @@ impl<'a> Lexer<'a> {
         let Some(c) = rest.chars().next() else {
             return Ok((start, Tok::Eof));
         };
+        // `.5` is a float literal (NUM_FLOAT allows a leading dot).
+        if c == '.' && rest.as_bytes().get(1).is_some_and(u8::is_ascii_digit) {
+            return self.number(start);
+        }
         for p in [
             "==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "+", "-", "*", "/", "%", "?", ":",
             ".", ",", "(", ")", "[", "]", "{", "}",
         ] {
             if rest.starts_with(p) {
-                // A number like .5 is not valid CEL; '.' is always punctuation.
                 self.pos += p.len();
                 return Ok((start, Tok::Punct(p)));
             }
@@ -248,7 +254,7 @@ impl<'a> Lexer<'a> {
                     ),
                 ));
             }
-            if body[i..].starts_with(delim) {
+            if bb[i..].starts_with(delim.as_bytes()) {
                 self.pos += body_start + i + delim.len();
                 break;
             }
@@ -263,7 +269,7 @@ impl<'a> Lexer<'a> {
                 // A raw string still cannot end at an escaped quote.
                 out.push(b'\\');
                 i += 1;
-                if i < bb.len() && body[i..].starts_with(q) && delim.len() == 1 {
+                if i < bb.len() && bb[i] == q as u8 && delim.len() == 1 {
                     out.push(bb[i]);
                     i += 1;
                 }
@@ -961,6 +967,27 @@ mod tests {
             }
         });
         assert_eq!(lits, vec!["a\nbéA", "x", "\\d", "tri'ple"]);
+    }
+
+    #[test]
+    fn non_ascii_literals_and_leading_dot_floats() {
+        // Multi-byte characters inside string and bytes literals (and in error positions).
+        for src in [
+            "self.name != 'café'",
+            "b'ü' != b''",
+            "'''日本語''' + r\"ß\" + \"\"\"é\"\"\"",
+            "'é",
+            "'é\\q'",
+            "x == 'é' é",
+        ] {
+            let _ = parse(src).map_err(|e| render_errors(src, &e));
+        }
+        let e = ok("'café'");
+        assert_eq!(e.kind, ExprKind::Lit(Literal::String("café".into())));
+        let e = ok(".5");
+        assert_eq!(e.kind, ExprKind::Lit(Literal::Double(0.5)));
+        let e = ok("-.25e1");
+        assert_eq!(e.kind, ExprKind::Lit(Literal::Double(-2.5)));
     }
 
     #[test]
