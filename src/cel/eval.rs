@@ -141,6 +141,59 @@ impl<'t> Interp<'t> {
                 }
                 Ok(Val::Map(Rc::new(out)))
             }
+            ExprKind::Struct { name, .. } => Err(EvalError::new(format!(
+                "unknown type: {}",
+                name.trim_start_matches('.')
+            ))),
+            ExprKind::Loop {
+                kind: kind @ (Loop::OptMap | Loop::OptFlatMap),
+                var,
+                range,
+                transform,
+                ..
+            } => {
+                let r = self.eval(range, env)?;
+                let inner = match r {
+                    Val::Optional(None) => return Ok(Val::Optional(None)),
+                    Val::Optional(Some(v)) => (*v).clone(),
+                    _ => return Err(EvalError::new("no such overload")),
+                };
+                let Some(t) = transform else {
+                    return Err(EvalError::new("no such overload"));
+                };
+                env.push((var.as_str(), inner));
+                let out = self.eval(t, env);
+                env.pop();
+                let out = out?;
+                Ok(if *kind == Loop::OptMap {
+                    Val::Optional(Some(Rc::new(out)))
+                } else {
+                    out
+                })
+            }
+            ExprKind::Loop {
+                kind: Loop::SortBy,
+                var,
+                range,
+                transform,
+                ..
+            } => {
+                let r = self.eval(range, env)?;
+                let items = r
+                    .list_items(self.types)
+                    .ok_or_else(|| EvalError::new("no such overload"))?;
+                let Some(t) = transform else {
+                    return Err(EvalError::new("no such overload"));
+                };
+                let mut keys = Vec::with_capacity(items.len());
+                for item in &items {
+                    env.push((var.as_str(), item.clone()));
+                    let k = self.eval(t, env);
+                    env.pop();
+                    keys.push(k?);
+                }
+                stdlib::sort_by_keys(items, keys).map(|l| Val::List(Rc::new(l)))
+            }
             ExprKind::Bind { var, init, body } => {
                 let v = self.eval(init, env)?;
                 env.push((var.as_str(), v));
@@ -441,13 +494,17 @@ impl<'t> Interp<'t> {
                         pass.map(|b| Some(Val::Bool(b)))
                     }
                     Loop::ExistsOne | Loop::Filter => pass.map(|b| Some(Val::Bool(b))),
-                    Loop::Map | Loop::TransformList | Loop::TransformMap => {
+                    Loop::Map
+                    | Loop::TransformList
+                    | Loop::TransformMap
+                    | Loop::TransformMapEntry => {
                         if !pass? {
                             return Ok(None);
                         }
                         let t = transform.ok_or_else(|| EvalError::new("no such overload"))?;
                         self.eval(t, env).map(Some)
                     }
+                    Loop::OptMap | Loop::OptFlatMap | Loop::SortBy => Ok(None),
                 }
             })();
             for _ in 0..pops {
@@ -492,6 +549,21 @@ impl<'t> Interp<'t> {
                     self.charge(12)?;
                     map_out.push((key, v))
                 }
+                (Loop::TransformMapEntry, Some(v)) => {
+                    self.charge(12)?;
+                    let Some(entries) = v.map_entries(self.types) else {
+                        return Err(EvalError::new("no such overload"));
+                    };
+                    for (k, v) in entries {
+                        if map_out.iter().any(|(k2, _)| equals(&k, k2, self.types)) {
+                            return Err(EvalError::new(format!(
+                                "insert failed: key {} already exists",
+                                super::value::display(&k, self.types)
+                            )));
+                        }
+                        map_out.push((k, v));
+                    }
+                }
                 _ => {}
             }
         }
@@ -505,7 +577,8 @@ impl<'t> Interp<'t> {
             Loop::Exists => Val::Bool(false),
             Loop::ExistsOne => Val::Bool(count == 1),
             Loop::Filter | Loop::Map | Loop::TransformList => Val::List(Rc::new(list_out)),
-            Loop::TransformMap => Val::Map(Rc::new(map_out)),
+            Loop::TransformMap | Loop::TransformMapEntry => Val::Map(Rc::new(map_out)),
+            Loop::OptMap | Loop::OptFlatMap | Loop::SortBy => Val::Null,
         })
     }
 }
@@ -648,7 +721,6 @@ mod tests {
                 "duration(self.dur) > duration('1m') && self.dur > duration('80s')",
                 "true",
             ),
-            ("cel.bind(n, self.n, n * n)", "9"),
             ("self.l.all(i, v, i < 3 && v != '')", "true"),
             ("self.?missing.orValue('none')", "none"),
             ("has(self.s) && !has(self.missing)", "true"),

@@ -4,10 +4,15 @@
 
 pub mod ast;
 pub mod check;
+pub mod compile;
 pub mod cost;
+pub mod decls;
 pub mod eval;
+pub mod fold;
+pub mod format;
 pub mod k8s_fns;
 pub mod k8s_lib;
+pub mod lexer;
 pub mod parser;
 pub mod stdlib;
 pub mod types;

@@ -717,6 +717,40 @@ pub fn parse_timestamp(s: &str) -> Result<i128, String> {
     Ok(secs as i128 * 1_000_000_000 + nanos)
 }
 
+/// `@sortByAssociatedKeys`: the items ordered by their keys (stable), which must be
+/// comparable values of one type.
+pub fn sort_by_keys<'a>(
+    items: Vec<Val<'a>>,
+    keys: Vec<Val<'a>>,
+) -> Result<Vec<Val<'a>>, EvalError> {
+    if items.is_empty() {
+        return Ok(items);
+    }
+    let comparable = |v: &Val| {
+        matches!(
+            v,
+            Val::Int(_)
+                | Val::Uint(_)
+                | Val::Double(_)
+                | Val::Bool(_)
+                | Val::Str(_)
+                | Val::Bytes(_)
+                | Val::Duration(_)
+                | Val::Timestamp(_)
+        )
+    };
+    if !comparable(&keys[0]) {
+        return Err(EvalError::new("list elements must be comparable"));
+    }
+    let same = |a: &Val, b: &Val| std::mem::discriminant(a) == std::mem::discriminant(b);
+    if keys.iter().any(|k| !same(k, &keys[0])) {
+        return Err(EvalError::new("list elements must have the same type"));
+    }
+    let mut idx: Vec<usize> = (0..items.len()).collect();
+    idx.sort_by(|&a, &b| compare(&keys[a], &keys[b]).unwrap_or(std::cmp::Ordering::Equal));
+    Ok(idx.into_iter().map(|i| items[i].clone()).collect())
+}
+
 /// A string value of the text (kept for callers building messages).
 pub fn text_of(v: &Val) -> Option<String> {
     as_str(v).map(str::to_string)

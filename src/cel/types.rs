@@ -61,6 +61,16 @@ impl DeclTypes {
         DeclTypes { nodes, root }
     }
 
+    /// No schema at all (for evaluating constants).
+    pub fn empty() -> DeclTypes {
+        DeclTypes::new(&Props::default())
+    }
+
+    /// Whether the API server exposes the node to CEL (it has a CEL type).
+    pub fn exposed(&self, id: TypeId) -> bool {
+        self.node(id).min_size.is_some()
+    }
+
     pub fn root(&self) -> TypeId {
         self.root
     }
@@ -124,9 +134,8 @@ fn build(s: &Props, nodes: &mut Vec<TypeNode>, root: bool) -> TypeId {
                 } else if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
                     elem = Some(build(a, nodes, false));
                     Kind::Map
-                } else if s.x_preserve_unknown_fields == Some(true) && !s.x_embedded_resource {
-                    Kind::Any
                 } else {
+                    // Objects preserving unknown fields expose no fields to CEL.
                     Kind::Object
                 }
             }
@@ -335,6 +344,40 @@ pub fn unescape_field(name: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(rest);
     out.into()
+}
+
+/// The CEL name of a JSON property (kube-apiserver's `Escape`): reserved words become
+/// `__word__`; `__`, `.`, `-`, `/` become `__underscores__`, `__dot__`, `__dash__`,
+/// `__slash__`; `None` when the name cannot be expressed (empty, leading digit, other
+/// characters).
+pub fn escape_field(name: &str) -> Option<String> {
+    let first = *name.as_bytes().first()?;
+    if first.is_ascii_digit() {
+        return None;
+    }
+    if RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut out = String::with_capacity(name.len());
+    let b = name.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'_' && b.get(i + 1) == Some(&b'_') {
+            out.push_str("__underscores__");
+            i += 2;
+            continue;
+        }
+        match c {
+            b'.' => out.push_str("__dot__"),
+            b'-' => out.push_str("__dash__"),
+            b'/' => out.push_str("__slash__"),
+            c if c.is_ascii_alphanumeric() || c == b'_' => out.push(c as char),
+            _ => return None,
+        }
+        i += 1;
+    }
+    Some(out)
 }
 
 /// Whether a JSON property name can be reached from CEL (after escaping).

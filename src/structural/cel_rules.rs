@@ -4,8 +4,7 @@
 //! Estimated costs are checked by [`crate::cel::cost`].
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
-use crate::cel::check::{Ty, check, of_node};
-use crate::cel::parser::{parse, render_error, render_errors};
+use crate::cel::compile::compile;
 use crate::cel::types::{DeclTypes, TypeId};
 use crate::gofmt;
 use crate::schema::{Props, SchemaOrBool, ValidationRule};
@@ -32,9 +31,17 @@ fn walk(
     uncorrelatable: Option<&Path>,
     out: &mut Vec<Cause>,
 ) {
+    let before = out.len();
     for (i, r) in s.x_validations.iter().enumerate() {
         let at = path.child("x-kubernetes-validations").index(i);
-        rule(r, s, t, types, &at, uncorrelatable, out);
+        rule_fields(r, s, &at, out);
+    }
+    // Rules are compiled only when their fields are valid (upstream skips CEL then).
+    if out.len() == before {
+        for (i, r) in s.x_validations.iter().enumerate() {
+            let at = path.child("x-kubernetes-validations").index(i);
+            rule(r, t, types, &at, uncorrelatable, out);
+        }
     }
     let n = types.node(t);
     for (k, p) in &s.properties {
@@ -93,15 +100,8 @@ fn rendered(r: &ValidationRule) -> BadValue {
     }
 }
 
-fn rule(
-    r: &ValidationRule,
-    s: &Props,
-    t: TypeId,
-    types: &DeclTypes,
-    at: &Path,
-    uncorrelatable: Option<&Path>,
-    out: &mut Vec<Cause>,
-) {
+/// The checks of a rule's fields (not its expressions).
+fn rule_fields(r: &ValidationRule, s: &Props, at: &Path, out: &mut Vec<Cause>) {
     let rule_text = r.rule.trim();
     let message = r.message.trim();
     if rule_text.is_empty() {
@@ -118,10 +118,7 @@ fn rule(
             BadValue::Str(r.message.clone()),
             "must not contain line breaks",
         ));
-    } else if rule_text.contains(['\n', '\r'])
-        && message.is_empty()
-        && r.message_expression.trim().is_empty()
-    {
+    } else if rule_text.contains(['\n', '\r']) && message.is_empty() {
         out.push(Cause::required(
             at.child("message"),
             "message must be specified if rule contains line breaks",
@@ -142,6 +139,20 @@ fn rule(
             &SUPPORTED_REASONS,
         ));
     }
+    if !r.field_path.is_empty() && r.field_path.trim().is_empty() {
+        out.push(Cause::invalid(
+            at.child("fieldPath"),
+            BadValue::Str(r.field_path.clone()),
+            "must be non-empty if specified",
+        ));
+    }
+    if r.field_path.contains(['\n', '\r']) {
+        out.push(Cause::invalid(
+            at.child("fieldPath"),
+            BadValue::Str(r.field_path.clone()),
+            "must not contain line breaks",
+        ));
+    }
     if !r.field_path.is_empty() && !field_path_valid(s, &r.field_path) {
         out.push(Cause::invalid(
             at.child("fieldPath"),
@@ -149,80 +160,39 @@ fn rule(
             "must be a valid path",
         ));
     }
-    if rule_text.is_empty() {
+}
+
+/// Compiling a rule and its message expression, and where `oldSelf` may be used.
+fn rule(
+    r: &ValidationRule,
+    t: TypeId,
+    types: &DeclTypes,
+    at: &Path,
+    uncorrelatable: Option<&Path>,
+    out: &mut Vec<Cause>,
+) {
+    if r.rule.trim().is_empty() {
         return;
     }
-    let self_ty = of_node(types, t);
-    // Compilation and the result type.
-    let expr = match parse(&r.rule) {
-        Ok(e) => e,
-        Err(errs) => {
-            out.push(Cause::invalid(
-                at.child("rule"),
-                rendered(r),
-                format!("compilation failed: {}", render_errors(&r.rule, &errs)),
-            ));
-            return;
-        }
-    };
-    let uses_old_self = expr.references("oldSelf");
-    let old_ty = if r.optional_old_self == Some(true) {
-        Ty::Optional(Box::new(self_ty.clone()))
-    } else {
-        self_ty.clone()
-    };
-    let vars = [("self", self_ty.clone()), ("oldSelf", old_ty)];
-    let vars: &[(&str, Ty)] = if uses_old_self { &vars } else { &vars[..1] };
-    match check(&expr, types, vars) {
-        Err(errs) => {
-            let text: Vec<String> = errs
-                .iter()
-                .map(|e| render_error(&r.rule, e.offset, &e.message))
-                .collect();
-            out.push(Cause::invalid(
-                at.child("rule"),
-                rendered(r),
-                format!("compilation failed: {}", text.join("\n")),
-            ));
-        }
-        Ok(ty) if !matches!(ty, Ty::Bool | Ty::Dyn) => {
-            out.push(Cause::invalid(
-                at.child("rule"),
-                rendered(r),
-                "cel expression must evaluate to a bool",
-            ));
-        }
-        Ok(_) => {}
-    }
-    if !r.message_expression.trim().is_empty() {
-        match parse(&r.message_expression) {
-            Err(errs) => out.push(Cause::invalid(
-                at.child("messageExpression"),
-                rendered(r),
-                format!(
-                    "messageExpression compilation failed: {}",
-                    render_errors(&r.message_expression, &errs)
-                ),
-            )),
-            Ok(me) => match check(&me, types, &vars[..1]) {
-                Err(errs) => {
-                    let text: Vec<String> = errs
-                        .iter()
-                        .map(|e| render_error(&r.message_expression, e.offset, &e.message))
-                        .collect();
-                    out.push(Cause::invalid(
-                        at.child("messageExpression"),
-                        rendered(r),
-                        format!("messageExpression compilation failed: {}", text.join("\n")),
-                    ));
-                }
-                Ok(ty) if !matches!(ty, Ty::String | Ty::Dyn) => out.push(Cause::invalid(
+    let optional = r.optional_old_self == Some(true);
+    let mut uses_old_self = false;
+    match compile(&r.rule, types, t, optional, false) {
+        Err(e) => out.push(Cause::invalid(
+            at.child("rule"),
+            rendered(r),
+            e.rule_detail(),
+        )),
+        Ok(p) => {
+            uses_old_self = p.uses_old_self;
+            if !r.message_expression.is_empty()
+                && let Err(e) = compile(&r.message_expression, types, t, optional, true)
+            {
+                out.push(Cause::invalid(
                     at.child("messageExpression"),
                     rendered(r),
-                    "messageExpression must evaluate to a string",
-                )),
-                Ok(_) => {}
-            },
+                    e.message_expression_detail(),
+                ));
+            }
         }
     }
     if uses_old_self {
@@ -235,10 +205,10 @@ fn rule(
                 ),
             ));
         }
-    } else if r.optional_old_self == Some(true) {
+    } else if let Some(v) = r.optional_old_self {
         out.push(Cause::invalid(
             at.child("optionalOldSelf"),
-            BadValue::Bool(true),
+            BadValue::Bool(v),
             "may not be set if oldSelf is not used in rule",
         ));
     }

@@ -6,8 +6,8 @@
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::cel::ast::Expr;
+use crate::cel::compile::compile;
 use crate::cel::eval::{COST_LIMIT_EXCEEDED, Interp};
-use crate::cel::parser;
 use crate::cel::types::{DeclTypes, Kind, TypeId};
 use crate::cel::value::Val;
 use crate::schema::{Props, SchemaOrBool, ValidationRule};
@@ -54,12 +54,22 @@ pub struct Outcome {
     pub not_evaluated: usize,
 }
 
-fn compile_rule(r: &ValidationRule) -> CompiledRule {
-    let expr = parser::parse(&r.rule).map_err(|e| parser::render_errors(&r.rule, &e));
-    let uses_old_self = expr.as_ref().is_ok_and(|e| e.references("oldSelf"));
-    let message_expr = (!r.message_expression.trim().is_empty())
-        .then(|| parser::parse(&r.message_expression).ok())
-        .flatten();
+fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId) -> CompiledRule {
+    let optional = r.optional_old_self == Some(true);
+    let compiled = if r.rule.trim().is_empty() {
+        Err(String::new())
+    } else {
+        compile(&r.rule, types, t, optional, false).map_err(|e| e.rule_detail())
+    };
+    let uses_old_self = compiled.as_ref().is_ok_and(|p| p.uses_old_self);
+    let message_expr = match &compiled {
+        Ok(_) if !r.message_expression.is_empty() => {
+            compile(&r.message_expression, types, t, optional, true)
+                .ok()
+                .map(|p| p.expr)
+        }
+        _ => None,
+    };
     let reason = r
         .reason
         .as_deref()
@@ -67,7 +77,7 @@ fn compile_rule(r: &ValidationRule) -> CompiledRule {
         .unwrap_or(ErrorType::Invalid);
     CompiledRule {
         rule: r.clone(),
-        expr,
+        expr: compiled.map(|p| p.expr),
         message_expr,
         uses_old_self,
         reason,
@@ -139,7 +149,11 @@ fn collect(s: &Props, t: TypeId, types: &DeclTypes, rules: &mut Vec<Vec<Compiled
     if rules.len() <= t as usize {
         rules.resize_with(t as usize + 1, Vec::new);
     }
-    rules[t as usize] = s.x_validations.iter().map(compile_rule).collect();
+    rules[t as usize] = s
+        .x_validations
+        .iter()
+        .map(|r| compile_rule(r, types, t))
+        .collect();
     let n = types.node(t);
     match n.kind {
         Kind::Object => {
@@ -225,11 +239,12 @@ impl Run<'_> {
             }
             let expr = match &r.expr {
                 Ok(e) => e,
+                Err(e) if e.is_empty() => continue,
                 Err(e) => {
                     self.out.causes.push(Cause::invalid(
                         path.clone(),
                         schema_type.clone(),
-                        format!("rule compile error: compilation failed: {e}"),
+                        format!("rule compile error: {e}"),
                     ));
                     continue;
                 }
@@ -428,19 +443,19 @@ mod tests {
     }
 
     #[test]
-    fn transition_and_unsupported_rules_are_counted_not_judged() {
+    fn transition_rules_are_counted_and_compile_errors_reported() {
         let v = validator(json!([
             {"rule": "self == oldSelf"},
             {"rule": "self.frobnicate()"}
         ]));
         let o = v.validate(&json!({"spec": {"m": {"a": "b"}}}));
-        assert_eq!(o.not_evaluated, 2);
+        assert_eq!(o.not_evaluated, 1);
         assert_eq!(o.causes.len(), 1);
-        assert_eq!(o.causes[0].kind, ErrorType::Internal);
+        assert_eq!(o.causes[0].kind, ErrorType::Invalid);
         assert!(
             o.causes[0]
                 .detail
-                .contains("function 'frobnicate' is not supported")
+                .starts_with("rule compile error: compilation failed: ERROR: <input>:1:15: undeclared reference to 'frobnicate'")
         );
     }
 }
