@@ -40,6 +40,10 @@ pub struct TypeNode {
     pub max_properties: Option<i64>,
     /// `x-kubernetes-list-type` (`set`, `map`, or absent).
     pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`.
+    pub map_keys: Vec<String>,
+    /// The schema's `format`.
+    pub schema_format: String,
     /// The declared type's `MaxElements` as kube-apiserver estimates it for cost estimation:
     /// list items, map entries, string/bytes length (0 for objects and scalars).
     pub max_elements: u64,
@@ -266,6 +270,8 @@ fn meta_facts(n: &mut TypeNode) {
     n.max_items = None;
     n.max_properties = None;
     n.list_type = None;
+    n.map_keys = Vec::new();
+    n.schema_format = String::new();
 }
 
 fn leaf(nodes: &mut Vec<TypeNode>, kind: Kind, ty: &str) -> TypeId {
@@ -279,6 +285,8 @@ fn leaf(nodes: &mut Vec<TypeNode>, kind: Kind, ty: &str) -> TypeId {
         max_items: None,
         max_properties: None,
         list_type: None,
+        map_keys: Vec::new(),
+        schema_format: String::new(),
         max_elements: MAX_STRING_PER_REQUEST,
         min_size: Some(2),
     });
@@ -304,6 +312,8 @@ fn push(
         max_items: s.max_items,
         max_properties: s.max_properties,
         list_type: s.x_list_type.clone(),
+        map_keys: s.x_list_map_keys.clone(),
+        schema_format: s.format.clone(),
         max_elements,
         min_size,
     });

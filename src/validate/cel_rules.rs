@@ -452,10 +452,10 @@ mod tests {
         assert_eq!(o.not_evaluated, 1);
         assert_eq!(o.causes.len(), 1);
         assert_eq!(o.causes[0].kind, ErrorType::Invalid);
+        let detail = &o.causes[0].detail;
         assert!(
-            o.causes[0]
-                .detail
-                .starts_with("rule compile error: compilation failed: ERROR: <input>:1:15: undeclared reference to 'frobnicate'")
+            detail.starts_with("rule compile error: compilation failed: ERROR: <input>:1:16: undeclared reference to 'frobnicate'"),
+            "{detail}"
         );
     }
 }
