@@ -23,6 +23,15 @@ for d in "$work"/*/*/; do
     head -n 5 "$d/err" >&2
     exit 1
   fi
+  # Upstream iterates Go maps in random order: a case whose outcome depends on it cannot
+  # have one expectation
+  "$ORACLE" validate "$d/crd.yaml" "$d/objects.yaml" > "$d/again.jsonl" 2>/dev/null
+  # (object type names carry a random number: selfType<N>)
+  if [ "$(sed 's/selfType[0-9]*/selfType/g' "$d/validate.jsonl")" != \
+       "$(sed 's/selfType[0-9]*/selfType/g' "$d/again.jsonl")" ]; then
+    echo "cel-suite-expect: case $(basename "$(dirname "$d")")/$(cat "$d/id") is not deterministic upstream" >&2
+    exit 1
+  fi
   n=$((n + 1))
 done
 CRD_AUDIT_E2E=off CEL_SUITE_ASSEMBLE="$work" cargo test -q --test cel_suite -- --exact assemble_expectations >/dev/null

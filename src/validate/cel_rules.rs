@@ -262,28 +262,39 @@ impl Run<'_> {
             let mut it = Interp::new(types, PER_CALL_LIMIT);
             let result = it.eval(expr, &mut env);
             self.budget -= it.cost as i64;
+            if self.budget < 0 {
+                self.out.causes.push(Cause::invalid(
+                    path.clone(),
+                    schema_type.clone(),
+                    "validation failed due to running out of cost budget, no further validation rules will be run",
+                ));
+                self.stopped = true;
+                return;
+            }
             match result {
-                Err(e) if e.0 == COST_LIMIT_EXCEEDED => {
+                Err(e) if e.0.starts_with(COST_LIMIT_EXCEEDED) => {
                     self.out.causes.push(Cause::invalid(
                         path.clone(),
                         schema_type.clone(),
                         format!(
                             "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
                             e.0,
-                            message_or_default(&r.rule)
+                            error_string(&r.rule)
                         ),
                     ));
                     self.stopped = true;
                     return;
                 }
-                _ if self.budget < 0 => {
+                Err(e) if e.0.starts_with("no such overload") => {
                     self.out.causes.push(Cause::invalid(
                         path.clone(),
                         schema_type.clone(),
-                        "validation failed due to running out of cost budget, no further validation rules will be run",
+                        format!(
+                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                            e.0,
+                            error_string(&r.rule)
+                        ),
                     ));
-                    self.stopped = true;
-                    return;
                 }
                 Err(e) if e.0.starts_with(UNSUPPORTED_PREFIX) => {
                     self.out.not_evaluated += 1;
@@ -301,13 +312,24 @@ impl Run<'_> {
                 }
                 Ok(Val::Bool(true)) => {}
                 Ok(Val::Bool(false)) => {
-                    let message = self.message(r, this, &mut env);
                     let field = match field_path(&r.rule.field_path) {
                         Some(suffix) if path.is_root() => {
                             Path::from_rendered(suffix.trim_start_matches('.'))
                         }
                         Some(suffix) => Path::from_rendered(format!("{path}{suffix}")),
                         None => path.clone(),
+                    };
+                    let message = match self.message(r, &mut env) {
+                        Ok(m) => m,
+                        Err(detail) => {
+                            self.out.causes.push(Cause::invalid(
+                                field,
+                                schema_type.clone(),
+                                detail,
+                            ));
+                            self.stopped = true;
+                            return;
+                        }
                     };
                     let value = match obj {
                         Value::Object(_) | Value::Array(_) => BadValue::Omit,
@@ -334,26 +356,39 @@ impl Run<'_> {
         }
     }
 
-    /// The message of a failed rule: its messageExpression's result when that gives a
-    /// non-empty one-line string, else the message or `failed rule: <rule>`.
+    /// The message of a failed rule: its messageExpression's result (trimmed) when that
+    /// gives a non-empty one-line string of at most 5 KiB, else the message or
+    /// `failed rule: <rule>`. `Err`: the detail of the error that stops the validation (the
+    /// cost limit or the budget exceeded by the messageExpression).
     fn message<'a>(
         &mut self,
         r: &'a CompiledRule,
-        _this: Val,
         env: &mut Vec<(&'a str, Val)>,
-    ) -> String {
+    ) -> Result<String, String> {
         if let Some(me) = &r.message_expr {
             let mut it = Interp::new(&self.v.types, PER_CALL_LIMIT);
             let result = it.eval(me, env);
             self.budget -= it.cost as i64;
-            if let Ok(Val::Str(s)) = result {
-                let s = s.as_str();
-                if !s.trim().is_empty() && !s.contains(['\n', '\r']) {
-                    return s.to_string();
+            if self.budget < 0 {
+                return Err("messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".to_string());
+            }
+            match result {
+                Err(e) if e.0.starts_with(COST_LIMIT_EXCEEDED) => {
+                    return Err(format!(
+                        "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                        crate::gofmt::quote(&r.rule.message_expression)
+                    ));
                 }
+                Ok(Val::Str(s)) => {
+                    let s = s.as_str().trim();
+                    if !s.is_empty() && s.len() <= 5 * 1024 && !s.contains('\n') {
+                        return Ok(s.to_string());
+                    }
+                }
+                _ => {}
             }
         }
-        message_or_default(&r.rule)
+        Ok(message_or_default(&r.rule))
     }
 }
 
