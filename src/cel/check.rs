@@ -9,7 +9,7 @@
 
 use super::ast::{Expr, ExprKind, Literal, Loop};
 use super::decls::{CelType, Overload, functions};
-use super::parser::ACCUMULATOR;
+use super::parser::{ACCUMULATOR, RESERVED};
 use super::types::{DeclTypes, Kind, TypeId, escape_field};
 use std::collections::HashMap;
 use std::sync::Arc as Rc;
@@ -889,13 +889,23 @@ impl<'t> Checker<'t> {
         }
     }
 
-    /// The type of the field `field` (a CEL name) of a schema object.
+    /// The type of the field `field` (a CEL name) of a schema object; a reserved word also
+    /// names its escaped field (`self.namespace` is `self.__namespace__`).
     fn field_type(&self, id: TypeId, field: &str) -> Option<CelType> {
         let n = self.types.node(id);
-        n.fields
-            .iter()
-            .find(|(k, _)| escape_field(k).as_deref() == Some(field))
-            .map(|(_, &c)| type_of_node(self.types, &self.names, c))
+        let find = |name: &str| {
+            n.fields
+                .iter()
+                .find(|(k, _)| escape_field(k).as_deref() == Some(name))
+                .map(|(_, &c)| type_of_node(self.types, &self.names, c))
+        };
+        find(field).or_else(|| {
+            if RESERVED.contains(&field) {
+                find(&format!("__{field}__"))
+            } else {
+                None
+            }
+        })
     }
 
     fn call(&mut self, e: &Expr, f: &str, target: Option<&Expr>, args: &[Expr]) -> CelType {

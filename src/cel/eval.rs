@@ -5,7 +5,7 @@
 use super::ast::{Expr, ExprKind, Literal, Loop};
 use super::functions;
 use super::types::DeclTypes;
-use super::value::{Str, Val, equals, key_equal, map_find};
+use super::value::{Str, Val, equals, find_key, map_find};
 use std::rc::Rc;
 
 /// An evaluation error, with cel-go's text.
@@ -502,7 +502,7 @@ impl<'t> Interp<'t> {
                 Some(Err(e)) => Err(EvalError::new(e)),
                 None => Ok(false),
             },
-            Val::Map(m) => Ok(m.iter().any(|(k, _)| key_equal(k, x))),
+            Val::Map(m) => Ok(find_key(m, x).is_some()),
             _ => Err(EvalError::new("no such overload")),
         }
     }

@@ -460,34 +460,128 @@ fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
-/// Go's `strconv.ParseFloat(s, 64)` (decimal and hexadecimal forms, infinities, NaN).
+/// Go's `strconv.ParseFloat(s, 64)` (decimal and hexadecimal forms, digit-separating
+/// underscores, infinities, NaN); `None` on a syntax error or overflow.
 pub fn go_parse_float(s: &str) -> Option<f64> {
-    let t = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let neg = s.starts_with('-');
-    let lower = t.to_ascii_lowercase();
-    let v = match lower.as_str() {
-        "inf" | "infinity" => f64::INFINITY,
-        "nan" => f64::NAN,
-        _ => {
-            if let Some(h) = lower.strip_prefix("0x") {
-                parse_hex_float(h)?
-            } else {
-                if t.is_empty()
-                    || !t.bytes().all(|c| {
-                        c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-')
-                    })
-                {
-                    return None;
-                }
-                let v: f64 = t.parse().ok()?;
-                if v.is_infinite() {
-                    return None;
-                }
-                v
-            }
-        }
+    if let Some(v) = go_special_float(s) {
+        return Some(v);
+    }
+    let (hex, underscores) = go_read_float(s.as_bytes())?;
+    if underscores && !go_underscore_ok(s.as_bytes()) {
+        return None;
+    }
+    let clean: String = s.chars().filter(|&c| c != '_').collect();
+    let t = clean.strip_prefix(['+', '-']).unwrap_or(&clean);
+    let neg = clean.starts_with('-');
+    let v = if hex {
+        parse_hex_float(&t[2..].to_ascii_lowercase())?
+    } else {
+        t.parse::<f64>().ok()?
     };
+    if v.is_infinite() {
+        return None;
+    }
     Some(if neg { -v } else { v })
+}
+
+/// `inf`, `infinity` (with a sign) and `nan`, in any case.
+fn go_special_float(s: &str) -> Option<f64> {
+    let lower = s.to_ascii_lowercase();
+    let (neg, rest) = match lower.as_bytes().first() {
+        Some(b'+') => (false, &lower[1..]),
+        Some(b'-') => (true, &lower[1..]),
+        _ => (false, lower.as_str()),
+    };
+    match rest {
+        "inf" | "infinity" => Some(if neg {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }),
+        "nan" if rest.len() == lower.len() => Some(f64::NAN),
+        _ => None,
+    }
+}
+
+/// The syntax check of Go's `readFloat` over the whole string: whether it is hexadecimal,
+/// and whether it has underscores (`None`: not a number).
+fn go_read_float(s: &[u8]) -> Option<(bool, bool)> {
+    let mut i = 0;
+    let mut underscores = false;
+    if matches!(s.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let mut hex = false;
+    if i + 2 < s.len() && s[i] == b'0' && s[i + 1].eq_ignore_ascii_case(&b'x') {
+        hex = true;
+        i += 2;
+    }
+    let (mut sawdot, mut sawdigits) = (false, false);
+    while i < s.len() {
+        let c = s[i];
+        match c {
+            b'_' => underscores = true,
+            b'.' if !sawdot => sawdot = true,
+            b'0'..=b'9' => sawdigits = true,
+            _ if hex && c.to_ascii_lowercase().is_ascii_hexdigit() => sawdigits = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    if !sawdigits {
+        return None;
+    }
+    let exp_char = if hex { b'p' } else { b'e' };
+    if i < s.len() && s[i].to_ascii_lowercase() == exp_char {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !s.get(i).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        while i < s.len() && (s[i].is_ascii_digit() || s[i] == b'_') {
+            underscores |= s[i] == b'_';
+            i += 1;
+        }
+    } else if hex {
+        return None;
+    }
+    (i == s.len()).then_some((hex, underscores))
+}
+
+/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
+fn go_underscore_ok(s: &[u8]) -> bool {
+    let s = match s.first() {
+        Some(b'+' | b'-') => &s[1..],
+        _ => s,
+    };
+    let mut saw = b'^';
+    let mut i = 0;
+    let mut hex = false;
+    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
+        i = 2;
+        saw = b'0';
+        hex = s[1].eq_ignore_ascii_case(&b'x');
+    }
+    while i < s.len() {
+        let c = s[i];
+        if c.is_ascii_digit() || (hex && c.to_ascii_lowercase().is_ascii_hexdigit()) {
+            saw = b'0';
+        } else if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+        } else {
+            if saw == b'_' {
+                return false;
+            }
+            saw = b'!';
+        }
+        i += 1;
+    }
+    saw != b'_'
 }
 
 fn parse_hex_float(h: &str) -> Option<f64> {
@@ -523,10 +617,6 @@ fn go_parse_int(s: &str) -> Option<i64> {
 
 fn double_to_int(d: f64) -> Option<i64> {
     if d.is_nan() || d <= -9.223372036854776e18 || d >= 9.223372036854776e18 {
-        // math.MinInt64 itself converts exactly.
-        if d == -9.223372036854776e18 {
-            return Some(i64::MIN);
-        }
         return None;
     }
     Some(d.trunc() as i64)

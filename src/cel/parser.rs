@@ -167,10 +167,7 @@ pub fn parse(src: &str) -> Result<Expr, Vec<ParseError>> {
     for e in lex_errors {
         p.syntax.push(ParseError {
             offset: e.offset,
-            message: format!(
-                "Syntax error: token recognition error at: '{}'",
-                antlr_escape(&e.text)
-            ),
+            message: format!("Syntax error: token recognition error at: '{}'", e.text),
         });
     }
     let e = p.expr();

@@ -258,21 +258,21 @@ fn digits(b: &[u8], from: usize, n: usize) -> Option<i64> {
     Some(s.iter().fold(0i64, |a, c| a * 10 + i64::from(c - b'0')))
 }
 
-/// Go's `time.Parse(time.RFC3339, s)` (a fraction of seconds accepted; `Z` or `±hh:mm`):
-/// nanoseconds since the epoch and the zone offset.
+/// Go's `time.Parse(time.RFC3339, s)` (its general parser: a fraction of seconds after a
+/// `.` or `,`, a one-digit hour, `Z` or `±hh:mm` up to `24:60`): nanoseconds since the
+/// epoch and the zone offset.
 pub fn parse_rfc3339(s: &str) -> Option<(i128, i32)> {
     let b = s.as_bytes();
-    let (t, mut i) = parse_date_time(b)?;
+    let (t, i) = parse_date_time(b)?;
     let offset = match b.get(i) {
-        Some(b'Z' | b'z') if b.len() == i + 1 => 0,
+        Some(b'Z') if b.len() == i + 1 => 0,
         Some(c @ (b'+' | b'-')) => {
             let hh = digits(b, i + 1, 2)?;
             if b.get(i + 3) != Some(&b':') {
                 return None;
             }
             let mm = digits(b, i + 4, 2)?;
-            i += 6;
-            if i != b.len() || hh > 23 || mm > 59 {
+            if i + 6 != b.len() || hh > 24 || mm > 60 {
                 return None;
             }
             let v = (hh * 3600 + mm * 60) as i32;
@@ -283,7 +283,8 @@ pub fn parse_rfc3339(s: &str) -> Option<(i128, i32)> {
     Some((t - i128::from(offset) * NANOS_PER_SECOND, offset))
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.fff]` at the start of `b`: local nanoseconds and the end.
+/// `2006-01-02T15:04:05` and an optional fraction at the start of `b`, as Go's general
+/// time parser reads that layout: local nanoseconds and the end.
 fn parse_date_time(b: &[u8]) -> Option<(i128, usize)> {
     let y = digits(b, 0, 4)?;
     if b.get(4) != Some(&b'-') {
@@ -294,23 +295,35 @@ fn parse_date_time(b: &[u8]) -> Option<(i128, usize)> {
         return None;
     }
     let d = digits(b, 8, 2)?;
-    if !matches!(b.get(10), Some(b'T' | b't')) {
+    if b.get(10) != Some(&b'T') {
         return None;
     }
-    let h = digits(b, 11, 2)?;
-    if b.get(13) != Some(&b':') {
+    // The hour ("15") takes one or two digits.
+    let mut i = 11;
+    let h = match (b.get(i), b.get(i + 1)) {
+        (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+            i += 2;
+            i64::from((x - b'0') * 10 + (y - b'0'))
+        }
+        (Some(x), _) if x.is_ascii_digit() => {
+            i += 1;
+            i64::from(x - b'0')
+        }
+        _ => return None,
+    };
+    if b.get(i) != Some(&b':') {
         return None;
     }
-    let mi = digits(b, 14, 2)?;
-    if b.get(16) != Some(&b':') {
+    let mi = digits(b, i + 1, 2)?;
+    if b.get(i + 3) != Some(&b':') {
         return None;
     }
-    let se = digits(b, 17, 2)?;
+    let se = digits(b, i + 4, 2)?;
+    i += 6;
     if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || se > 59
     {
         return None;
     }
-    let mut i = 19;
     let mut nanos: i128 = 0;
     if matches!(b.get(i), Some(b'.' | b',')) && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
         i += 1;

@@ -388,7 +388,7 @@ fn num_cmp(a: &Val, b: &Val) -> Option<Ordering> {
     }
 }
 
-/// cel-go's `compareIntDouble` (exact at the int64 limits).
+/// cel-go's `compareIntDouble` (the int converted to a double within the int64 range).
 fn cmp_int_double(i: i64, d: f64) -> Option<Ordering> {
     if d.is_nan() {
         return None;
@@ -396,7 +396,7 @@ fn cmp_int_double(i: i64, d: f64) -> Option<Ordering> {
     if d < -9.223372036854776e18 {
         return Some(Ordering::Greater);
     }
-    if d >= 9.223372036854776e18 {
+    if d > 9.223372036854776e18 {
         return Some(Ordering::Less);
     }
     (i as f64).partial_cmp(&d)
@@ -409,7 +409,7 @@ fn cmp_uint_double(u: u64, d: f64) -> Option<Ordering> {
     if d < 0.0 {
         return Some(Ordering::Greater);
     }
-    if d >= 1.8446744073709552e19 {
+    if d > 1.8446744073709552e19 {
         return Some(Ordering::Less);
     }
     (u as f64).partial_cmp(&d)
@@ -594,27 +594,45 @@ pub fn map_find<'a>(m: &Val<'a>, key: &Val, types: &DeclTypes) -> Option<Result<
                 None => Some(Ok(Val::untyped(raw))),
             }
         }
-        Val::Map(entries) => {
-            // Keys compare by value; numbers across int, uint and double.
-            entries
-                .iter()
-                .find(|(k, _)| key_equal(k, key))
-                .map(|(_, v)| Ok(v.clone()))
-        }
+        Val::Map(entries) => find_key(entries, key).map(|v| Ok(v.clone())),
         _ => None,
     }
 }
 
 /// Map key identity (cel-go's map lookup: same value, numbers across types).
-pub fn key_equal(a: &Val, b: &Val) -> bool {
-    if is_number(a) && is_number(b) {
-        return num_cmp(a, b) == Some(Ordering::Equal);
+/// cel-go's `Find` on a map of CEL values: the key itself (Go's `==` on the key values),
+/// else a number of another type that it converts to without loss.
+pub fn find_key<'m, 'a>(entries: &'m [(Val<'a>, Val<'a>)], key: &Val) -> Option<&'m Val<'a>> {
+    let get = |k: &Val| {
+        entries
+            .iter()
+            .find(|(x, _)| super::eval::go_map_key_equal(x, k))
+            .map(|(_, v)| v)
+    };
+    if entries.is_empty() {
+        return None;
     }
-    match (a, b) {
-        (Val::Str(x), Val::Str(y)) => x.as_str() == y.as_str(),
-        (Val::Bool(x), Val::Bool(y)) => x == y,
-        (Val::Null, Val::Null) => true,
-        _ => false,
+    if let Some(v) = get(key) {
+        return Some(v);
+    }
+    match *key {
+        Val::Double(d) => {
+            let as_int = !d.is_nan()
+                && d > -9.223_372_036_854_776e18
+                && d < 9.223_372_036_854_776e18
+                && (d as i64) as f64 == d;
+            if as_int && let Some(v) = get(&Val::Int(d as i64)) {
+                return Some(v);
+            }
+            let as_uint = (0.0..1.844_674_407_370_955_2e19).contains(&d) && (d as u64) as f64 == d;
+            if as_uint {
+                return get(&Val::Uint(d as u64));
+            }
+            None
+        }
+        Val::Int(i) if i >= 0 => get(&Val::Uint(i as u64)),
+        Val::Uint(u) if i64::try_from(u).is_ok() => get(&Val::Int(u as i64)),
+        _ => None,
     }
 }
 
