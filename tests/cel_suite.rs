@@ -30,9 +30,6 @@ use crd_audit::validate::{CrdValidator, Mode};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// Disagreements not fixed yet: the count may only go down (the goal is 0).
-const KNOWN_DISAGREEMENTS: usize = 20;
-
 fn suite_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cel_suite")
 }
@@ -320,13 +317,12 @@ fn run_suite() {
         total - agree
     );
     assert!(total > 0, "no cases ran");
-    if filter.is_empty() {
-        assert!(
-            total - agree <= KNOWN_DISAGREEMENTS,
-            "CEL suite: {} disagreements, more than the {KNOWN_DISAGREEMENTS} known",
-            total - agree
-        );
-    }
+    assert_eq!(
+        total - agree,
+        0,
+        "CEL suite: our engine and upstream disagree on {} cases",
+        total - agree
+    );
 }
 
 /// Writes the inputs of every case for the oracle (`CEL_SUITE_EMIT=DIR`).

@@ -27,6 +27,55 @@ pub struct Checked {
     pub result: CelType,
     /// Errors of program creation (`program instantiation failed: ...`).
     pub program_error: Option<String>,
+    /// The checked expression, as cel-go's checker leaves it.
+    pub typed: Typed,
+}
+
+/// A checked expression as cel-go's checker leaves it (what its cost estimator reads):
+/// macros expanded into comprehensions, qualified names resolved into identifiers and
+/// global calls, `a.?b` as a call of `_?._`, every node with its final type (type parameters
+/// bound or `dyn`) and every call with the overloads its argument types match.
+#[derive(Debug, Clone, Default)]
+pub struct Typed {
+    pub nodes: Vec<TNode>,
+    pub root: usize,
+}
+
+/// A node of a [`Typed`] expression; children are indices into [`Typed::nodes`].
+#[derive(Debug, Clone)]
+pub struct TNode {
+    pub kind: TKind,
+    pub ty: CelType,
+}
+
+#[derive(Debug, Clone)]
+pub enum TKind {
+    Lit(Literal),
+    Ident(String),
+    Select {
+        operand: usize,
+        field: String,
+        test_only: bool,
+    },
+    Call {
+        function: String,
+        target: Option<usize>,
+        args: Vec<usize>,
+        overloads: Vec<&'static str>,
+    },
+    List(Vec<usize>),
+    Map(Vec<(usize, usize)>),
+    Struct(Vec<usize>),
+    Compr {
+        range: usize,
+        var: String,
+        var2: Option<String>,
+        accu: String,
+        init: usize,
+        cond: usize,
+        step: usize,
+        result: usize,
+    },
 }
 
 /// The root type name of a rule's `self` (upstream adds the nanoseconds of the creation
@@ -125,12 +174,18 @@ pub fn check(expr: &Expr, types: &DeclTypes, vars: &Vars) -> Result<Checked, Vec
         errors: Vec::new(),
         node_types: HashMap::new(),
         undefined_types: Vec::new(),
+        tree: Vec::new(),
     };
-    let t = c.expr(expr);
+    let (t, root) = c.expr(expr);
     let result = c.substitute(&t, true);
     if !c.errors.is_empty() {
         return Err(c.errors);
     }
+    let mut nodes = std::mem::take(&mut c.tree);
+    for n in &mut nodes {
+        n.ty = c.substitute(&n.ty, true);
+    }
+    let typed = Typed { nodes, root };
     let final_types: HashMap<*const Expr, CelType> = c
         .node_types
         .iter()
@@ -152,6 +207,7 @@ pub fn check(expr: &Expr, types: &DeclTypes, vars: &Vars) -> Result<Checked, Vec
     Ok(Checked {
         result,
         program_error,
+        typed,
     })
 }
 
@@ -185,6 +241,7 @@ struct Checker<'t> {
     errors: Vec<CheckError>,
     node_types: HashMap<*const Expr, CelType>,
     undefined_types: Vec<String>,
+    tree: Vec<TNode>,
 }
 
 /// A node of a macro's expansion: the user's sub-expressions and the nodes cel-go adds
@@ -687,25 +744,37 @@ impl<'t> Checker<'t> {
         self.global(name)
     }
 
-    fn expr(&mut self, e: &Expr) -> CelType {
-        let t = self.expr_inner(e);
-        self.record(e, &t);
-        t
+    fn node(&mut self, kind: TKind, ty: &CelType) -> usize {
+        self.tree.push(TNode {
+            kind,
+            ty: ty.clone(),
+        });
+        self.tree.len() - 1
     }
 
-    fn expr_inner(&mut self, e: &Expr) -> CelType {
+    fn expr(&mut self, e: &Expr) -> (CelType, usize) {
+        let (t, kind) = self.expr_inner(e);
+        self.record(e, &t);
+        let id = self.node(kind, &t);
+        (t, id)
+    }
+
+    fn expr_inner(&mut self, e: &Expr) -> (CelType, TKind) {
         match &e.kind {
-            ExprKind::Lit(l) => literal_type(l),
-            ExprKind::Ident(n) => match self.resolve_simple(n) {
-                Some(t) => t,
-                None => {
-                    self.err(
-                        e.offset,
-                        format!("undeclared reference to '{n}' (in container '')"),
-                    );
-                    CelType::Error
-                }
-            },
+            ExprKind::Lit(l) => (literal_type(l), TKind::Lit(l.clone())),
+            ExprKind::Ident(n) => {
+                let t = match self.resolve_simple(n) {
+                    Some(t) => t,
+                    None => {
+                        self.err(
+                            e.offset,
+                            format!("undeclared reference to '{n}' (in container '')"),
+                        );
+                        CelType::Error
+                    }
+                };
+                (t, TKind::Ident(n.trim_start_matches('.').to_string()))
+            }
             ExprKind::Select {
                 operand,
                 field,
@@ -719,14 +788,34 @@ impl<'t> Checker<'t> {
                     let parts: Vec<&str> = q.split('.').collect();
                     let local_first = self.local(parts[0]).is_some() && !parts[0].starts_with('.');
                     if !local_first && let Some(t) = self.global(q.trim_start_matches('.')) {
-                        return t;
+                        return (t, TKind::Ident(q.trim_start_matches('.').to_string()));
                     }
                 }
-                let r = self.select_field(e, operand, field, *optional);
+                let (r, op) = self.select_field(e, operand, field, *optional);
                 if *test_only {
-                    CelType::Bool
+                    let kind = TKind::Select {
+                        operand: op,
+                        field: field.clone(),
+                        test_only: true,
+                    };
+                    (CelType::Bool, kind)
+                } else if *optional {
+                    let name =
+                        self.node(TKind::Lit(Literal::String(field.clone())), &CelType::String);
+                    let kind = TKind::Call {
+                        function: "_?._".into(),
+                        target: None,
+                        args: vec![op, name],
+                        overloads: vec!["select_optional_field"],
+                    };
+                    (self.substitute(&r, false), kind)
                 } else {
-                    self.substitute(&r, false)
+                    let kind = TKind::Select {
+                        operand: op,
+                        field: field.clone(),
+                        test_only: false,
+                    };
+                    (self.substitute(&r, false), kind)
                 }
             }
             ExprKind::Call {
@@ -736,8 +825,10 @@ impl<'t> Checker<'t> {
             } => self.call(e, function, target.as_deref(), args),
             ExprKind::List { elements, optional } => {
                 let mut elem: Option<CelType> = None;
+                let mut ids = Vec::new();
                 for (i, x) in elements.iter().enumerate() {
-                    let mut t = self.expr(x);
+                    let (mut t, id) = self.expr(x);
+                    ids.push(id);
                     if optional.contains(&i) {
                         match t.unwrap_optional() {
                             Some(inner) => t = inner.clone(),
@@ -758,15 +849,17 @@ impl<'t> Checker<'t> {
                     Some(t) => t,
                     None => self.new_var(),
                 };
-                CelType::list(elem)
+                (CelType::list(elem), TKind::List(ids))
             }
             ExprKind::Map { entries } => {
                 let mut kt: Option<CelType> = None;
                 let mut vt: Option<CelType> = None;
+                let mut ids = Vec::new();
                 for (k, v, opt) in entries {
-                    let t = self.expr(k);
+                    let (t, kid) = self.expr(k);
                     kt = Some(self.join(kt, t));
-                    let mut t = self.expr(v);
+                    let (mut t, vid) = self.expr(v);
+                    ids.push((kid, vid));
                     if *opt {
                         match t.unwrap_optional() {
                             Some(inner) => t = inner.clone(),
@@ -783,14 +876,15 @@ impl<'t> Checker<'t> {
                     }
                     vt = Some(self.join(vt, t));
                 }
-                match (kt, vt) {
+                let t = match (kt, vt) {
                     (Some(k), Some(v)) => CelType::map(k, v),
                     _ => {
                         let k = self.new_var();
                         let v = self.new_var();
                         CelType::map(k, v)
                     }
-                }
+                };
+                (t, TKind::Map(ids))
             }
             ExprKind::Struct { name, fields } => {
                 self.err(
@@ -801,14 +895,26 @@ impl<'t> Checker<'t> {
                     ),
                 );
                 let _ = fields;
-                CelType::Error
+                (CelType::Error, TKind::Struct(Vec::new()))
             }
             ExprKind::Bind { var, init, body } => {
-                let t = self.expr(init);
+                let (t, init_id) = self.expr(init);
                 self.scopes.push((var.clone(), t));
-                let r = self.expr(body);
+                let (r, body_id) = self.expr(body);
                 self.scopes.pop();
-                r
+                let empty = self.node(TKind::List(Vec::new()), &CelType::list(CelType::Dyn));
+                let stop = self.node(TKind::Lit(Literal::Bool(false)), &CelType::Bool);
+                let kind = TKind::Compr {
+                    range: empty,
+                    var: "#unused".into(),
+                    var2: None,
+                    accu: var.clone(),
+                    init: init_id,
+                    cond: stop,
+                    step: init_id,
+                    result: body_id,
+                };
+                (r, kind)
             }
             ExprKind::Loop {
                 kind,
@@ -845,8 +951,14 @@ impl<'t> Checker<'t> {
         }
     }
 
-    fn select_field(&mut self, e: &Expr, operand: &Expr, field: &str, optional: bool) -> CelType {
-        let ot = self.expr(operand);
+    fn select_field(
+        &mut self,
+        e: &Expr,
+        operand: &Expr,
+        field: &str,
+        optional: bool,
+    ) -> (CelType, usize) {
+        let (ot, op) = self.expr(operand);
         let ot = self.substitute(&ot, false);
         let (target, was_opt) = match ot.unwrap_optional() {
             Some(inner) => (inner.clone(), true),
@@ -882,11 +994,12 @@ impl<'t> Checker<'t> {
                 CelType::Dyn
             }
         };
-        if was_opt || optional {
+        let t = if was_opt || optional {
             CelType::optional(result)
         } else {
             result
-        }
+        };
+        (t, op)
     }
 
     /// The type of the field `field` (a CEL name) of a schema object; a reserved word also
@@ -908,36 +1021,56 @@ impl<'t> Checker<'t> {
         })
     }
 
-    fn call(&mut self, e: &Expr, f: &str, target: Option<&Expr>, args: &[Expr]) -> CelType {
-        let arg_types: Vec<CelType> = args.iter().map(|a| self.expr(a)).collect();
+    fn call(
+        &mut self,
+        e: &Expr,
+        f: &str,
+        target: Option<&Expr>,
+        args: &[Expr],
+    ) -> (CelType, TKind) {
+        let (arg_types, arg_ids): (Vec<CelType>, Vec<usize>) =
+            args.iter().map(|a| self.expr(a)).unzip();
+        let call = |function: &str, target: Option<usize>, overloads| TKind::Call {
+            function: function.to_string(),
+            target,
+            args: arg_ids.clone(),
+            overloads,
+        };
         let Some(target) = target else {
             let name = f.trim_start_matches('.');
             return match functions().get(name) {
-                Some(fd) => self.resolve(e.offset, name, fd, None, arg_types, args),
+                Some(fd) => {
+                    let (t, ids) = self.resolve(e.offset, name, fd, None, arg_types, args);
+                    (t, call(name, None, ids))
+                }
                 None => {
                     self.err(
                         e.offset,
                         format!("undeclared reference to '{name}' (in container '')"),
                     );
-                    CelType::Error
+                    (CelType::Error, call(name, None, Vec::new()))
                 }
             };
         };
         if let Some(q) = qualified_name(target) {
             let full = format!("{}.{f}", q.trim_start_matches('.'));
             if let Some(fd) = functions().get(full.as_str()) {
-                return self.resolve(e.offset, &full, fd, None, arg_types, args);
+                let (t, ids) = self.resolve(e.offset, &full, fd, None, arg_types, args);
+                return (t, call(&full, None, ids));
             }
         }
-        let tt = self.expr(target);
+        let (tt, target_id) = self.expr(target);
         match functions().get(f) {
-            Some(fd) => self.resolve(e.offset, f, fd, Some(tt), arg_types, args),
+            Some(fd) => {
+                let (t, ids) = self.resolve(e.offset, f, fd, Some(tt), arg_types, args);
+                (t, call(f, Some(target_id), ids))
+            }
             None => {
                 self.err(
                     e.offset,
                     format!("undeclared reference to '{f}' (in container '')"),
                 );
-                CelType::Error
+                (CelType::Error, call(f, Some(target_id), Vec::new()))
             }
         }
     }
@@ -951,7 +1084,7 @@ impl<'t> Checker<'t> {
         target: Option<CelType>,
         args: Vec<CelType>,
         arg_exprs: &[Expr],
-    ) -> CelType {
+    ) -> (CelType, Vec<&'static str>) {
         let member = target.is_some();
         let mut all: Vec<CelType> = target.into_iter().collect();
         all.extend(args);
@@ -966,8 +1099,9 @@ impl<'t> Checker<'t> {
         member: bool,
         mut all: Vec<CelType>,
         arg_exprs: &[Expr],
-    ) -> CelType {
+    ) -> (CelType, Vec<&'static str>) {
         let mut result: Option<CelType> = None;
+        let mut ids = Vec::new();
         for o in overloads {
             if o.member != member {
                 continue;
@@ -984,7 +1118,8 @@ impl<'t> Checker<'t> {
                         bad = true;
                     }
                 }
-                return if bad { CelType::Error } else { CelType::Bool };
+                let t = if bad { CelType::Error } else { CelType::Bool };
+                return (t, vec![o.id]);
             }
             let (args, res) = if o.params.is_empty() {
                 (o.args.clone(), o.result.clone())
@@ -1004,6 +1139,7 @@ impl<'t> Checker<'t> {
             let b: Vec<&CelType> = args.iter().collect();
             if assignable_list(&mut m, &a, &b) {
                 self.mapping = m;
+                ids.push(o.id);
                 let r = self.substitute(&res, false);
                 result = Some(match result {
                     None => r,
@@ -1013,7 +1149,7 @@ impl<'t> Checker<'t> {
             }
         }
         match result {
-            Some(r) => r,
+            Some(r) => (r, ids),
             None => {
                 for t in all.iter_mut() {
                     *t = self.substitute(t, true);
@@ -1029,64 +1165,88 @@ impl<'t> Checker<'t> {
                     offset,
                     format!("found no matching overload for '{name}' applied to '{shown}'"),
                 );
-                CelType::Error
+                (CelType::Error, ids)
             }
         }
     }
 
-    fn low(&mut self, at: u32, l: &Low) -> CelType {
-        match l {
-            Low::Real(e) => self.expr(e),
-            Low::Ident(n) => match self.resolve_simple(n) {
-                Some(t) => t,
-                None => {
-                    self.err(
-                        at,
-                        format!("undeclared reference to '{n}' (in container '')"),
-                    );
-                    CelType::Error
-                }
-            },
-            Low::Lit(lit) => literal_type(lit),
+    fn low(&mut self, at: u32, l: &Low) -> (CelType, usize) {
+        let (t, kind) = match l {
+            Low::Real(e) => return self.expr(e),
+            Low::Ident(n) => {
+                let t = match self.resolve_simple(n) {
+                    Some(t) => t,
+                    None => {
+                        self.err(
+                            at,
+                            format!("undeclared reference to '{n}' (in container '')"),
+                        );
+                        CelType::Error
+                    }
+                };
+                (t, TKind::Ident(n.clone()))
+            }
+            Low::Lit(lit) => (literal_type(lit), TKind::Lit(lit.clone())),
             Low::Call(f, args) => {
-                let ts: Vec<CelType> = args.iter().map(|a| self.low(at, a)).collect();
+                let (ts, arg_ids): (Vec<CelType>, Vec<usize>) =
+                    args.iter().map(|a| self.low(at, a)).unzip();
                 let exprs = self.low_offsets(at, args);
-                match functions().get(f) {
+                let (t, ids) = match functions().get(f) {
                     Some(fd) => self.resolve_types(at, f, fd, false, ts, &exprs),
-                    None => CelType::Error,
-                }
+                    None => (CelType::Error, Vec::new()),
+                };
+                let kind = TKind::Call {
+                    function: f.to_string(),
+                    target: None,
+                    args: arg_ids,
+                    overloads: ids,
+                };
+                (t, kind)
             }
             Low::Member(f, target, args) => {
-                let ts: Vec<CelType> = args.iter().map(|a| self.low(at, a)).collect();
-                let tt = self.low(at, target);
+                let (ts, arg_ids): (Vec<CelType>, Vec<usize>) =
+                    args.iter().map(|a| self.low(at, a)).unzip();
+                let (tt, target_id) = self.low(at, target);
                 let mut all = vec![tt];
                 all.extend(ts);
-                match functions().get(f) {
+                let (t, ids) = match functions().get(f) {
                     Some(fd) => self.resolve_types(at, f, fd, true, all, &[]),
-                    None => CelType::Error,
-                }
+                    None => (CelType::Error, Vec::new()),
+                };
+                let kind = TKind::Call {
+                    function: f.to_string(),
+                    target: Some(target_id),
+                    args: arg_ids,
+                    overloads: ids,
+                };
+                (t, kind)
             }
             Low::List(elems) => {
                 let mut elem: Option<CelType> = None;
+                let mut ids = Vec::new();
                 for x in elems {
-                    let t = self.low(at, x);
+                    let (t, id) = self.low(at, x);
+                    ids.push(id);
                     elem = Some(self.join(elem, t));
                 }
-                match elem {
+                let t = match elem {
                     Some(t) => CelType::list(t),
                     None => {
                         let v = self.new_var();
                         CelType::list(v)
                     }
-                }
+                };
+                (t, TKind::List(ids))
             }
             Low::EmptyMap => {
                 let k = self.new_var();
                 let v = self.new_var();
-                CelType::map(k, v)
+                (CelType::map(k, v), TKind::Map(Vec::new()))
             }
             Low::Compr(c) => self.comprehension(at, c),
-        }
+        };
+        let id = self.node(kind, &t);
+        (t, id)
     }
 
     /// Positions of a lowered call's arguments (for `&&`/`||` argument errors): synthetic
@@ -1106,9 +1266,9 @@ impl<'t> Checker<'t> {
             .collect()
     }
 
-    fn comprehension(&mut self, at: u32, c: &Compr) -> CelType {
-        let range_t = self.low(at, &c.range);
-        let accu_t = self.low(at, &c.init);
+    fn comprehension(&mut self, at: u32, c: &Compr) -> (CelType, TKind) {
+        let (range_t, range) = self.low(at, &c.range);
+        let (accu_t, init) = self.low(at, &c.init);
         let range_t = self.substitute(&range_t, false);
         let scope_base = self.scopes.len();
         self.scopes.push((c.accu.clone(), accu_t.clone()));
@@ -1142,12 +1302,12 @@ impl<'t> Checker<'t> {
         if let Some(v) = &c.var2 {
             self.scopes.push((v.clone(), v2));
         }
-        let cond_t = self.low(at, &c.cond);
+        let (cond_t, cond) = self.low(at, &c.cond);
         if !self.is_assignable(&CelType::Bool, &cond_t) {
             let msg = format!("expected type 'bool' but found '{}'", cond_t.format());
             self.err(low_at(at, &c.cond), msg);
         }
-        let step_t = self.low(at, &c.step);
+        let (step_t, step) = self.low(at, &c.step);
         if !self.is_assignable(&accu_t, &step_t) {
             let msg = format!(
                 "expected type '{}' but found '{}'",
@@ -1158,9 +1318,19 @@ impl<'t> Checker<'t> {
         }
         // Leave the loop's scope (iteration variables) before the result.
         self.scopes.truncate(scope_base + 1);
-        let r = self.low(at, &c.result);
+        let (r, result) = self.low(at, &c.result);
         self.scopes.truncate(scope_base);
-        self.substitute(&r, false)
+        let kind = TKind::Compr {
+            range,
+            var: c.var.clone(),
+            var2: c.var2.clone(),
+            accu: c.accu.clone(),
+            init,
+            cond,
+            step,
+            result,
+        };
+        (self.substitute(&r, false), kind)
     }
 }
 

@@ -2,7 +2,7 @@
 //! check in the rule's environment, require the result type, and create the program.
 
 use super::ast::Expr;
-use super::check::{Vars, check};
+use super::check::{Typed, Vars, check};
 use super::decls::CelType;
 use super::parser::{ParseError, parse, render_errors};
 use super::types::{DeclTypes, TypeId};
@@ -13,6 +13,8 @@ pub struct Program {
     pub expr: Expr,
     /// Whether `oldSelf` is referred to.
     pub uses_old_self: bool,
+    /// The checked expression (for the cost estimate).
+    pub typed: Typed,
 }
 
 /// Why an expression did not compile.
@@ -88,5 +90,6 @@ pub fn compile(
     Ok(Program {
         expr,
         uses_old_self,
+        typed: checked.typed,
     })
 }

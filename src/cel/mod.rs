@@ -7,6 +7,7 @@ pub mod check;
 pub mod compile;
 pub mod cost;
 pub mod decls;
+pub mod estimate;
 pub mod eval;
 pub mod fold;
 pub mod format;
