@@ -13,7 +13,7 @@ pub enum Literal {
 }
 
 /// The macros that iterate over a list or map (cel-go's standard macros, the two-variable
-/// comprehensions and `cel.bind`).
+/// comprehensions, the lists extension's `sortBy`) and the optional macros.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Loop {
     All,
@@ -26,6 +26,14 @@ pub enum Loop {
     TransformList,
     /// `transformMap(k, v, [p,] t)`.
     TransformMap,
+    /// `transformMapEntry(k, v, [p,] {k2: v2})`.
+    TransformMapEntry,
+    /// `opt.optMap(x, t)` (the transform in `transform`).
+    OptMap,
+    /// `opt.optFlatMap(x, t)`.
+    OptFlatMap,
+    /// `list.sortBy(x, key)` (the key in `transform`).
+    SortBy,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -65,6 +73,12 @@ pub enum ExprKind {
         filter: Option<Box<Expr>>,
         /// The transform of map/transformList/transformMap.
         transform: Option<Box<Expr>>,
+    },
+    /// A message construction `a.b.Name{field: value, ?opt: value}` (no message types
+    /// exist in this environment; kept for the checker's errors).
+    Struct {
+        name: String,
+        fields: Vec<(String, Expr, bool)>,
     },
     /// `cel.bind(var, init, body)`.
     Bind {
@@ -124,6 +138,7 @@ impl Expr {
                 init.visit(f);
                 body.visit(f);
             }
+            ExprKind::Struct { fields, .. } => fields.iter().for_each(|(_, v, _)| v.visit(f)),
         }
     }
 

@@ -1,6 +1,7 @@
-//! The Kubernetes CEL libraries as functions over values: URLs (`url`, `isURL`,
-//! `getScheme`...), IPs and CIDRs, quantities, semantic versions and named formats. The
-//! value logic is in [`super::k8s_lib`].
+//! The Kubernetes CEL libraries as overloads over values: URLs, IPs and CIDRs, quantities,
+//! semantic versions and named formats. The dispatcher in [`super::functions`] has already
+//! chosen the overload (by its id) from the runtime argument types; the value logic is in
+//! [`super::k8s_lib`].
 
 use super::eval::{EvalError, EvalResult, Interp, owned};
 use super::k8s_lib as lib;
@@ -11,82 +12,41 @@ fn ext<'a>(e: Ext) -> Val<'a> {
     Val::Ext(Rc::new(e))
 }
 
-fn err<'a>(e: String) -> EvalResult<'a> {
+fn fail<'a>(e: String) -> EvalResult<'a> {
     Err(EvalError::new(e))
 }
 
-fn quantity_arg(v: &Val) -> Option<lib::Quantity> {
+fn text<'b>(v: &'b Val) -> Option<&'b str> {
     match v {
-        Val::Ext(e) => match &**e {
-            Ext::Quantity(q) => Some(q.clone()),
-            _ => None,
-        },
+        Val::Str(s) => Some(s.as_str()),
         _ => None,
     }
 }
 
-/// The Kubernetes library function `f`, or `None` when it is not one.
-pub fn call<'a>(
-    _it: &mut Interp,
-    f: &str,
-    target: Option<&Val<'a>>,
-    args: &[Val<'a>],
-) -> Option<EvalResult<'a>> {
-    let text = |v: &Val| match v {
-        Val::Str(s) => Some(s.as_str().to_string()),
+fn lib_val<'b>(v: &'b Val) -> Option<&'b Ext> {
+    match v {
+        Val::Ext(e) => Some(e),
         _ => None,
-    };
-    let target_ext = target.and_then(|t| match t {
-        Val::Ext(e) => Some(e.clone()),
-        _ => None,
-    });
-    Some(match (f, target_ext.as_deref(), args) {
-        // Constructors and tests.
-        ("url", None, [s]) if target.is_none() => match text(s) {
-            Some(s) => lib::parse_url(&s).map(|u| ext(Ext::Url(u))).or_else(err),
-            None => return None,
-        },
-        ("isURL", None, [s]) if target.is_none() => Ok(Val::Bool(lib::is_url(&text(s)?))),
-        ("ip", None, [s]) if target.is_none() => match text(s) {
-            Some(s) => lib::parse_ip(&s).map(|i| ext(Ext::Ip(i))).or_else(err),
-            None => return None,
-        },
-        ("isIP", None, [s]) if target.is_none() => Ok(Val::Bool(lib::is_ip(&text(s)?))),
-        ("ip.isCanonical", None, [s]) => {
-            lib::ip_is_canonical(&text(s)?).map(Val::Bool).or_else(err)
-        }
-        ("cidr", None, [s]) if target.is_none() => match text(s) {
-            Some(s) => lib::parse_cidr(&s).map(|c| ext(Ext::Cidr(c))).or_else(err),
-            None => return None,
-        },
-        ("isCIDR", None, [s]) if target.is_none() => Ok(Val::Bool(lib::is_cidr(&text(s)?))),
-        ("quantity", None, [s]) if target.is_none() => match text(s) {
-            Some(s) => lib::parse_quantity(&s)
-                .map(|q| ext(Ext::Quantity(q)))
-                .or_else(err),
-            None => return None,
-        },
-        ("isQuantity", None, [s]) if target.is_none() => Ok(Val::Bool(lib::is_quantity(&text(s)?))),
-        ("semver", None, [s, rest @ ..]) if target.is_none() => {
-            let normalize = matches!(rest, [Val::Bool(true)]);
-            match text(s) {
-                Some(s) => lib::parse_semver(&s, normalize)
-                    .map(|v| ext(Ext::Semver(v)))
-                    .or_else(err),
-                None => return None,
-            }
-        }
-        ("isSemver", None, [s, rest @ ..]) if target.is_none() => {
-            let normalize = matches!(rest, [Val::Bool(true)]);
-            Ok(Val::Bool(lib::is_semver(&text(s)?, normalize)))
-        }
-        // URLs.
-        ("getScheme", Some(Ext::Url(u)), []) => Ok(owned(u.scheme())),
-        ("getHost", Some(Ext::Url(u)), []) => Ok(owned(u.host())),
-        ("getHostname", Some(Ext::Url(u)), []) => Ok(owned(u.hostname())),
-        ("getPort", Some(Ext::Url(u)), []) => Ok(owned(u.port())),
-        ("getEscapedPath", Some(Ext::Url(u)), []) => Ok(owned(u.escaped_path())),
-        ("getQuery", Some(Ext::Url(u)), []) => {
+    }
+}
+
+/// The overload `id` of a Kubernetes library applied to `a` (a receiver first), or `None`
+/// when `id` is not one of theirs or the arguments are not of its types.
+pub fn call<'a>(_it: &mut Interp, id: &str, a: &[Val<'a>]) -> Option<EvalResult<'a>> {
+    let e0 = a.first().and_then(lib_val);
+    let e1 = a.get(1).and_then(lib_val);
+    let t0 = a.first().and_then(text);
+    let t1 = a.get(1).and_then(text);
+    Some(match (id, e0, e1) {
+        // ---- URLs
+        ("string_to_url", ..) => lib::parse_url(t0?).map(|u| ext(Ext::Url(u))).or_else(fail),
+        ("is_url_string", ..) => Ok(Val::Bool(lib::is_url(t0?))),
+        ("url_get_scheme", Some(Ext::Url(u)), _) => Ok(owned(u.scheme())),
+        ("url_get_host", Some(Ext::Url(u)), _) => Ok(owned(u.host())),
+        ("url_get_hostname", Some(Ext::Url(u)), _) => Ok(owned(u.hostname())),
+        ("url_get_port", Some(Ext::Url(u)), _) => Ok(owned(u.port())),
+        ("url_get_escaped_path", Some(Ext::Url(u)), _) => Ok(owned(u.escaped_path())),
+        ("url_get_query", Some(Ext::Url(u)), _) => {
             let entries = u
                 .query()
                 .into_iter()
@@ -97,106 +57,127 @@ pub fn call<'a>(
                 .collect();
             Ok(Val::Map(Rc::new(entries)))
         }
-        // IPs and CIDRs.
-        ("family", Some(Ext::Ip(ip)), []) => Ok(Val::Int(lib::family(ip))),
-        ("isUnspecified", Some(Ext::Ip(ip)), []) => Ok(Val::Bool(lib::is_unspecified(ip))),
-        ("isLoopback", Some(Ext::Ip(ip)), []) => Ok(Val::Bool(lib::is_loopback(ip))),
-        ("isLinkLocalMulticast", Some(Ext::Ip(ip)), []) => {
+        // ---- IPs
+        ("string_to_ip", ..) => lib::parse_ip(t0?).map(|i| ext(Ext::Ip(i))).or_else(fail),
+        ("is_ip", ..) => Ok(Val::Bool(lib::is_ip(t0?))),
+        ("ip_is_canonical", ..) => lib::ip_is_canonical(t0?).map(Val::Bool).or_else(fail),
+        ("ip_family", Some(Ext::Ip(ip)), _) => Ok(Val::Int(lib::family(ip))),
+        ("ip_is_unspecified", Some(Ext::Ip(ip)), _) => Ok(Val::Bool(lib::is_unspecified(ip))),
+        ("ip_is_loopback", Some(Ext::Ip(ip)), _) => Ok(Val::Bool(lib::is_loopback(ip))),
+        ("ip_is_link_local_multicast", Some(Ext::Ip(ip)), _) => {
             Ok(Val::Bool(lib::is_link_local_multicast(ip)))
         }
-        ("isLinkLocalUnicast", Some(Ext::Ip(ip)), []) => {
+        ("ip_is_link_local_unicast", Some(Ext::Ip(ip)), _) => {
             Ok(Val::Bool(lib::is_link_local_unicast(ip)))
         }
-        ("isGlobalUnicast", Some(Ext::Ip(ip)), []) => Ok(Val::Bool(lib::is_global_unicast(ip))),
-        ("string", None, [Val::Ext(e)]) => match &**e {
-            Ext::Ip(ip) => Ok(owned(lib::ip_to_string(ip))),
-            Ext::Cidr(c) => Ok(owned(c.to_string())),
-            Ext::Quantity(q) => Ok(owned(q.to_string())),
-            Ext::Semver(v) => Ok(owned(v.to_string())),
-            _ => return None,
-        },
-        ("prefixLength", Some(Ext::Cidr(c)), []) => Ok(Val::Int(c.prefix_length())),
-        ("ip", Some(Ext::Cidr(c)), []) => Ok(ext(Ext::Ip(c.ip()))),
-        ("masked", Some(Ext::Cidr(c)), []) => Ok(ext(Ext::Cidr(c.masked()))),
-        ("containsIP", Some(Ext::Cidr(c)), [arg]) => match arg {
-            Val::Str(s) => c.contains_ip_str(s.as_str()).map(Val::Bool).or_else(err),
-            Val::Ext(e) => match &**e {
-                Ext::Ip(ip) => Ok(Val::Bool(c.contains_ip(ip))),
-                _ => return None,
-            },
-            _ => return None,
-        },
-        ("containsCIDR", Some(Ext::Cidr(c)), [arg]) => match arg {
-            Val::Str(s) => c.contains_cidr_str(s.as_str()).map(Val::Bool).or_else(err),
-            Val::Ext(e) => match &**e {
-                Ext::Cidr(o) => Ok(Val::Bool(c.contains_cidr(o))),
-                _ => return None,
-            },
-            _ => return None,
-        },
-        // Quantities.
-        ("isLessThan", Some(Ext::Quantity(q)), [o]) => {
-            Ok(Val::Bool(q.compare(&quantity_arg(o)?).is_lt()))
+        ("ip_is_global_unicast", Some(Ext::Ip(ip)), _) => Ok(Val::Bool(lib::is_global_unicast(ip))),
+        ("ip_to_string", Some(Ext::Ip(ip)), _) => Ok(owned(lib::ip_to_string(ip))),
+        // ---- CIDRs
+        ("string_to_cidr", ..) => lib::parse_cidr(t0?)
+            .map(|c| ext(Ext::Cidr(c)))
+            .or_else(fail),
+        ("is_cidr", ..) => Ok(Val::Bool(lib::is_cidr(t0?))),
+        ("cidr_to_string", Some(Ext::Cidr(c)), _) => Ok(owned(c.to_string())),
+        ("cidr_ip", Some(Ext::Cidr(c)), _) => Ok(ext(Ext::Ip(c.ip()))),
+        ("cidr_masked", Some(Ext::Cidr(c)), _) => Ok(ext(Ext::Cidr(c.masked()))),
+        ("cidr_prefix_length", Some(Ext::Cidr(c)), _) => Ok(Val::Int(c.prefix_length())),
+        ("cidr_contains_ip_string", Some(Ext::Cidr(c)), _) => {
+            c.contains_ip_str(t1?).map(Val::Bool).or_else(fail)
         }
-        ("isGreaterThan", Some(Ext::Quantity(q)), [o]) => {
-            Ok(Val::Bool(q.compare(&quantity_arg(o)?).is_gt()))
+        ("cidr_contains_ip_ip", Some(Ext::Cidr(c)), Some(Ext::Ip(ip))) => {
+            Ok(Val::Bool(c.contains_ip(ip)))
         }
-        ("compareTo", Some(Ext::Quantity(q)), [o]) => {
-            Ok(Val::Int(q.compare(&quantity_arg(o)?) as i64))
+        ("cidr_contains_cidr_string", Some(Ext::Cidr(c)), _) => {
+            c.contains_cidr_str(t1?).map(Val::Bool).or_else(fail)
         }
-        ("sign", Some(Ext::Quantity(q)), []) => Ok(Val::Int(q.sign())),
-        ("isInteger", Some(Ext::Quantity(q)), []) => Ok(Val::Bool(q.is_integer())),
-        ("asInteger", Some(Ext::Quantity(q)), []) => q.as_integer().map(Val::Int).or_else(err),
-        ("asApproximateFloat", Some(Ext::Quantity(q)), []) => {
+        ("cidr_contains_cidr", Some(Ext::Cidr(c)), Some(Ext::Cidr(o))) => {
+            Ok(Val::Bool(c.contains_cidr(o)))
+        }
+        // ---- quantities
+        ("string_to_quantity", ..) => lib::parse_quantity(t0?)
+            .map(|q| ext(Ext::Quantity(q)))
+            .or_else(fail),
+        ("is_quantity_string", ..) => Ok(Val::Bool(lib::is_quantity(t0?))),
+        ("quantity_sign", Some(Ext::Quantity(q)), _) => Ok(Val::Int(q.sign())),
+        ("quantity_is_integer", Some(Ext::Quantity(q)), _) => Ok(Val::Bool(q.is_integer())),
+        ("quantity_get_int", Some(Ext::Quantity(q)), _) => {
+            q.as_integer().map(Val::Int).or_else(fail)
+        }
+        ("quantity_get_float", Some(Ext::Quantity(q)), _) => {
             Ok(Val::Double(q.as_approximate_float()))
         }
-        ("add" | "sub", Some(Ext::Quantity(q)), [o]) => {
-            let r = match (f, o) {
-                ("add", Val::Int(i)) => q.add_int(*i),
-                ("sub", Val::Int(i)) => q.sub_int(*i),
-                ("add", other) => q.add(&quantity_arg(other)?),
-                (_, other) => q.sub(&quantity_arg(other)?),
+        ("quantity_is_less_than", Some(Ext::Quantity(q)), Some(Ext::Quantity(o))) => {
+            Ok(Val::Bool(q.compare(o).is_lt()))
+        }
+        ("quantity_is_greater_than", Some(Ext::Quantity(q)), Some(Ext::Quantity(o))) => {
+            Ok(Val::Bool(q.compare(o).is_gt()))
+        }
+        ("quantity_compare_to", Some(Ext::Quantity(q)), Some(Ext::Quantity(o))) => {
+            Ok(Val::Int(q.compare(o) as i64))
+        }
+        ("quantity_add", Some(Ext::Quantity(q)), Some(Ext::Quantity(o))) => {
+            q.add(o).map(|q| ext(Ext::Quantity(q))).or_else(fail)
+        }
+        ("quantity_sub", Some(Ext::Quantity(q)), Some(Ext::Quantity(o))) => {
+            q.sub(o).map(|q| ext(Ext::Quantity(q))).or_else(fail)
+        }
+        ("quantity_add_int" | "quantity_sub_int", Some(Ext::Quantity(q)), _) => {
+            let Some(Val::Int(i)) = a.get(1) else {
+                return None;
             };
-            r.map(|q| ext(Ext::Quantity(q))).or_else(err)
+            let r = if id == "quantity_add_int" {
+                q.add_int(*i)
+            } else {
+                q.sub_int(*i)
+            };
+            r.map(|q| ext(Ext::Quantity(q))).or_else(fail)
         }
-        // Semantic versions.
-        ("major", Some(Ext::Semver(v)), []) => Ok(Val::Int(v.major())),
-        ("minor", Some(Ext::Semver(v)), []) => Ok(Val::Int(v.minor())),
-        ("patch", Some(Ext::Semver(v)), []) => Ok(Val::Int(v.patch())),
-        ("isLessThan" | "isGreaterThan" | "compareTo", Some(Ext::Semver(v)), [o]) => {
-            let Val::Ext(oe) = o else { return None };
-            let Ext::Semver(ov) = &**oe else { return None };
-            let c = v.compare(ov);
-            Ok(match f {
-                "isLessThan" => Val::Bool(c.is_lt()),
-                "isGreaterThan" => Val::Bool(c.is_gt()),
-                _ => Val::Int(c as i64),
-            })
+        // ---- semantic versions
+        ("string_to_semver" | "string_bool_to_semver", ..) => {
+            let normalize = matches!(a.get(1), Some(Val::Bool(true)));
+            lib::parse_semver(t0?, normalize)
+                .map(|v| ext(Ext::Semver(v)))
+                .or_else(fail)
         }
-        // Named formats: format.dns1123Label(), format.named("...").
-        ("format.named", None, [s]) => {
-            let name = text(s)?;
-            Ok(if lib::format_names().contains(&name.as_str()) {
-                Val::Optional(Some(Rc::new(ext(Ext::Format(name)))))
+        ("is_semver_string" | "is_semver_string_bool", ..) => {
+            let normalize = matches!(a.get(1), Some(Val::Bool(true)));
+            Ok(Val::Bool(lib::is_semver(t0?, normalize)))
+        }
+        ("semver_major", Some(Ext::Semver(v)), _) => Ok(Val::Int(v.major())),
+        ("semver_minor", Some(Ext::Semver(v)), _) => Ok(Val::Int(v.minor())),
+        ("semver_patch", Some(Ext::Semver(v)), _) => Ok(Val::Int(v.patch())),
+        ("semver_is_less_than", Some(Ext::Semver(v)), Some(Ext::Semver(o))) => {
+            Ok(Val::Bool(v.compare(o).is_lt()))
+        }
+        ("semver_is_greater_than", Some(Ext::Semver(v)), Some(Ext::Semver(o))) => {
+            Ok(Val::Bool(v.compare(o).is_gt()))
+        }
+        ("semver_compare_to", Some(Ext::Semver(v)), Some(Ext::Semver(o))) => {
+            Ok(Val::Int(v.compare(o) as i64))
+        }
+        // ---- named formats
+        ("format-named", ..) => {
+            let name = t0?;
+            Ok(if lib::format_names().contains(&name) {
+                Val::Optional(Some(Rc::new(ext(Ext::Format(name.to_string())))))
             } else {
                 Val::Optional(None)
             })
         }
-        (name, None, []) if name.starts_with("format.") => {
-            let n = &name["format.".len()..];
-            if !lib::format_names().contains(&n) {
-                return None;
-            }
-            Ok(ext(Ext::Format(n.to_string())))
-        }
-        ("validate", Some(Ext::Format(name)), [s]) => {
-            let s = text(s)?;
-            Ok(match lib::format_validate(name, &s) {
+        ("format-validate", Some(Ext::Format(name)), _) => {
+            Ok(match lib::format_validate(name, t1?) {
                 None => Val::Optional(None),
                 Some(errs) => Val::Optional(Some(Rc::new(Val::List(Rc::new(
                     errs.into_iter().map(owned).collect(),
                 ))))),
             })
+        }
+        (name, ..) if name.starts_with("format.") => {
+            let n = &name["format.".len()..];
+            if !lib::format_names().contains(&n) {
+                return None;
+            }
+            Ok(ext(Ext::Format(n.to_string())))
         }
         _ => return None,
     })

@@ -1457,9 +1457,10 @@ impl Cidr {
             (self.addr, other.addr),
             (IpAddr::V4(_), IpAddr::V4(_)) | (IpAddr::V6(_), IpAddr::V6(_))
         );
-        // Go compares `Masked()` with `PrefixFrom(other.Addr(), bits)`, which is not masked:
-        // the other address must have no bits set past this prefix length.
-        same_family && self.bits <= other.bits && other.addr == mask_addr(&self.addr, self.bits)
+        // netip's `Overlaps` (both masked to the shorter prefix) and a prefix no longer.
+        same_family
+            && self.bits <= other.bits
+            && mask_addr(&other.addr, self.bits) == mask_addr(&self.addr, self.bits)
     }
 
     /// `<CIDR>.containsCIDR(<string>)`: the parse error of the string propagates.
@@ -2229,6 +2230,22 @@ const FORMAT_NAMES: &[&str] = &[
     "date",
     "datetime",
 ];
+
+/// The `MaxRegexSize` of a named format (for the cost of `validate`).
+pub fn format_max_regex_size(name: &str) -> u64 {
+    match name {
+        "dns1123Label" | "dns1035Label" | "dns1123LabelPrefix" | "dns1035LabelPrefix" => 30,
+        "dns1123Subdomain" | "qualifiedName" | "dns1123SubdomainPrefix" => 60,
+        "labelValue" => 40,
+        "uri" => 1103,
+        // len(strfmt.UUIDPattern)
+        "uuid" => 70,
+        "byte" => 84,
+        // len(strfmt.DateTimePattern)
+        "date" | "datetime" => 71,
+        _ => 0,
+    }
+}
 
 /// Names accepted by `format.named(name)` (each also exists as `format.<name>()`).
 pub fn format_names() -> &'static [&'static str] {

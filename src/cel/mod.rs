@@ -4,11 +4,21 @@
 
 pub mod ast;
 pub mod check;
+pub mod compile;
 pub mod cost;
+pub mod decls;
+pub mod estimate;
 pub mod eval;
+pub mod fold;
+pub mod format;
+pub mod functions;
 pub mod k8s_fns;
 pub mod k8s_lib;
+pub mod lexer;
+pub mod lists;
 pub mod parser;
 pub mod stdlib;
+pub mod strings;
+pub mod time;
 pub mod types;
 pub mod value;

@@ -40,6 +40,10 @@ pub struct TypeNode {
     pub max_properties: Option<i64>,
     /// `x-kubernetes-list-type` (`set`, `map`, or absent).
     pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`.
+    pub map_keys: Vec<String>,
+    /// The schema's `format`.
+    pub schema_format: String,
     /// The declared type's `MaxElements` as kube-apiserver estimates it for cost estimation:
     /// list items, map entries, string/bytes length (0 for objects and scalars).
     pub max_elements: u64,
@@ -59,6 +63,16 @@ impl DeclTypes {
         let mut nodes = Vec::new();
         let root = build(schema, &mut nodes, true);
         DeclTypes { nodes, root }
+    }
+
+    /// No schema at all (for evaluating constants).
+    pub fn empty() -> DeclTypes {
+        DeclTypes::new(&Props::default())
+    }
+
+    /// Whether the API server exposes the node to CEL (it has a CEL type).
+    pub fn exposed(&self, id: TypeId) -> bool {
+        self.node(id).min_size.is_some()
     }
 
     pub fn root(&self) -> TypeId {
@@ -124,9 +138,8 @@ fn build(s: &Props, nodes: &mut Vec<TypeNode>, root: bool) -> TypeId {
                 } else if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
                     elem = Some(build(a, nodes, false));
                     Kind::Map
-                } else if s.x_preserve_unknown_fields == Some(true) && !s.x_embedded_resource {
-                    Kind::Any
                 } else {
+                    // Objects preserving unknown fields expose no fields to CEL.
                     Kind::Object
                 }
             }
@@ -257,6 +270,8 @@ fn meta_facts(n: &mut TypeNode) {
     n.max_items = None;
     n.max_properties = None;
     n.list_type = None;
+    n.map_keys = Vec::new();
+    n.schema_format = String::new();
 }
 
 fn leaf(nodes: &mut Vec<TypeNode>, kind: Kind, ty: &str) -> TypeId {
@@ -270,6 +285,8 @@ fn leaf(nodes: &mut Vec<TypeNode>, kind: Kind, ty: &str) -> TypeId {
         max_items: None,
         max_properties: None,
         list_type: None,
+        map_keys: Vec::new(),
+        schema_format: String::new(),
         max_elements: MAX_STRING_PER_REQUEST,
         min_size: Some(2),
     });
@@ -295,6 +312,8 @@ fn push(
         max_items: s.max_items,
         max_properties: s.max_properties,
         list_type: s.x_list_type.clone(),
+        map_keys: s.x_list_map_keys.clone(),
+        schema_format: s.format.clone(),
         max_elements,
         min_size,
     });
@@ -335,6 +354,40 @@ pub fn unescape_field(name: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(rest);
     out.into()
+}
+
+/// The CEL name of a JSON property (kube-apiserver's `Escape`): reserved words become
+/// `__word__`; `__`, `.`, `-`, `/` become `__underscores__`, `__dot__`, `__dash__`,
+/// `__slash__`; `None` when the name cannot be expressed (empty, leading digit, other
+/// characters).
+pub fn escape_field(name: &str) -> Option<String> {
+    let first = *name.as_bytes().first()?;
+    if first.is_ascii_digit() {
+        return None;
+    }
+    if RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut out = String::with_capacity(name.len());
+    let b = name.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'_' && b.get(i + 1) == Some(&b'_') {
+            out.push_str("__underscores__");
+            i += 2;
+            continue;
+        }
+        match c {
+            b'.' => out.push_str("__dot__"),
+            b'-' => out.push_str("__dash__"),
+            b'/' => out.push_str("__slash__"),
+            c if c.is_ascii_alphanumeric() || c == b'_' => out.push(c as char),
+            _ => return None,
+        }
+        i += 1;
+    }
+    Some(out)
 }
 
 /// Whether a JSON property name can be reached from CEL (after escaping).

@@ -4,8 +4,7 @@
 //! Estimated costs are checked by [`crate::cel::cost`].
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
-use crate::cel::check::{Ty, check, of_node};
-use crate::cel::parser::{parse, render_error, render_errors};
+use crate::cel::compile::compile;
 use crate::cel::types::{DeclTypes, TypeId};
 use crate::gofmt;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool, ValidationRule};
@@ -239,77 +238,25 @@ fn rule(
     if rule_text.is_empty() {
         return;
     }
-    let self_ty = of_node(types, t);
-    // Compilation and the result type.
-    let expr = match parse(&r.rule) {
-        Ok(e) => e,
-        Err(errs) => {
-            out.push(Cause::invalid(
-                at.child("rule"),
-                rendered(r),
-                format!("compilation failed: {}", render_errors(&r.rule, &errs)),
-            ));
-            return;
-        }
-    };
-    let uses_old_self = expr.references("oldSelf");
-    let old_ty = if r.optional_old_self == Some(true) {
-        Ty::Optional(Box::new(self_ty.clone()))
-    } else {
-        self_ty.clone()
-    };
-    let vars = [("self", self_ty.clone()), ("oldSelf", old_ty)];
-    let vars: &[(&str, Ty)] = if uses_old_self { &vars } else { &vars[..1] };
-    match check(&expr, types, vars) {
-        Err(errs) => {
-            let text: Vec<String> = errs
-                .iter()
-                .map(|e| render_error(&r.rule, e.offset, &e.message))
-                .collect();
-            out.push(Cause::invalid(
-                at.child("rule"),
-                rendered(r),
-                format!("compilation failed: {}", text.join("\n")),
-            ));
-        }
-        Ok(ty) if !matches!(ty, Ty::Bool | Ty::Dyn) => {
-            out.push(Cause::invalid(
-                at.child("rule"),
-                rendered(r),
-                "cel expression must evaluate to a bool",
-            ));
-        }
-        Ok(_) => {}
-    }
-    if !r.message_expression.trim().is_empty() {
-        match parse(&r.message_expression) {
-            Err(errs) => out.push(Cause::invalid(
-                at.child("messageExpression"),
-                rendered(r),
-                format!(
-                    "messageExpression compilation failed: {}",
-                    render_errors(&r.message_expression, &errs)
-                ),
-            )),
-            Ok(me) => match check(&me, types, &vars[..1]) {
-                Err(errs) => {
-                    let text: Vec<String> = errs
-                        .iter()
-                        .map(|e| render_error(&r.message_expression, e.offset, &e.message))
-                        .collect();
-                    out.push(Cause::invalid(
-                        at.child("messageExpression"),
-                        rendered(r),
-                        format!("messageExpression compilation failed: {}", text.join("\n")),
-                    ));
-                }
-                Ok(ty) if !matches!(ty, Ty::String | Ty::Dyn) => out.push(Cause::invalid(
+    let optional = r.optional_old_self == Some(true);
+    let mut uses_old_self = false;
+    match compile(&r.rule, types, t, optional, false) {
+        Err(e) => out.push(Cause::invalid(
+            at.child("rule"),
+            rendered(r),
+            e.rule_detail(),
+        )),
+        Ok(p) => {
+            uses_old_self = p.uses_old_self;
+            if !r.message_expression.is_empty()
+                && let Err(e) = compile(&r.message_expression, types, t, optional, true)
+            {
+                out.push(Cause::invalid(
                     at.child("messageExpression"),
                     rendered(r),
-                    "messageExpression must evaluate to a string",
-                )),
-                Ok(_) => {}
-            },
+                    e.message_expression_detail(),
+                ));
+            }
         }
     }
     if uses_old_self {

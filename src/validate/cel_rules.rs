@@ -6,8 +6,8 @@
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::cel::ast::Expr;
+use crate::cel::compile::compile;
 use crate::cel::eval::{COST_LIMIT_EXCEEDED, Interp};
-use crate::cel::parser;
 use crate::cel::types::{DeclTypes, Kind, TypeId};
 use crate::cel::value::Val;
 use crate::schema::{Props, SchemaOrBool, ValidationRule};
@@ -54,12 +54,22 @@ pub struct Outcome {
     pub not_evaluated: usize,
 }
 
-fn compile_rule(r: &ValidationRule) -> CompiledRule {
-    let expr = parser::parse(&r.rule).map_err(|e| parser::render_errors(&r.rule, &e));
-    let uses_old_self = expr.as_ref().is_ok_and(|e| e.references("oldSelf"));
-    let message_expr = (!r.message_expression.trim().is_empty())
-        .then(|| parser::parse(&r.message_expression).ok())
-        .flatten();
+fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId) -> CompiledRule {
+    let optional = r.optional_old_self == Some(true);
+    let compiled = if r.rule.trim().is_empty() {
+        Err(String::new())
+    } else {
+        compile(&r.rule, types, t, optional, false).map_err(|e| e.rule_detail())
+    };
+    let uses_old_self = compiled.as_ref().is_ok_and(|p| p.uses_old_self);
+    let message_expr = match &compiled {
+        Ok(_) if !r.message_expression.is_empty() => {
+            compile(&r.message_expression, types, t, optional, true)
+                .ok()
+                .map(|p| p.expr)
+        }
+        _ => None,
+    };
     let reason = r
         .reason
         .as_deref()
@@ -67,7 +77,7 @@ fn compile_rule(r: &ValidationRule) -> CompiledRule {
         .unwrap_or(ErrorType::Invalid);
     CompiledRule {
         rule: r.clone(),
-        expr,
+        expr: compiled.map(|p| p.expr),
         message_expr,
         uses_old_self,
         reason,
@@ -139,7 +149,11 @@ fn collect(s: &Props, t: TypeId, types: &DeclTypes, rules: &mut Vec<Vec<Compiled
     if rules.len() <= t as usize {
         rules.resize_with(t as usize + 1, Vec::new);
     }
-    rules[t as usize] = s.x_validations.iter().map(compile_rule).collect();
+    rules[t as usize] = s
+        .x_validations
+        .iter()
+        .map(|r| compile_rule(r, types, t))
+        .collect();
     let n = types.node(t);
     match n.kind {
         Kind::Object => {
@@ -225,11 +239,12 @@ impl Run<'_> {
             }
             let expr = match &r.expr {
                 Ok(e) => e,
+                Err(e) if e.is_empty() => continue,
                 Err(e) => {
                     self.out.causes.push(Cause::invalid(
                         path.clone(),
                         schema_type.clone(),
-                        format!("rule compile error: compilation failed: {e}"),
+                        format!("rule compile error: {e}"),
                     ));
                     continue;
                 }
@@ -247,28 +262,39 @@ impl Run<'_> {
             let mut it = Interp::new(types, PER_CALL_LIMIT);
             let result = it.eval(expr, &mut env);
             self.budget -= it.cost as i64;
+            if self.budget < 0 {
+                self.out.causes.push(Cause::invalid(
+                    path.clone(),
+                    schema_type.clone(),
+                    "validation failed due to running out of cost budget, no further validation rules will be run",
+                ));
+                self.stopped = true;
+                return;
+            }
             match result {
-                Err(e) if e.0 == COST_LIMIT_EXCEEDED => {
+                Err(e) if e.0.starts_with(COST_LIMIT_EXCEEDED) => {
                     self.out.causes.push(Cause::invalid(
                         path.clone(),
                         schema_type.clone(),
                         format!(
                             "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
                             e.0,
-                            message_or_default(&r.rule)
+                            error_string(&r.rule)
                         ),
                     ));
                     self.stopped = true;
                     return;
                 }
-                _ if self.budget < 0 => {
+                Err(e) if e.0.starts_with("no such overload") => {
                     self.out.causes.push(Cause::invalid(
                         path.clone(),
                         schema_type.clone(),
-                        "validation failed due to running out of cost budget, no further validation rules will be run",
+                        format!(
+                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                            e.0,
+                            error_string(&r.rule)
+                        ),
                     ));
-                    self.stopped = true;
-                    return;
                 }
                 Err(e) if e.0.starts_with(UNSUPPORTED_PREFIX) => {
                     self.out.not_evaluated += 1;
@@ -286,13 +312,24 @@ impl Run<'_> {
                 }
                 Ok(Val::Bool(true)) => {}
                 Ok(Val::Bool(false)) => {
-                    let message = self.message(r, this, &mut env);
                     let field = match field_path(&r.rule.field_path) {
                         Some(suffix) if path.is_root() => {
                             Path::from_rendered(suffix.trim_start_matches('.'))
                         }
                         Some(suffix) => Path::from_rendered(format!("{path}{suffix}")),
                         None => path.clone(),
+                    };
+                    let message = match self.message(r, &mut env) {
+                        Ok(m) => m,
+                        Err(detail) => {
+                            self.out.causes.push(Cause::invalid(
+                                field,
+                                schema_type.clone(),
+                                detail,
+                            ));
+                            self.stopped = true;
+                            return;
+                        }
                     };
                     let value = match obj {
                         Value::Object(_) | Value::Array(_) => BadValue::Omit,
@@ -319,26 +356,39 @@ impl Run<'_> {
         }
     }
 
-    /// The message of a failed rule: its messageExpression's result when that gives a
-    /// non-empty one-line string, else the message or `failed rule: <rule>`.
+    /// The message of a failed rule: its messageExpression's result (trimmed) when that
+    /// gives a non-empty one-line string of at most 5 KiB, else the message or
+    /// `failed rule: <rule>`. `Err`: the detail of the error that stops the validation (the
+    /// cost limit or the budget exceeded by the messageExpression).
     fn message<'a>(
         &mut self,
         r: &'a CompiledRule,
-        _this: Val,
         env: &mut Vec<(&'a str, Val)>,
-    ) -> String {
+    ) -> Result<String, String> {
         if let Some(me) = &r.message_expr {
             let mut it = Interp::new(&self.v.types, PER_CALL_LIMIT);
             let result = it.eval(me, env);
             self.budget -= it.cost as i64;
-            if let Ok(Val::Str(s)) = result {
-                let s = s.as_str();
-                if !s.trim().is_empty() && !s.contains(['\n', '\r']) {
-                    return s.to_string();
+            if self.budget < 0 {
+                return Err("messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".to_string());
+            }
+            match result {
+                Err(e) if e.0.starts_with(COST_LIMIT_EXCEEDED) => {
+                    return Err(format!(
+                        "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                        crate::gofmt::quote(&r.rule.message_expression)
+                    ));
                 }
+                Ok(Val::Str(s)) => {
+                    let s = s.as_str().trim();
+                    if !s.is_empty() && s.len() <= 5 * 1024 && !s.contains('\n') {
+                        return Ok(s.to_string());
+                    }
+                }
+                _ => {}
             }
         }
-        message_or_default(&r.rule)
+        Ok(message_or_default(&r.rule))
     }
 }
 
@@ -428,19 +478,19 @@ mod tests {
     }
 
     #[test]
-    fn transition_and_unsupported_rules_are_counted_not_judged() {
+    fn transition_rules_are_counted_and_compile_errors_reported() {
         let v = validator(json!([
             {"rule": "self == oldSelf"},
             {"rule": "self.frobnicate()"}
         ]));
         let o = v.validate(&json!({"spec": {"m": {"a": "b"}}}));
-        assert_eq!(o.not_evaluated, 2);
+        assert_eq!(o.not_evaluated, 1);
         assert_eq!(o.causes.len(), 1);
-        assert_eq!(o.causes[0].kind, ErrorType::Internal);
+        assert_eq!(o.causes[0].kind, ErrorType::Invalid);
+        let detail = &o.causes[0].detail;
         assert!(
-            o.causes[0]
-                .detail
-                .contains("function 'frobnicate' is not supported")
+            detail.starts_with("rule compile error: compilation failed: ERROR: <input>:1:16: undeclared reference to 'frobnicate'"),
+            "{detail}"
         );
     }
 }

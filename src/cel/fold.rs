@@ -1,0 +1,136 @@
+//! What cel-go does when it creates a program with `OptOptimize`: conversions of constants
+//! (`int('x')`, `string(b'\xff')`...) are evaluated, and constant regular expressions of
+//! `find`/`findAll` are compiled; an error there fails program creation
+//! (`program instantiation failed: ...`).
+
+use super::ast::{Expr, ExprKind, Literal};
+use super::eval::{Env, Interp};
+use super::types::DeclTypes;
+use std::sync::OnceLock;
+
+const CONVERSIONS: [&str; 10] = [
+    "bool",
+    "bytes",
+    "double",
+    "duration",
+    "dyn",
+    "int",
+    "string",
+    "timestamp",
+    "type",
+    "uint",
+];
+
+fn no_types() -> &'static DeclTypes {
+    static EMPTY: OnceLock<DeclTypes> = OnceLock::new();
+    EMPTY.get_or_init(DeclTypes::empty)
+}
+
+/// Evaluates `f(literal)` (the duration and timestamp literal validators).
+pub fn eval_conversion(f: &str, lit: &Literal) -> Result<(), String> {
+    let e = Expr::new(
+        0,
+        ExprKind::Call {
+            function: f.to_string(),
+            target: None,
+            args: vec![Expr::new(0, ExprKind::Lit(lit.clone()))],
+        },
+    );
+    let mut it = Interp::new(no_types(), u64::MAX);
+    let mut env: Env = Vec::new();
+    it.eval(&e, &mut env).map(|_| ()).map_err(|e| e.0)
+}
+
+/// The first error of program creation, in planning order.
+pub fn constant_errors(e: &Expr) -> Option<String> {
+    fold(e).err()
+}
+
+/// Whether the expression is a constant after folding, or the planning error.
+fn fold(e: &Expr) -> Result<bool, String> {
+    match &e.kind {
+        ExprKind::Lit(_) => Ok(true),
+        ExprKind::Ident(_) => Ok(false),
+        ExprKind::List { elements, .. } => {
+            let mut all = true;
+            for x in elements {
+                all &= fold(x)?;
+            }
+            Ok(all)
+        }
+        ExprKind::Map { entries } => {
+            let mut all = true;
+            for (k, v, _) in entries {
+                all &= fold(k)?;
+                all &= fold(v)?;
+            }
+            Ok(all)
+        }
+        ExprKind::Select { operand, .. } => {
+            fold(operand)?;
+            Ok(false)
+        }
+        ExprKind::Struct { fields, .. } => {
+            for (_, v, _) in fields {
+                fold(v)?;
+            }
+            Ok(false)
+        }
+        ExprKind::Bind { init, body, .. } => {
+            fold(init)?;
+            fold(body)?;
+            Ok(false)
+        }
+        ExprKind::Loop {
+            range,
+            filter,
+            transform,
+            ..
+        } => {
+            fold(range)?;
+            if let Some(p) = filter {
+                fold(p)?;
+            }
+            if let Some(t) = transform {
+                fold(t)?;
+            }
+            Ok(false)
+        }
+        ExprKind::Call {
+            function,
+            target,
+            args,
+        } => {
+            if let Some(t) = target {
+                fold(t)?;
+            }
+            let mut consts = Vec::with_capacity(args.len());
+            for a in args {
+                consts.push(fold(a)?);
+            }
+            if target.is_none()
+                && args.len() == 1
+                && consts[0]
+                && CONVERSIONS.contains(&function.as_str())
+            {
+                let mut it = Interp::new(no_types(), u64::MAX);
+                let mut env: Env = Vec::new();
+                return match it.eval(e, &mut env) {
+                    Ok(_) => Ok(true),
+                    Err(err) => Err(err.0),
+                };
+            }
+            if target.is_some()
+                && matches!(function.as_str(), "find" | "findAll" | "matches")
+                && let Some(Expr {
+                    kind: ExprKind::Lit(Literal::String(p)),
+                    ..
+                }) = args.first()
+                && let Err(err) = crate::validate::goregex::compile(p)
+            {
+                return Err(err.to_string());
+            }
+            Ok(false)
+        }
+    }
+}
