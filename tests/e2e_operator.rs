@@ -583,6 +583,45 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
     let (status, log) = c.terminate();
     assert!(status.success(), "{log}");
     assert!(error_lines(&log).is_empty(), "{log}");
+    // A token file is read again when it changes (kube re-reads it after a minute): the
+    // controller starts with a wrong token and works once the file holds a right one.
+    admin
+        .delete(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{CRD}"))
+        .unwrap();
+    let token_file = env.run_dir.join("token");
+    std::fs::write(&token_file, "not-a-valid-token").unwrap();
+    let token_kc = env.run_dir.join("token-file.kubeconfig");
+    std::fs::write(
+        &token_kc,
+        json!({"apiVersion": "v1", "kind": "Config", "current-context": "t",
+            "clusters": [{"name": "t", "cluster": {"server": env.server,
+                "certificate-authority-data": base64(&std::fs::read(&env.ca).unwrap())}}],
+            "users": [{"name": "t", "user": {"tokenFile": token_file.display().to_string()}}],
+            "contexts": [{"name": "t", "context": {"cluster": "t", "user": "t"}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let token_kc_s = token_kc.display().to_string();
+    let c = controller(
+        &env.run_dir,
+        "token-file",
+        &["--kubeconfig", &token_kc_s],
+        &[],
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        report(admin, CRD).is_err(),
+        "a report written with a wrong token"
+    );
+    std::fs::write(&token_file, &env.admin_token).unwrap();
+    wait_for_at_most(
+        "a report once the token file holds a valid token",
+        Duration::from_secs(120),
+        &mut || report(admin, CRD).ok(),
+    );
+    let (status, log) = c.terminate();
+    assert!(status.success(), "{log}");
+
     // Leader election asked for where its namespace does not exist: one clear line, exit 2.
     let mut c = controller(
         &env.run_dir,
