@@ -178,9 +178,9 @@ impl<'t> Interp<'t> {
             } => {
                 if !*test_only
                     && !*optional
+                    && root_ident(e).is_some_and(|r| !env.iter().any(|(n, _)| *n == r))
                     && let Some(q) = qualified_name(e)
                     && TYPE_VALUES.contains(&q.as_str())
-                    && root_ident(e).is_some_and(|r| !env.iter().any(|(n, _)| *n == r))
                 {
                     self.charge(1)?;
                     return Ok(Val::Type(Rc::from(q.as_str())));
@@ -351,8 +351,8 @@ impl<'t> Interp<'t> {
         let mut name = std::borrow::Cow::Borrowed(function);
         let mut target = target;
         if let Some(t) = target
-            && let Some(q) = qualified_name(t)
             && root_ident(t).is_some_and(|r| !env.iter().any(|(n, _)| *n == r))
+            && let Some(q) = qualified_name(t)
         {
             let full = format!("{q}.{function}");
             if super::decls::functions().contains_key(full.as_str()) {

@@ -334,7 +334,10 @@ pub fn child_type(types: &DeclTypes, t: TypeId, key: &str) -> Option<TypeId> {
 }
 
 /// The JSON key a CEL key names in an object (kube-apiserver's `Unescape`).
-pub fn unescape_key(k: &str) -> Option<String> {
+pub fn unescape_key(k: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !k.contains("__") {
+        return Some(std::borrow::Cow::Borrowed(k));
+    }
     let mut out = String::with_capacity(k.len());
     let mut rest = k;
     while let Some(i) = rest.find("__") {
@@ -366,7 +369,7 @@ pub fn unescape_key(k: &str) -> Option<String> {
         rest = &after[end + 2..];
     }
     out.push_str(rest);
-    Some(out)
+    Some(std::borrow::Cow::Owned(out))
 }
 
 fn num_cmp(a: &Val, b: &Val) -> Option<Ordering> {
@@ -580,15 +583,16 @@ pub fn map_find<'a>(m: &Val<'a>, key: &Val, types: &DeclTypes) -> Option<Result<
             let k = if is_object {
                 unescape_key(s.as_str())?
             } else {
-                s.as_str().to_string()
+                std::borrow::Cow::Borrowed(s.as_str())
             };
-            let raw = obj.get(&k)?;
+            let k: &str = &k;
+            let raw = obj.get(k)?;
             if is_object && raw.is_null() {
                 return None;
             }
             match t {
                 Some(t) => {
-                    let ct = child_type(types, *t, &k)?;
+                    let ct = child_type(types, *t, k)?;
                     Some(Ok(Val::from_json(raw, Some(ct), types)))
                 }
                 None => Some(Ok(Val::untyped(raw))),
