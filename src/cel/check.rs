@@ -90,6 +90,8 @@ pub struct Vars {
     pub old_self: bool,
     /// `oldSelf` is an optional (`optionalOldSelf: true`).
     pub optional_old_self: bool,
+    /// Other variables, with their types (none in Kubernetes rules).
+    pub extra: Vec<(String, CelType)>,
 }
 
 /// The CEL type of a schema node, with object types named from `names`.
@@ -164,6 +166,7 @@ pub fn check(expr: &Expr, types: &DeclTypes, vars: &Vars) -> Result<Checked, Vec
         };
         globals.push(("oldSelf".to_string(), old));
     }
+    globals.extend(vars.extra.iter().cloned());
     let mut c = Checker {
         types,
         names,

@@ -44,7 +44,7 @@ pub struct Interp<'t> {
 }
 
 /// The type names usable as values (`type(x) == int`).
-const TYPE_VALUES: [&str; 16] = [
+const TYPE_VALUES: [&str; 15] = [
     "int",
     "uint",
     "double",
@@ -60,7 +60,6 @@ const TYPE_VALUES: [&str; 16] = [
     "google.protobuf.Timestamp",
     "net.IP",
     "net.CIDR",
-    "dyn",
 ];
 
 /// An error value read from the object becomes an error.
