@@ -1539,7 +1539,9 @@ impl Validators<'_> {
                 .cloned()
                 .unwrap_or(CelType::Dyn)
         };
-        if let Some(err) = super::format::check_literal(fmt, elements, e.offset, &type_of) {
+        if let Some(err) =
+            super::lib::string_format::check_literal(fmt, elements, e.offset, &type_of)
+        {
             self.errors.push(err);
         }
     }

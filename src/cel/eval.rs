@@ -822,7 +822,7 @@ pub fn is_zero(v: &Val) -> bool {
         Val::List(l) => l.is_empty(),
         Val::Map(m) => m.is_empty(),
         Val::Duration(d) => *d == 0,
-        Val::Timestamp(t, _) => *t == i128::from(super::time::MIN_UNIX) * 1_000_000_000,
+        Val::Timestamp(t, _) => *t == i128::from(super::lib::time::MIN_UNIX) * 1_000_000_000,
         _ => false,
     }
 }
