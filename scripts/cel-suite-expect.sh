@@ -3,6 +3,7 @@
 # the oracle (the upstream Kubernetes 1.36 code, see ../shared/oracle/README.md).
 #
 #   scripts/cel-suite-expect.sh            all case files
+#   scripts/cel-suite-expect.sh 05-format  only these case files (by name, without .yaml)
 #   ORACLE=/path/to/oracle scripts/cel-suite-expect.sh
 #
 # The test binary writes each case's CRD and objects (CEL_SUITE_EMIT), the oracle judges
@@ -12,6 +13,8 @@ set -eu
 cd "$(dirname "$0")/.."
 ORACLE=${ORACLE:-${XDG_CACHE_HOME:-$HOME/.cache}/crd-audit-oracle/bin/oracle}
 [ -x "$ORACLE" ] || { echo "oracle not found at $ORACLE (set ORACLE)" >&2; exit 2; }
+CEL_SUITE_FILES=$(echo "$@" | tr ' ' ',')
+export CEL_SUITE_FILES
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 CRD_AUDIT_E2E=off CEL_SUITE_EMIT="$work" cargo test -q --test cel_suite -- --exact emit_inputs >/dev/null

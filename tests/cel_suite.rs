@@ -131,6 +131,13 @@ fn case_files() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .collect();
     files.sort();
+    // CEL_SUITE_FILES=a,b: only these case files (by stem), for the expectation script.
+    if let Ok(only) = std::env::var("CEL_SUITE_FILES")
+        && !only.is_empty()
+    {
+        let only: Vec<&str> = only.split(',').collect();
+        files.retain(|p| only.contains(&stem(p).as_str()));
+    }
     assert!(!files.is_empty(), "no case files in {}", dir.display());
     files
 }
@@ -390,5 +397,92 @@ fn assemble_expectations() {
             lines.push(line.to_string());
         }
         std::fs::write(expected_file(&file), lines.join("\n") + "\n").unwrap();
+    }
+}
+
+/// Every overload of the environment is exercised by at least one case (except those a
+/// CRD rule cannot reach).
+#[test]
+fn cases_cover_every_overload() {
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(overload_coverage)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn overload_coverage() {
+    use crd_audit::cel::check::TKind;
+    use crd_audit::cel::types::DeclTypes;
+    use crd_audit::schema::Props;
+    use std::collections::BTreeSet;
+    // The authorizer library is declared for CRD rules but needs an `authorizer` variable.
+    let unreachable = |id: &str| {
+        id.starts_with("authorizer_")
+            || id.starts_with("pathcheck_")
+            || id.starts_with("groupcheck_")
+            || id.starts_with("resourcecheck_")
+            || id.starts_with("decision_")
+    };
+    let mut seen = BTreeSet::new();
+    for path in case_files() {
+        for case in load_cases(&path) {
+            let root = &case.crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+            let Ok(props) = Props::from_value("", root) else {
+                continue;
+            };
+            let types = DeclTypes::new(&props);
+            let at_root = root.get("x-kubernetes-validations").is_some();
+            let node = if at_root {
+                Some(types.root())
+            } else {
+                types
+                    .node(types.root())
+                    .fields
+                    .get("spec")
+                    .and_then(|s| types.node(*s).fields.get("v").copied())
+            };
+            let Some(node) = node else { continue };
+            let rules = if at_root {
+                &root["x-kubernetes-validations"]
+            } else {
+                &root["properties"]["spec"]["properties"]["v"]["x-kubernetes-validations"]
+            };
+            for r in rules.as_array().into_iter().flatten() {
+                for (k, want_string) in [("rule", false), ("messageExpression", true)] {
+                    let Some(src) = r.get(k).and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let optional = r.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
+                    let Ok(p) =
+                        crd_audit::cel::compile::compile(src, &types, node, optional, want_string)
+                    else {
+                        continue;
+                    };
+                    for n in &p.typed.nodes {
+                        if let TKind::Call { overloads, .. } = &n.kind {
+                            seen.extend(overloads.iter().copied());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let missing: Vec<&str> = crd_audit::cel::decls::functions()
+        .values()
+        .flatten()
+        .map(|o| o.id)
+        .filter(|id| !seen.contains(id) && !unreachable(id))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    eprintln!(
+        "CEL suite: {} overloads exercised by compiling cases, {} not: {missing:?}",
+        seen.len(),
+        missing.len()
+    );
+    if std::env::var("CEL_SUITE_FILES").is_err() {
+        assert!(missing.is_empty(), "overloads without a case: {missing:?}");
     }
 }

@@ -90,6 +90,8 @@ pub struct Vars {
     pub old_self: bool,
     /// `oldSelf` is an optional (`optionalOldSelf: true`).
     pub optional_old_self: bool,
+    /// Other variables, with their types (none in Kubernetes rules).
+    pub extra: Vec<(String, CelType)>,
 }
 
 /// The CEL type of a schema node, with object types named from `names`.
@@ -164,6 +166,7 @@ pub fn check(expr: &Expr, types: &DeclTypes, vars: &Vars) -> Result<Checked, Vec
         };
         globals.push(("oldSelf".to_string(), old));
     }
+    globals.extend(vars.extra.iter().cloned());
     let mut c = Checker {
         types,
         names,
@@ -1536,7 +1539,9 @@ impl Validators<'_> {
                 .cloned()
                 .unwrap_or(CelType::Dyn)
         };
-        if let Some(err) = super::format::check_literal(fmt, elements, e.offset, &type_of) {
+        if let Some(err) =
+            super::lib::string_format::check_literal(fmt, elements, e.offset, &type_of)
+        {
             self.errors.push(err);
         }
     }

@@ -64,6 +64,7 @@ pub fn compile(
         self_node: node,
         old_self: true,
         optional_old_self,
+        extra: Vec::new(),
     };
     let checked = check(&expr, types, &vars).map_err(|errs| {
         let errs: Vec<ParseError> = errs

@@ -44,7 +44,7 @@ pub struct Interp<'t> {
 }
 
 /// The type names usable as values (`type(x) == int`).
-const TYPE_VALUES: [&str; 16] = [
+const TYPE_VALUES: [&str; 15] = [
     "int",
     "uint",
     "double",
@@ -60,7 +60,6 @@ const TYPE_VALUES: [&str; 16] = [
     "google.protobuf.Timestamp",
     "net.IP",
     "net.CIDR",
-    "dyn",
 ];
 
 /// An error value read from the object becomes an error.
@@ -823,7 +822,7 @@ pub fn is_zero(v: &Val) -> bool {
         Val::List(l) => l.is_empty(),
         Val::Map(m) => m.is_empty(),
         Val::Duration(d) => *d == 0,
-        Val::Timestamp(t, _) => *t == i128::from(super::time::MIN_UNIX) * 1_000_000_000,
+        Val::Timestamp(t, _) => *t == i128::from(super::lib::time::MIN_UNIX) * 1_000_000_000,
         _ => false,
     }
 }

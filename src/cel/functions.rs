@@ -235,7 +235,9 @@ fn concat_lists<'a>(it: &Interp, a: &Val<'a>, b: &Val<'a>) -> EvalResult<'a> {
 fn add_time<'a>(t: i128, offset: i32, d: i64) -> EvalResult<'a> {
     let r = t + i128::from(d);
     let secs = r.div_euclid(1_000_000_000);
-    if secs < i128::from(super::time::MIN_UNIX) || secs > i128::from(super::time::MAX_UNIX) {
+    if secs < i128::from(super::lib::time::MIN_UNIX)
+        || secs > i128::from(super::lib::time::MAX_UNIX)
+    {
         return err("timestamp overflow");
     }
     Ok(Val::Timestamp(r, offset))
@@ -631,16 +633,16 @@ fn double_to_uint(d: f64) -> Option<u64> {
 
 /// Timestamp from Unix seconds with CEL's range.
 fn timestamp_of<'a>(secs: i64) -> EvalResult<'a> {
-    if !(super::time::MIN_UNIX..=super::time::MAX_UNIX).contains(&secs) {
+    if !(super::lib::time::MIN_UNIX..=super::lib::time::MAX_UNIX).contains(&secs) {
         return err("timestamp overflow");
     }
     Ok(Val::Timestamp(i128::from(secs) * 1_000_000_000, 0))
 }
 
 /// The calendar fields of a timestamp in the zone `tz` (`UTC` when absent).
-fn in_zone(t: (i128, i32), tz: Option<&str>) -> Result<super::time::Fields, EvalError> {
-    let offset = super::time::tz_offset(tz.unwrap_or("UTC"), t.0).map_err(EvalError::new)?;
-    Ok(super::time::fields(t.0, offset))
+fn in_zone(t: (i128, i32), tz: Option<&str>) -> Result<super::lib::time::Fields, EvalError> {
+    let offset = super::lib::time::tz_offset(tz.unwrap_or("UTC"), t.0).map_err(EvalError::new)?;
+    Ok(super::lib::time::fields(t.0, offset))
 }
 
 fn string_list<'a>(parts: impl IntoIterator<Item = String>) -> Val<'a> {
@@ -674,7 +676,7 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             Some(v) => Double(v),
             None => return conversion("string", "double"),
         },
-        "string_to_duration" => match super::time::parse_duration(text(&a[0])) {
+        "string_to_duration" => match super::lib::time::parse_duration(text(&a[0])) {
             Ok(d) => Duration(d),
             Err(_) => return conversion("string", "google.protobuf.Duration"),
         },
@@ -714,28 +716,28 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             _ => return no_overload(),
         },
         "duration_to_string" => match &a[0] {
-            Duration(d) => owned(super::time::format_duration(*d)),
+            Duration(d) => owned(super::lib::time::format_duration(*d)),
             _ => return no_overload(),
         },
         "int64_to_string" | "uint64_to_string" => owned(display(&a[0])),
         "timestamp_to_string" => {
             let (t, o) = ts(&a[0]);
-            owned(super::time::format_rfc3339_nano(t, o))
+            owned(super::lib::time::format_rfc3339_nano(t, o))
         }
         "int64_to_timestamp" => return timestamp_of(int(&a[0])),
         "string_to_timestamp" => {
             let s = text(&a[0]);
-            if !super::time::is_strict_rfc3339(s) {
+            if !super::lib::time::is_strict_rfc3339(s) {
                 return err(format!(
                     "invalid RFC 3339 timestamp {}",
                     crate::gofmt::quote(s)
                 ));
             }
-            match super::time::parse_rfc3339(s) {
+            match super::lib::time::parse_rfc3339(s) {
                 Some((t, o)) => {
                     let secs = t.div_euclid(1_000_000_000);
-                    if secs < i128::from(super::time::MIN_UNIX)
-                        || secs > i128::from(super::time::MAX_UNIX)
+                    if secs < i128::from(super::lib::time::MIN_UNIX)
+                        || secs > i128::from(super::lib::time::MAX_UNIX)
                     {
                         return err("timestamp overflow");
                     }
@@ -849,21 +851,25 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
         }
         "string_index_of_string" | "string_index_of_string_int" => {
             let off = a.get(2).map_or(0, int);
-            Int(super::strings::index_of(text(&a[0]), text(&a[1]), off)?)
+            Int(super::lib::strings::index_of(
+                text(&a[0]),
+                text(&a[1]),
+                off,
+            )?)
         }
         "string_last_index_of_string" | "string_last_index_of_string_int" => {
             let s = text(&a[0]);
             let sub = text(&a[1]);
             Int(match a.get(2) {
-                Some(off) => super::strings::last_index_of_offset(s, sub, int(off))?,
-                None => super::strings::last_index_of(s, sub)?,
+                Some(off) => super::lib::strings::last_index_of_offset(s, sub, int(off))?,
+                None => super::lib::strings::last_index_of(s, sub)?,
             })
         }
         "string_lower_ascii" => owned(text(&a[0]).to_ascii_lowercase()),
         "string_upper_ascii" => owned(text(&a[0]).to_ascii_uppercase()),
         "string_replace_string_string" | "string_replace_string_string_int" => {
             let n = a.get(3).map_or(-1, int);
-            owned(super::strings::replace(
+            owned(super::lib::strings::replace(
                 text(&a[0]),
                 text(&a[1]),
                 text(&a[2]),
@@ -872,7 +878,7 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
         }
         "string_split_string" | "string_split_string_int" => {
             let n = a.get(2).map_or(-1, int);
-            string_list(super::strings::split_n(text(&a[0]), text(&a[1]), n))
+            string_list(super::lib::strings::split_n(text(&a[0]), text(&a[1]), n))
         }
         "string_substring_int" => {
             let chars: Vec<char> = text(&a[0]).chars().collect();
@@ -897,10 +903,10 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             owned(chars[s as usize..e as usize].iter().collect())
         }
         "string_trim" => owned(text(&a[0]).trim().to_string()),
-        "strings_quote" => owned(super::strings::quote(text(&a[0]))),
+        "strings_quote" => owned(super::lib::strings::quote(text(&a[0]))),
         "string_format" => {
             let items = a[1].list_items(it.types).unwrap_or_default();
-            let out = super::strings::format(text(&a[0]), &items, it.types)?;
+            let out = super::lib::strings::format(text(&a[0]), &items, it.types)?;
             owned(out)
         }
         "list_join" | "list_join_string" => {
@@ -923,10 +929,10 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             || id.starts_with("lists_")
             || id.starts_with("optional_") =>
         {
-            return super::lists::call(it, id, a);
+            return super::lib::lists::call(it, id, a);
         }
         "list_sets_contains_list" | "list_sets_equivalent_list" | "list_sets_intersects_list" => {
-            return super::lists::call(it, id, a);
+            return super::lib::lists::call(it, id, a);
         }
         // ---- regular expressions (Kubernetes regex library)
         "string_find_string" | "string_find_all_string" | "string_find_all_string_int" => {
@@ -943,7 +949,7 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             }
         }
         _ => {
-            if let Some(r) = super::k8s_fns::call(it, id, a) {
+            if let Some(r) = super::lib::call(it, id, a) {
                 return r;
             }
             return err(format!("no such overload: {id}"));
@@ -1051,7 +1057,7 @@ pub fn cost(f: &str, _member: bool, args: &[Val], result: Option<&Val>) -> u64 {
             let str_cost = ((1 + size(1)) as f64 * 0.1).ceil() as u64;
             let max_regex = match args.first() {
                 Some(Val::Ext(e)) => match &**e {
-                    Ext::Format(n) => super::k8s_lib::format_max_regex_size(n),
+                    Ext::Format(n) => super::lib::format::format_max_regex_size(n),
                     _ => 0,
                 },
                 _ => 0,

@@ -31,12 +31,12 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
 
 /// Go's `time.ParseDuration`, in nanoseconds.
 pub fn parse_duration(s: &str) -> Result<i128, String> {
-    super::time::parse_duration(s).map(i128::from)
+    super::lib::time::parse_duration(s).map(i128::from)
 }
 
 /// RFC 3339 timestamps, in nanoseconds since the epoch.
 pub fn parse_timestamp(s: &str) -> Result<i128, String> {
-    super::time::parse_rfc3339(s)
+    super::lib::time::parse_rfc3339(s)
         .map(|(nanos, _)| nanos)
         .ok_or_else(|| format!("invalid timestamp \"{s}\""))
 }

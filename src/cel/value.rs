@@ -28,11 +28,11 @@ impl Str<'_> {
 /// Values of the Kubernetes libraries.
 #[derive(Clone, Debug)]
 pub enum Ext {
-    Quantity(super::k8s_lib::Quantity),
-    Url(super::k8s_lib::Url),
+    Quantity(super::lib::quantity::Quantity),
+    Url(super::lib::url::Url),
     Ip(std::net::IpAddr),
-    Cidr(super::k8s_lib::Cidr),
-    Semver(super::k8s_lib::Semver),
+    Cidr(super::lib::cidr::Cidr),
+    Semver(super::lib::semver::Semver),
     /// A named format of the format library.
     Format(String),
 }
@@ -126,15 +126,15 @@ impl<'a> Val<'a> {
                             "Invalid byte formatted string {s}: illegal base64 data"
                         )),
                     },
-                    Kind::Duration => match super::time::parse_duration(s) {
+                    Kind::Duration => match super::lib::time::parse_duration(s) {
                         Ok(d) => Val::Duration(d),
                         Err(e) => Val::err(format!("Invalid duration {s}: {e}")),
                     },
                     Kind::Timestamp => {
                         let parsed = if n.schema_format == "date" {
-                            super::time::parse_date(s)
+                            super::lib::time::parse_date(s)
                         } else {
-                            super::time::parse_openapi_date_time(s)
+                            super::lib::time::parse_openapi_date_time(s)
                         };
                         match parsed {
                             Some((t, off)) => Val::Timestamp(t, off),
@@ -670,8 +670,8 @@ pub fn display(v: &Val) -> String {
         Val::Str(s) => s.as_str().to_string(),
         Val::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         Val::Type(t) => t.to_string(),
-        Val::Duration(d) => super::time::format_duration(*d),
-        Val::Timestamp(t, o) => super::time::format_rfc3339_nano(*t, *o),
+        Val::Duration(d) => super::lib::time::format_duration(*d),
+        Val::Timestamp(t, o) => super::lib::time::format_rfc3339_nano(*t, *o),
         _ => v.type_name().to_string(),
     }
 }

@@ -116,7 +116,7 @@ impl Format {
             Format::BsonObjectId => is_bson_object_id(s),
             // Go's `url.ParseRequestURI` (one implementation of net/url, shared with the CEL
             // url library).
-            Format::Uri => crate::cel::k8s_lib::is_request_uri(s),
+            Format::Uri => crate::cel::lib::url::is_request_uri(s),
             Format::Email => is_email(s),
             Format::Hostname => is_hostname(s),
             Format::Ipv4 => parse_ip_sloppy(s.as_bytes()) && s.contains('.'),

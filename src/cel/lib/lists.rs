@@ -1,8 +1,8 @@
 //! List functions: the lists extension (version 3), the Kubernetes lists library, the sets
 //! extension, and the list functions of the optional library.
 
-use super::eval::{EvalError, EvalResult, Interp, is_zero};
-use super::value::{Val, compare, equals};
+use crate::cel::eval::{EvalError, EvalResult, Interp, is_zero};
+use crate::cel::value::{Val, compare, equals};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -154,7 +154,7 @@ pub fn call<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
                 ) {
                     return err("no such overload");
                 }
-                acc = super::functions::call(it, "_+_", false, &[acc, x])?;
+                acc = crate::cel::functions::call(it, "_+_", false, &[acc, x])?;
             }
             acc
         }
@@ -255,7 +255,7 @@ pub fn call<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
                     other => {
                         return err(format!(
                             "value {} is not optional",
-                            super::value::display(&other)
+                            crate::cel::value::display(&other)
                         ));
                     }
                 }

@@ -3,9 +3,9 @@
 //! strings, and the formatting of values (`%s %d %f %e %b %x %X %o`, the `en_US` number
 //! formatting of the `golang.org/x/text` printer for `%f` and `%e`).
 
-use super::ast::{Expr, ExprKind};
-use super::check::CheckError;
-use super::decls::CelType;
+use crate::cel::ast::{Expr, ExprKind};
+use crate::cel::check::CheckError;
+use crate::cel::decls::CelType;
 
 /// A formatting clause.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,10 +1,10 @@
 //! The strings extension (version 2) as cel-go implements it: positions in code points,
 //! Go's `strings.Replace` and `strings.SplitN`, `strings.quote`, and `string.format`.
 
-use super::eval::EvalError;
-use super::format::{self, Sink, Verb};
-use super::types::DeclTypes;
-use super::value::Val;
+use super::string_format::{self as format, Sink, Verb};
+use crate::cel::eval::EvalError;
+use crate::cel::types::DeclTypes;
+use crate::cel::value::Val;
 
 /// `indexOf(sub, offset)`.
 pub fn index_of(s: &str, sub: &str, off: i64) -> Result<i64, EvalError> {
@@ -155,7 +155,7 @@ impl Runtime<'_, '_> {
             | Val::Str(_)
             | Val::Type(_)
             | Val::Duration(_)
-            | Val::Timestamp(..) => Ok(super::value::display(v)),
+            | Val::Timestamp(..) => Ok(crate::cel::value::display(v)),
             Val::Double(d) => Ok(crate::gofmt::float_v(*d)),
             Val::Bytes(b) => match std::str::from_utf8(b) {
                 Ok(s) => Ok(s.to_string()),
@@ -187,14 +187,14 @@ impl Runtime<'_, '_> {
             }
             Val::Timestamp(..) => format!(
                 "timestamp({})",
-                crate::gofmt::quote(&super::value::display(v))
+                crate::gofmt::quote(&crate::cel::value::display(v))
             ),
             Val::Duration(_) => format!(
                 "duration({})",
-                crate::gofmt::quote(&super::value::display(v))
+                crate::gofmt::quote(&crate::cel::value::display(v))
             ),
             Val::Int(_) | Val::Uint(_) | Val::Bool(_) | Val::Null | Val::Type(_) => {
-                super::value::display(v)
+                crate::cel::value::display(v)
             }
             _ if v.list_len().is_some() || v.map_len().is_some() => self.string(v)?,
             other => {
@@ -219,7 +219,7 @@ impl Runtime<'_, '_> {
         for (k, v) in entries {
             let key = match k {
                 Val::Str(s) => crate::gofmt::quote(s.as_str()),
-                Val::Bool(_) | Val::Int(_) | Val::Uint(_) => super::value::display(k),
+                Val::Bool(_) | Val::Int(_) | Val::Uint(_) => crate::cel::value::display(k),
                 other => {
                     return Err((
                         None,
