@@ -3,11 +3,11 @@
 //! the tests assume, e.g. no heterogeneous equality at compile time, no protobuf messages).
 //!
 //!   CEL_SPEC_DIR=<cel-spec checkout>/tests/simple/testdata \
-//!     cargo test --test cel_spec -- --nocapture
+//!     cargo test --test cel_spec -- --ignored --nocapture
 //!
 //! prints the number of passing tests of the in-scope files (every test of those files
 //! counts; tests needing protobuf messages, containers or unknowns fail). Without
-//! `CEL_SPEC_DIR` the test only says it was skipped. `CEL_SPEC_VERBOSE=1` lists failures.
+//! `CEL_SPEC_DIR` it fails; it is ignored unless asked for. `CEL_SPEC_VERBOSE=1` lists failures.
 
 use crd_audit::cel::check::{Vars, check};
 use crd_audit::cel::decls::CelType;
@@ -440,14 +440,14 @@ fn run(t: &Tp) -> Result<(), String> {
     }
 }
 
+/// A measurement, not a gate: cel-spec's files are not part of this repository, so the test
+/// runs only when asked (`cargo test --test cel_spec -- --ignored`) and then needs them.
 #[test]
+#[ignore = "measurement: needs CEL_SPEC_DIR (cel-spec's tests/simple/testdata)"]
 fn cel_spec_simple_tests() {
-    let Some(dir) = std::env::var_os("CEL_SPEC_DIR").map(PathBuf::from) else {
-        eprintln!(
-            "cel-spec conformance: skipped (set CEL_SPEC_DIR to cel-spec's tests/simple/testdata)"
-        );
-        return;
-    };
+    let dir = std::env::var_os("CEL_SPEC_DIR")
+        .map(PathBuf::from)
+        .expect("set CEL_SPEC_DIR to cel-spec's tests/simple/testdata");
     let verbose = std::env::var_os("CEL_SPEC_VERBOSE").is_some();
     let (mut total, mut pass) = (0, 0);
     for file in IN_SCOPE {
