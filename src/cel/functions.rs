@@ -645,10 +645,6 @@ fn in_zone(t: (i128, i32), tz: Option<&str>) -> Result<super::lib::time::Fields,
     Ok(super::lib::time::fields(t.0, offset))
 }
 
-fn string_list<'a>(parts: impl IntoIterator<Item = String>) -> Val<'a> {
-    Val::List(Rc::new(parts.into_iter().map(owned).collect()))
-}
-
 /// The implementation of overload `id`.
 fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
     use Val::{Bool, Bytes, Double, Duration, Int, Str, Timestamp, Uint};
@@ -835,118 +831,6 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
                 "duration_to_seconds" => d / 1_000_000_000,
                 _ => d / 1_000_000,
             })
-        }
-        // ---- strings extension
-        "string_char_at_int" => {
-            let chars: Vec<char> = text(&a[0]).chars().collect();
-            let i = int(&a[1]);
-            if i < 0 || i as usize > chars.len() {
-                return err(format!("index out of range: {i}"));
-            }
-            owned(
-                chars
-                    .get(i as usize)
-                    .map_or(String::new(), |c| c.to_string()),
-            )
-        }
-        "string_index_of_string" | "string_index_of_string_int" => {
-            let off = a.get(2).map_or(0, int);
-            Int(super::lib::strings::index_of(
-                text(&a[0]),
-                text(&a[1]),
-                off,
-            )?)
-        }
-        "string_last_index_of_string" | "string_last_index_of_string_int" => {
-            let s = text(&a[0]);
-            let sub = text(&a[1]);
-            Int(match a.get(2) {
-                Some(off) => super::lib::strings::last_index_of_offset(s, sub, int(off))?,
-                None => super::lib::strings::last_index_of(s, sub)?,
-            })
-        }
-        "string_lower_ascii" => owned(text(&a[0]).to_ascii_lowercase()),
-        "string_upper_ascii" => owned(text(&a[0]).to_ascii_uppercase()),
-        "string_replace_string_string" | "string_replace_string_string_int" => {
-            let n = a.get(3).map_or(-1, int);
-            owned(super::lib::strings::replace(
-                text(&a[0]),
-                text(&a[1]),
-                text(&a[2]),
-                n,
-            ))
-        }
-        "string_split_string" | "string_split_string_int" => {
-            let n = a.get(2).map_or(-1, int);
-            string_list(super::lib::strings::split_n(text(&a[0]), text(&a[1]), n))
-        }
-        "string_substring_int" => {
-            let chars: Vec<char> = text(&a[0]).chars().collect();
-            let s = int(&a[1]);
-            if s < 0 || s as usize > chars.len() {
-                return err(format!("index out of range: {s}"));
-            }
-            owned(chars[s as usize..].iter().collect())
-        }
-        "string_substring_int_int" => {
-            let chars: Vec<char> = text(&a[0]).chars().collect();
-            let (s, e) = (int(&a[1]), int(&a[2]));
-            if s > e {
-                return err(format!("invalid substring range. start: {s}, end: {e}"));
-            }
-            if s < 0 || s as usize > chars.len() {
-                return err(format!("index out of range: {s}"));
-            }
-            if e < 0 || e as usize > chars.len() {
-                return err(format!("index out of range: {e}"));
-            }
-            owned(chars[s as usize..e as usize].iter().collect())
-        }
-        "string_trim" => owned(text(&a[0]).trim().to_string()),
-        "strings_quote" => owned(super::lib::strings::quote(text(&a[0]))),
-        "string_format" => {
-            let items = a[1].list_items(it.types).unwrap_or_default();
-            let out = super::lib::strings::format(text(&a[0]), &items, it.types)?;
-            owned(out)
-        }
-        "list_join" | "list_join_string" => {
-            let sep = a.get(1).map_or("", text);
-            let items = a[0].list_items(it.types).unwrap_or_default();
-            let mut out = String::new();
-            for (i, x) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(sep);
-                }
-                match x {
-                    Str(s) => out.push_str(s.as_str()),
-                    other => return err(format!("join: invalid input: {}", display(other))),
-                }
-            }
-            owned(out)
-        }
-        // ---- lists extension and the Kubernetes lists library
-        id if id.starts_with("list_")
-            || id.starts_with("lists_")
-            || id.starts_with("optional_") =>
-        {
-            return super::lib::lists::call(it, id, a);
-        }
-        "list_sets_contains_list" | "list_sets_equivalent_list" | "list_sets_intersects_list" => {
-            return super::lib::lists::call(it, id, a);
-        }
-        // ---- regular expressions (Kubernetes regex library)
-        "string_find_string" | "string_find_all_string" | "string_find_all_string_int" => {
-            let re = goregex::compile_cached(text(&a[1]))
-                .map_err(|e| EvalError::new(format!("Illegal regex: {e}")))?;
-            let s = text(&a[0]);
-            if id == "string_find_string" {
-                owned(re.find(s).unwrap_or_default())
-            } else {
-                let limit = a.get(2).map_or(-1, int);
-                let all = re.find_all(s);
-                let take = if limit < 0 { all.len() } else { limit as usize };
-                string_list(all.into_iter().take(take))
-            }
         }
         _ => {
             if let Some(r) = super::lib::call(it, id, a) {

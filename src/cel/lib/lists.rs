@@ -1,7 +1,6 @@
-//! List functions: the lists extension (version 3), the Kubernetes lists library, the sets
-//! extension, and the list functions of the optional library.
+//! List functions: the lists extension (version 3) and the Kubernetes lists library.
 
-use crate::cel::eval::{EvalError, EvalResult, Interp, is_zero};
+use crate::cel::eval::{EvalError, EvalResult, Interp};
 use crate::cel::value::{Val, compare, equals};
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -10,12 +9,12 @@ fn err<T>(s: impl Into<String>) -> Result<T, EvalError> {
     Err(EvalError::new(s))
 }
 
-fn items<'a>(it: &Interp, v: &Val<'a>) -> Result<Vec<Val<'a>>, EvalError> {
+pub(super) fn items<'a>(it: &Interp, v: &Val<'a>) -> Result<Vec<Val<'a>>, EvalError> {
     v.list_items(it.types)
         .ok_or_else(|| EvalError::new("no such overload"))
 }
 
-fn list<'a>(v: Vec<Val<'a>>) -> Val<'a> {
+pub(super) fn list<'a>(v: Vec<Val<'a>>) -> Val<'a> {
     Val::List(Rc::new(v))
 }
 
@@ -57,7 +56,7 @@ fn flatten<'a>(it: &Interp, v: &Val<'a>, depth: i64) -> Result<Vec<Val<'a>>, Eva
 }
 
 /// Whether a list contains a value (`traits.Container` of lists).
-fn contains(it: &Interp, l: &[Val], x: &Val) -> bool {
+pub(super) fn contains(it: &Interp, l: &[Val], x: &Val) -> bool {
     l.iter().any(|y| equals(y, x, it.types))
 }
 
@@ -196,71 +195,6 @@ pub fn call<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
                 l.iter().rposition(|x| equals(x, &a[1], it.types))
             };
             Val::Int(pos.map_or(-1, |p| p as i64))
-        }
-        // sets extension
-        "list_sets_contains_list" => {
-            let (l, sub) = (items(it, &a[0])?, items(it, &a[1])?);
-            Val::Bool(sub.iter().all(|x| contains(it, &l, x)))
-        }
-        "list_sets_equivalent_list" => {
-            let (l, m) = (items(it, &a[0])?, items(it, &a[1])?);
-            Val::Bool(
-                m.iter().all(|x| contains(it, &l, x)) && l.iter().all(|x| contains(it, &m, x)),
-            )
-        }
-        "list_sets_intersects_list" => {
-            let (l, m) = (items(it, &a[0])?, items(it, &a[1])?);
-            Val::Bool(l.iter().any(|x| contains(it, &m, x)))
-        }
-        // optional library
-        "optional_of" => Val::Optional(Some(Rc::new(a[0].clone()))),
-        "optional_ofNonZeroValue" => {
-            // Values of the object (lists and maps) are never zero values.
-            let zero = !matches!(a[0], Val::JsonList(..) | Val::JsonObj(..)) && is_zero(&a[0]);
-            Val::Optional(if zero {
-                None
-            } else {
-                Some(Rc::new(a[0].clone()))
-            })
-        }
-        "optional_none" => Val::Optional(None),
-        "optional_hasValue" => match &a[0] {
-            Val::Optional(o) => Val::Bool(o.is_some()),
-            _ => return err("no such overload"),
-        },
-        "optional_value" => match &a[0] {
-            Val::Optional(Some(v)) => (**v).clone(),
-            Val::Optional(None) => return err("optional.none() dereference"),
-            _ => return err("no such overload"),
-        },
-        "optional_or_optional" => match &a[0] {
-            Val::Optional(Some(_)) => a[0].clone(),
-            Val::Optional(None) => match &a[1] {
-                Val::Optional(_) => a[1].clone(),
-                _ => return err("no such overload"),
-            },
-            _ => return err("no such overload"),
-        },
-        "optional_orValue_value" => match &a[0] {
-            Val::Optional(Some(v)) => (**v).clone(),
-            Val::Optional(None) => a[1].clone(),
-            _ => return err("no such overload"),
-        },
-        "optional_unwrap" | "optional_unwrapOpt" => {
-            let mut out = Vec::new();
-            for x in items(it, &a[0])? {
-                match x {
-                    Val::Optional(Some(v)) => out.push((*v).clone()),
-                    Val::Optional(None) => {}
-                    other => {
-                        return err(format!(
-                            "value {} is not optional",
-                            crate::cel::value::display(&other)
-                        ));
-                    }
-                }
-            }
-            list(out)
         }
         _ => return err(format!("no such overload: {id}")),
     })

@@ -10,8 +10,11 @@ pub mod format;
 mod go;
 pub mod ip;
 pub mod lists;
+pub mod optionals;
 pub mod quantity;
+pub mod regex;
 pub mod semver;
+pub mod sets;
 pub mod string_format;
 pub mod strings;
 pub mod time;
@@ -45,10 +48,20 @@ fn lib_ext<'b>(a: &'b [Val], i: usize) -> Option<&'b Ext> {
     }
 }
 
-/// The overload `id` of a Kubernetes library applied to `a` (a receiver first), or `None`
-/// when `id` is not one of theirs or the arguments are not of its types.
-pub fn call<'a>(_it: &mut Interp, id: &str, a: &[Val<'a>]) -> Option<EvalResult<'a>> {
-    url::call(id, a)
+/// The overload `id` of a library applied to `a` (a receiver first), or `None` when `id`
+/// is not one of theirs or the arguments are not of its types.
+pub fn call<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> Option<EvalResult<'a>> {
+    if let Some(r) = strings::call(it, id, a)
+        .or_else(|| sets::call(it, id, a))
+        .or_else(|| optionals::call(it, id, a))
+    {
+        return Some(r);
+    }
+    if id.starts_with("list_") || id.starts_with("lists_") {
+        return Some(lists::call(it, id, a));
+    }
+    regex::call(id, a)
+        .or_else(|| url::call(id, a))
         .or_else(|| ip::call(id, a))
         .or_else(|| cidr::call(id, a))
         .or_else(|| quantity::call(id, a))

@@ -2,7 +2,7 @@
 //! Go's `strings.Replace` and `strings.SplitN`, `strings.quote`, and `string.format`.
 
 use super::string_format::{self as format, Sink, Verb};
-use crate::cel::eval::EvalError;
+use crate::cel::eval::{EvalError, EvalResult, Interp, owned};
 use crate::cel::types::DeclTypes;
 use crate::cel::value::Val;
 
@@ -327,6 +327,147 @@ pub fn format(fmt: &str, args: &[Val], types: &DeclTypes) -> Result<String, Eval
         Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
         Err((_, msg)) => Err(EvalError::new(msg)),
     }
+}
+
+fn text<'v>(v: &'v Val) -> &'v str {
+    match v {
+        Val::Str(s) => s.as_str(),
+        _ => "",
+    }
+}
+
+fn int(v: &Val) -> i64 {
+    match v {
+        Val::Int(i) => *i,
+        _ => 0,
+    }
+}
+
+fn err<T>(s: impl Into<String>) -> Result<T, EvalError> {
+    Err(EvalError::new(s))
+}
+
+/// The strings-extension overload `id` applied to `a` (the receiver first), or `None` when
+/// `id` is not one. The dispatcher has checked the argument types.
+pub fn call<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> Option<EvalResult<'a>> {
+    if !matches!(
+        id,
+        "string_char_at_int"
+            | "string_index_of_string"
+            | "string_index_of_string_int"
+            | "string_last_index_of_string"
+            | "string_last_index_of_string_int"
+            | "string_lower_ascii"
+            | "string_upper_ascii"
+            | "string_replace_string_string"
+            | "string_replace_string_string_int"
+            | "string_split_string"
+            | "string_split_string_int"
+            | "string_substring_int"
+            | "string_substring_int_int"
+            | "string_trim"
+            | "strings_quote"
+            | "string_format"
+            | "list_join"
+            | "list_join_string"
+    ) {
+        return None;
+    }
+    Some(apply(it, id, a))
+}
+
+fn apply<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
+    use Val::{Int, Str};
+    Ok(match id {
+        "string_char_at_int" => {
+            let chars: Vec<char> = text(&a[0]).chars().collect();
+            let i = int(&a[1]);
+            if i < 0 || i as usize > chars.len() {
+                return err(format!("index out of range: {i}"));
+            }
+            owned(
+                chars
+                    .get(i as usize)
+                    .map_or(String::new(), |c| c.to_string()),
+            )
+        }
+        "string_index_of_string" | "string_index_of_string_int" => {
+            let off = a.get(2).map_or(0, int);
+            Int(index_of(text(&a[0]), text(&a[1]), off)?)
+        }
+        "string_last_index_of_string" | "string_last_index_of_string_int" => {
+            let s = text(&a[0]);
+            let sub = text(&a[1]);
+            Int(match a.get(2) {
+                Some(off) => last_index_of_offset(s, sub, int(off))?,
+                None => last_index_of(s, sub)?,
+            })
+        }
+        "string_lower_ascii" => owned(text(&a[0]).to_ascii_lowercase()),
+        "string_upper_ascii" => owned(text(&a[0]).to_ascii_uppercase()),
+        "string_replace_string_string" | "string_replace_string_string_int" => {
+            let n = a.get(3).map_or(-1, int);
+            owned(replace(text(&a[0]), text(&a[1]), text(&a[2]), n))
+        }
+        "string_split_string" | "string_split_string_int" => {
+            let n = a.get(2).map_or(-1, int);
+            string_list(split_n(text(&a[0]), text(&a[1]), n))
+        }
+        "string_substring_int" => {
+            let chars: Vec<char> = text(&a[0]).chars().collect();
+            let s = int(&a[1]);
+            if s < 0 || s as usize > chars.len() {
+                return err(format!("index out of range: {s}"));
+            }
+            owned(chars[s as usize..].iter().collect())
+        }
+        "string_substring_int_int" => {
+            let chars: Vec<char> = text(&a[0]).chars().collect();
+            let (s, e) = (int(&a[1]), int(&a[2]));
+            if s > e {
+                return err(format!("invalid substring range. start: {s}, end: {e}"));
+            }
+            if s < 0 || s as usize > chars.len() {
+                return err(format!("index out of range: {s}"));
+            }
+            if e < 0 || e as usize > chars.len() {
+                return err(format!("index out of range: {e}"));
+            }
+            owned(chars[s as usize..e as usize].iter().collect())
+        }
+        "string_trim" => owned(text(&a[0]).trim().to_string()),
+        "strings_quote" => owned(quote(text(&a[0]))),
+        "string_format" => {
+            let items = a[1].list_items(it.types).unwrap_or_default();
+            let out = format(text(&a[0]), &items, it.types)?;
+            owned(out)
+        }
+        "list_join" | "list_join_string" => {
+            let sep = a.get(1).map_or("", text);
+            let items = a[0].list_items(it.types).unwrap_or_default();
+            let mut out = String::new();
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
+                match x {
+                    Str(s) => out.push_str(s.as_str()),
+                    other => {
+                        return err(format!(
+                            "join: invalid input: {}",
+                            crate::cel::value::display(other)
+                        ));
+                    }
+                }
+            }
+            owned(out)
+        }
+        _ => return err(format!("no such overload: {id}")),
+    })
+}
+
+fn string_list<'a>(parts: impl IntoIterator<Item = String>) -> Val<'a> {
+    Val::List(std::rc::Rc::new(parts.into_iter().map(owned).collect()))
 }
 
 #[cfg(test)]
