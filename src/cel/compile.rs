@@ -2,7 +2,7 @@
 //! check in the rule's environment, require the result type, and create the program.
 
 use super::ast::Expr;
-use super::check::{Typed, Vars, check};
+use super::check::{TKind, Typed, Vars, check};
 use super::decls::CelType;
 use super::parser::{ParseError, parse, render_errors};
 use super::types::{DeclTypes, TypeId};
@@ -15,6 +15,9 @@ pub struct Program {
     pub uses_old_self: bool,
     /// The checked expression (for the cost estimate).
     pub typed: Typed,
+    /// Offsets of the `sort()` calls checked to one overload: upstream's cost tracker of
+    /// that overload asserts that the receiver is a list.
+    pub single_sorts: Vec<u32>,
 }
 
 /// Why an expression did not compile.
@@ -88,9 +91,20 @@ pub fn compile(
         return Err(CompileError::Instantiation(e));
     }
     let uses_old_self = expr.references("oldSelf");
+    let single_sorts = checked
+        .typed
+        .nodes
+        .iter()
+        .filter(|n| {
+            matches!(&n.kind, TKind::Call { function, target: Some(_), args, overloads }
+                if function == "sort" && args.is_empty() && overloads.len() == 1)
+        })
+        .map(|n| n.offset)
+        .collect();
     Ok(Program {
         expr,
         uses_old_self,
         typed: checked.typed,
+        single_sorts,
     })
 }

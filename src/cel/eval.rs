@@ -5,7 +5,7 @@
 use super::ast::{Expr, ExprKind, Literal, Loop};
 use super::functions;
 use super::types::DeclTypes;
-use super::value::{Str, Val, equals, find_key, map_find};
+use super::value::{Ext, Str, Val, equals, find_key, map_find};
 use std::rc::Rc;
 
 /// An evaluation error, with cel-go's text.
@@ -41,6 +41,8 @@ pub struct Interp<'t> {
     pub cost: u64,
     /// The cost at which evaluation stops with [`COST_LIMIT_EXCEEDED`].
     pub limit: u64,
+    /// Offsets of the `sort()` calls checked to one overload (see [`Interp::asserts_list`]).
+    pub single_sorts: &'t [u32],
 }
 
 /// The type names usable as values (`type(x) == int`).
@@ -131,6 +133,7 @@ impl<'t> Interp<'t> {
             types,
             cost: 0,
             limit,
+            single_sorts: &[],
         }
     }
 
@@ -361,7 +364,24 @@ impl<'t> Interp<'t> {
         }
         let mut vals: Vec<Val<'a>> = Vec::with_capacity(args.len() + 1);
         if let Some(t) = target {
-            vals.push(self.eval(t, env)?);
+            let v = self.eval(t, env);
+            if args.is_empty() && self.asserts_list(&name, e.offset) {
+                // Upstream's cost tracker of the call asserts that the receiver is a list: any
+                // other value (an error too) makes the evaluation panic.
+                match &v {
+                    Err(err) if err.is_cancel() => {}
+                    Err(_) => return Err(not_a_lister("*types.Err")),
+                    Ok(x) if x.list_len().is_none() => {
+                        let go_type = match x {
+                            Val::JsonObj(..) => "*common.unstructuredMap",
+                            x => go_type_name(x),
+                        };
+                        return Err(not_a_lister(go_type));
+                    }
+                    Ok(_) => {}
+                }
+            }
+            vals.push(v?);
         }
         for a in args {
             vals.push(self.eval(a, env)?);
@@ -417,6 +437,9 @@ impl<'t> Interp<'t> {
             Val::Optional(Some(x)) => ((**x).clone(), true),
             other => (other.clone(), optional),
         };
+        if let Some(t) = self.bad_qualifier(i) {
+            return Err(EvalError::new(format!("invalid qualifier type: {t}")));
+        }
         let got = self.index_plain(&c, i);
         if optional {
             return match got {
@@ -786,6 +809,62 @@ pub fn go_map_key_equal(a: &Val, b: &Val) -> bool {
         (Val::Type(x), Val::Type(y)) => x == y,
         _ => false,
     }
+}
+
+impl Interp<'_> {
+    /// The Go type of an index value cel-go cannot make a qualifier of (only strings, ints,
+    /// uints, bools and doubles qualify).
+    fn bad_qualifier(&self, v: &Val) -> Option<&'static str> {
+        Some(match v {
+            Val::Str(_) | Val::Int(_) | Val::Uint(_) | Val::Bool(_) | Val::Double(_) => {
+                return None;
+            }
+            Val::JsonList(_, t) => match t.and_then(|t| self.types.node(t).list_type.as_deref()) {
+                Some("map") => "*common.unstructuredMapList",
+                Some("set") => "*common.unstructuredSetList",
+                _ => "*common.unstructuredList",
+            },
+            Val::JsonObj(..) => "*common.unstructuredMap",
+            Val::Ext(e) => match &**e {
+                Ext::Quantity(_) => "cel.Quantity",
+                Ext::Url(_) => "cel.URL",
+                Ext::Ip(_) => "cel.IP",
+                Ext::Cidr(_) => "cel.CIDR",
+                Ext::Semver(_) => "cel.Semver",
+                Ext::Format(_) => "cel.Format",
+            },
+            Val::Err(_) => return None,
+            other => go_type_name(other),
+        })
+    }
+
+    /// Whether the call's cost tracker asserts a list receiver: `distinct()` (one overload)
+    /// and a `sort()` checked to one overload.
+    fn asserts_list(&self, function: &str, offset: u32) -> bool {
+        function == "distinct" || (function == "sort" && self.single_sorts.contains(&offset))
+    }
+}
+
+/// The error of cel-go's recovered panic on asserting `traits.Lister` of a value of Go type
+/// `go_type` (Go names the first method of the interface the type lacks).
+fn not_a_lister(go_type: &str) -> EvalError {
+    let adders = [
+        "types.Int",
+        "types.Uint",
+        "types.Double",
+        "types.String",
+        "types.Bytes",
+        "types.Duration",
+        "types.Timestamp",
+    ];
+    let missing = if adders.contains(&go_type) {
+        "Contains"
+    } else {
+        "Add"
+    };
+    EvalError::new(format!(
+        "internal error: interface conversion: {go_type} is not traits.Lister: missing method {missing}"
+    ))
 }
 
 /// Go's `%T` of a cel-go value (in some error texts).

@@ -78,7 +78,8 @@ pub fn call<'a>(it: &mut Interp, f: &str, _member: bool, args: &[Val<'a>]) -> Ev
         ("dyn", [a]) => Ok(a.clone()),
         ("sort", [l]) => match l.list_items(it.types) {
             Some(items) => sort_by_keys(items.clone(), items).map(|v| Val::List(Rc::new(v))),
-            None => err("no such overload: sort"),
+            // A singleton binding for lists: receiver types answer the call themselves.
+            None => no_overload_named(f, l),
         },
         ("@sortByAssociatedKeys", [l, k]) => match (l.list_items(it.types), k.list_items(it.types))
         {
