@@ -86,7 +86,8 @@ def main():
     seen = set()
     while len(seen) < count:
         e = expr(rng, 3, dyn)
-        if e in seen:
+        # Upstream panics on a map literal keyed by bytes (hash of unhashable types.Bytes).
+        if e in seen or "{dyn(b'" in e:
             continue
         seen.add(e)
         case = {"id": f"g{seed}{'d' if dyn else ''}-{len(seen)}"}

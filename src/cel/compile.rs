@@ -15,9 +15,9 @@ pub struct Program {
     pub uses_old_self: bool,
     /// The checked expression (for the cost estimate).
     pub typed: Typed,
-    /// Offsets of the `sort()` calls checked to one overload: upstream's cost tracker of
-    /// that overload asserts that the receiver is a list.
-    pub single_sorts: Vec<u32>,
+    /// The calls the checker resolved to one overload: offset, function, overload. cel-go
+    /// runs such a call through that overload only (with its type guard).
+    pub single_overloads: Vec<(u32, String, &'static str)>,
 }
 
 /// Why an expression did not compile.
@@ -91,20 +91,23 @@ pub fn compile(
         return Err(CompileError::Instantiation(e));
     }
     let uses_old_self = expr.references("oldSelf");
-    let single_sorts = checked
+    let single_overloads = checked
         .typed
         .nodes
         .iter()
-        .filter(|n| {
-            matches!(&n.kind, TKind::Call { function, target: Some(_), args, overloads }
-                if function == "sort" && args.is_empty() && overloads.len() == 1)
+        .filter_map(|n| match &n.kind {
+            TKind::Call {
+                function,
+                overloads,
+                ..
+            } if overloads.len() == 1 => Some((n.offset, function.clone(), overloads[0])),
+            _ => None,
         })
-        .map(|n| n.offset)
         .collect();
     Ok(Program {
         expr,
         uses_old_self,
         typed: checked.typed,
-        single_sorts,
+        single_overloads,
     })
 }

@@ -99,6 +99,53 @@ pub fn call<'a>(it: &mut Interp, f: &str, _member: bool, args: &[Val<'a>]) -> Ev
     }
 }
 
+/// A call the checker resolved to the one overload `id`: cel-go runs that overload behind
+/// its type guard (singleton functions keep their own dispatch).
+pub fn call_overload<'a>(it: &mut Interp, f: &str, id: &str, args: &[Val<'a>]) -> EvalResult<'a> {
+    if SINGLETONS.contains(&f) {
+        return call(it, f, false, args);
+    }
+    let Some(o) = declarations()
+        .get(f)
+        .and_then(|os| os.iter().find(|o| o.id == id))
+    else {
+        return call(it, f, false, args);
+    };
+    let unguarded = matches!(f, "contains" | "startsWith" | "endsWith" | "flatten");
+    if unguarded
+        || (o.args.len() == args.len()
+            && o.args
+                .iter()
+                .zip(args)
+                .all(|(t, v)| runtime_assignable(t, v, it.types)))
+    {
+        return overload(it, o.id, args);
+    }
+    no_overload_sig(f, args)
+}
+
+/// Functions with one binding for all their overloads (dispatching on operand traits).
+const SINGLETONS: [&str; 18] = [
+    "_+_",
+    "_-_",
+    "_*_",
+    "_/_",
+    "_%_",
+    "-_",
+    "_<_",
+    "_<=_",
+    "_>_",
+    "_>=_",
+    "size",
+    "matches",
+    "@in",
+    "!_",
+    "type",
+    "dyn",
+    "sort",
+    "@sortByAssociatedKeys",
+];
+
 /// The first overload of `f` whose declared argument types the values match.
 fn dispatch<'a>(it: &mut Interp, f: &str, args: &[Val<'a>]) -> EvalResult<'a> {
     let Some(overloads) = declarations().get(f) else {

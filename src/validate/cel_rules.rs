@@ -21,12 +21,14 @@ pub const RUNTIME_BUDGET: i64 = 10_000_000;
 /// Prefix of the evaluation errors that come from this engine's own gaps, not from the rule.
 pub const UNSUPPORTED_PREFIX: &str = "crd-audit: ";
 
+type SingleOverloads = Vec<(u32, String, &'static str)>;
+
 struct CompiledRule {
     rule: ValidationRule,
     expr: Result<Expr, String>,
     message_expr: Option<Expr>,
-    /// `single_sorts` of the rule's and the message expression's programs.
-    sorts: (Vec<u32>, Vec<u32>),
+    /// `single_overloads` of the rule's and the message expression's programs.
+    singles: (SingleOverloads, SingleOverloads),
     uses_old_self: bool,
     reason: ErrorType,
 }
@@ -70,14 +72,14 @@ fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId) -> CompiledRul
         }
         _ => None,
     };
-    let sorts = (
+    let singles = (
         compiled
             .as_ref()
-            .map(|p| p.single_sorts.clone())
+            .map(|p| p.single_overloads.clone())
             .unwrap_or_default(),
         message
             .as_ref()
-            .map(|p| p.single_sorts.clone())
+            .map(|p| p.single_overloads.clone())
             .unwrap_or_default(),
     );
     let message_expr = message.map(|p| p.expr);
@@ -89,7 +91,7 @@ fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId) -> CompiledRul
     CompiledRule {
         rule: r.clone(),
         expr: compiled.map(|p| p.expr),
-        sorts,
+        singles,
         message_expr,
         uses_old_self,
         reason,
@@ -272,7 +274,7 @@ impl Run<'_> {
                 env.push(("oldSelf", old));
             }
             let mut it = Interp::new(types, PER_CALL_LIMIT);
-            it.single_sorts = &r.sorts.0;
+            it.single_overloads = &r.singles.0;
             let result = it.eval(expr, &mut env);
             self.budget -= it.cost as i64;
             if self.budget < 0 {
@@ -380,7 +382,7 @@ impl Run<'_> {
     ) -> Result<String, String> {
         if let Some(me) = &r.message_expr {
             let mut it = Interp::new(&self.v.types, PER_CALL_LIMIT);
-            it.single_sorts = &r.sorts.1;
+            it.single_overloads = &r.singles.1;
             let result = it.eval(me, env);
             self.budget -= it.cost as i64;
             if self.budget < 0 {

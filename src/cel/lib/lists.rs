@@ -101,6 +101,12 @@ pub fn call<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             if n < 0 {
                 return err(format!("lists.range: size must be non-negative, got {n}"));
             }
+            // The extension's default `ListsMaxRangeSize`.
+            if n > 1_000_000 {
+                return err(format!(
+                    "lists.range: size {n} exceeds maximum allowed (1000000)"
+                ));
+            }
             list((0..n).map(Val::Int).collect())
         }
         "list_reverse" => {
