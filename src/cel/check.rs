@@ -46,6 +46,9 @@ pub struct Typed {
 pub struct TNode {
     pub kind: TKind,
     pub ty: CelType,
+    /// The source offset of the expression the node comes from (a macro's for the nodes of
+    /// its expansion).
+    pub offset: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -747,10 +750,11 @@ impl<'t> Checker<'t> {
         self.global(name)
     }
 
-    fn node(&mut self, kind: TKind, ty: &CelType) -> usize {
+    fn node(&mut self, kind: TKind, ty: &CelType, offset: u32) -> usize {
         self.tree.push(TNode {
             kind,
             ty: ty.clone(),
+            offset,
         });
         self.tree.len() - 1
     }
@@ -758,7 +762,7 @@ impl<'t> Checker<'t> {
     fn expr(&mut self, e: &Expr) -> (CelType, usize) {
         let (t, kind) = self.expr_inner(e);
         self.record(e, &t);
-        let id = self.node(kind, &t);
+        let id = self.node(kind, &t, e.offset);
         (t, id)
     }
 
@@ -803,8 +807,11 @@ impl<'t> Checker<'t> {
                     };
                     (CelType::Bool, kind)
                 } else if *optional {
-                    let name =
-                        self.node(TKind::Lit(Literal::String(field.clone())), &CelType::String);
+                    let name = self.node(
+                        TKind::Lit(Literal::String(field.clone())),
+                        &CelType::String,
+                        e.offset,
+                    );
                     let kind = TKind::Call {
                         function: "_?._".into(),
                         target: None,
@@ -905,8 +912,12 @@ impl<'t> Checker<'t> {
                 self.scopes.push((var.clone(), t));
                 let (r, body_id) = self.expr(body);
                 self.scopes.pop();
-                let empty = self.node(TKind::List(Vec::new()), &CelType::list(CelType::Dyn));
-                let stop = self.node(TKind::Lit(Literal::Bool(false)), &CelType::Bool);
+                let empty = self.node(
+                    TKind::List(Vec::new()),
+                    &CelType::list(CelType::Dyn),
+                    e.offset,
+                );
+                let stop = self.node(TKind::Lit(Literal::Bool(false)), &CelType::Bool, e.offset);
                 let kind = TKind::Compr {
                     range: empty,
                     var: "#unused".into(),
@@ -1248,7 +1259,7 @@ impl<'t> Checker<'t> {
             }
             Low::Compr(c) => self.comprehension(at, c),
         };
-        let id = self.node(kind, &t);
+        let id = self.node(kind, &t, at);
         (t, id)
     }
 

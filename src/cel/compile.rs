@@ -2,7 +2,7 @@
 //! check in the rule's environment, require the result type, and create the program.
 
 use super::ast::Expr;
-use super::check::{Typed, Vars, check};
+use super::check::{TKind, Typed, Vars, check};
 use super::decls::CelType;
 use super::parser::{ParseError, parse, render_errors};
 use super::types::{DeclTypes, TypeId};
@@ -15,6 +15,9 @@ pub struct Program {
     pub uses_old_self: bool,
     /// The checked expression (for the cost estimate).
     pub typed: Typed,
+    /// The calls the checker resolved to one overload: offset, function, overload. cel-go
+    /// runs such a call through that overload only (with its type guard).
+    pub single_overloads: Vec<(u32, String, &'static str)>,
 }
 
 /// Why an expression did not compile.
@@ -88,9 +91,23 @@ pub fn compile(
         return Err(CompileError::Instantiation(e));
     }
     let uses_old_self = expr.references("oldSelf");
+    let single_overloads = checked
+        .typed
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            TKind::Call {
+                function,
+                overloads,
+                ..
+            } if overloads.len() == 1 => Some((n.offset, function.clone(), overloads[0])),
+            _ => None,
+        })
+        .collect();
     Ok(Program {
         expr,
         uses_old_self,
         typed: checked.typed,
+        single_overloads,
     })
 }

@@ -5,7 +5,7 @@
 use super::ast::{Expr, ExprKind, Literal, Loop};
 use super::functions;
 use super::types::DeclTypes;
-use super::value::{Str, Val, equals, find_key, map_find};
+use super::value::{Ext, Str, Val, equals, find_key, map_find};
 use std::rc::Rc;
 
 /// An evaluation error, with cel-go's text.
@@ -41,6 +41,8 @@ pub struct Interp<'t> {
     pub cost: u64,
     /// The cost at which evaluation stops with [`COST_LIMIT_EXCEEDED`].
     pub limit: u64,
+    /// The calls checked to one overload (`Program::single_overloads`).
+    pub single_overloads: &'t [(u32, String, &'static str)],
 }
 
 /// The type names usable as values (`type(x) == int`).
@@ -131,6 +133,7 @@ impl<'t> Interp<'t> {
             types,
             cost: 0,
             limit,
+            single_overloads: &[],
         }
     }
 
@@ -303,27 +306,14 @@ impl<'t> Interp<'t> {
             other => (other, optional),
         };
         let key = Val::Str(Str::Borrowed(field));
-        let found = match &v {
-            Val::JsonObj(..) | Val::Map(_) => match map_find(&v, &key, self.types) {
-                Some(Ok(x)) => Some(lift(x)?),
-                Some(Err(e)) => return Err(EvalError::new(e)),
-                None => None,
-            },
-            _ => {
-                if test_only || optional {
-                    None
-                } else {
-                    return Err(EvalError::new(format!("no such key: {field}")));
-                }
-            }
-        };
+        let found = self.qualify(&v, &key, test_only || optional)?;
         if test_only {
             return Ok(Val::Bool(found.is_some()));
         }
         if optional {
             return Ok(Val::Optional(found.map(Rc::new)));
         }
-        found.ok_or_else(|| EvalError::new(format!("no such key: {field}")))
+        Ok(found.unwrap_or(Val::Null))
     }
 
     fn call<'e, 'a>(
@@ -361,19 +351,53 @@ impl<'t> Interp<'t> {
         }
         let mut vals: Vec<Val<'a>> = Vec::with_capacity(args.len() + 1);
         if let Some(t) = target {
-            vals.push(self.eval(t, env)?);
+            let v = self.eval(t, env);
+            if args.is_empty() && self.asserts_list(&name, e.offset) {
+                // Upstream's cost tracker of the call asserts that the receiver is a list: any
+                // other value (an error too) makes the evaluation panic.
+                match &v {
+                    Err(err) if err.is_cancel() => {}
+                    Err(_) => return Err(not_a_lister("*types.Err")),
+                    Ok(x) if x.list_len().is_none() => {
+                        let go_type = match x {
+                            Val::JsonObj(..) => "*common.unstructuredMap",
+                            x => go_type_name(x),
+                        };
+                        return Err(not_a_lister(go_type));
+                    }
+                    Ok(_) => {}
+                }
+            }
+            vals.push(v?);
         }
         for a in args {
             vals.push(self.eval(a, env)?);
         }
         let folded = is_const(e);
+        // With a constant pattern, cel-go precompiles the regular expression and the call
+        // only takes a string.
+        if name == "matches" && vals.len() == 2 && !matches!(vals[0], Val::Str(_)) {
+            let pattern = if target.is_some() {
+                args.first()
+            } else {
+                args.get(1)
+            };
+            if pattern.is_some_and(is_const) && matches!(vals[1], Val::Str(_)) {
+                let result = Err(EvalError::new("no such overload"));
+                self.charge(functions::cost(&name, target.is_some(), &vals, None))?;
+                return result;
+            }
+        }
         let result = match name.as_ref() {
             "_==_" | "_!=_" => {
                 let eq = equals(&vals[0], &vals[1], self.types);
                 Ok(Val::Bool(eq == (name == "_==_")))
             }
             "_[_]" | "_[?_]" => self.index(&vals[0], &vals[1], name == "_[?_]"),
-            _ => functions::call(self, &name, target.is_some(), &vals),
+            _ => match self.single_overload(e.offset, &name) {
+                Some(id) => functions::call_overload(self, &name, id, &vals),
+                None => functions::call(self, &name, target.is_some(), &vals),
+            },
         };
         if !folded {
             let c = functions::cost(&name, target.is_some(), &vals, result.as_ref().ok());
@@ -417,70 +441,56 @@ impl<'t> Interp<'t> {
             Val::Optional(Some(x)) => ((**x).clone(), true),
             other => (other.clone(), optional),
         };
-        let got = self.index_plain(&c, i);
-        if optional {
-            return match got {
-                Ok(v) => Ok(Val::Optional(Some(Rc::new(v)))),
-                Err(e)
-                    if e.0.starts_with("no such key") || e.0.starts_with("index out of bounds") =>
-                {
-                    Ok(Val::Optional(None))
-                }
-                Err(e) => Err(e),
-            };
+        if let Some(t) = self.bad_qualifier(i) {
+            return Err(EvalError::new(format!("invalid qualifier type: {t}")));
         }
-        got
+        let found = self.qualify(&c, i, optional)?;
+        Ok(if optional {
+            Val::Optional(found.map(Rc::new))
+        } else {
+            found.unwrap_or(Val::Null)
+        })
     }
 
-    fn index_plain<'a>(&mut self, c: &Val<'a>, i: &Val<'a>) -> EvalResult<'a> {
+    /// cel-go's `refQualify`: the value at key or index `i` of `c`; `None` when absent and
+    /// `presence_test` (otherwise absence is an error). Maps look the key up, lists take
+    /// numeric indexes only, other values have no keys.
+    fn qualify<'a>(
+        &mut self,
+        c: &Val<'a>,
+        i: &Val<'_>,
+        presence_test: bool,
+    ) -> Result<Option<Val<'a>>, EvalError> {
         match c {
-            Val::List(l) => {
-                let idx = match i {
-                    Val::Int(n) => *n,
-                    Val::Uint(n) => i64::try_from(*n)
-                        .map_err(|_| EvalError::new(format!("index out of bounds: {n}")))?,
-                    Val::Double(d) => {
-                        if d.fract() != 0.0 || !d.is_finite() {
-                            return Err(EvalError::new(format!(
-                                "unsupported index value {} in list",
-                                crate::gofmt::float_v(*d)
-                            )));
-                        }
-                        *d as i64
-                    }
-                    other => {
-                        return Err(EvalError::new(format!(
-                            "unsupported index type '{}' in list",
-                            other.type_name()
-                        )));
-                    }
-                };
-                if idx < 0 || idx as usize >= l.len() {
-                    return Err(EvalError::new(format!("index out of bounds: {idx}")));
-                }
-                Ok(l[idx as usize].clone())
-            }
-            Val::JsonList(l, _) => {
-                let Val::Int(n) = i else {
-                    return Err(EvalError::new(format!(
-                        "unsupported index: {}",
-                        super::value::display(i)
-                    )));
-                };
-                if *n < 0 || *n as usize >= l.len() {
-                    return Err(EvalError::new(format!("index out of bounds: {n}")));
-                }
-                lift(c.list_item(*n as usize, self.types).unwrap_or(Val::Null))
-            }
             Val::JsonObj(..) | Val::Map(_) => match map_find(c, i, self.types) {
-                Some(Ok(v)) => lift(v),
+                Some(Ok(v)) => Ok(Some(lift(v)?)),
                 Some(Err(e)) => Err(EvalError::new(e)),
+                None if presence_test => Ok(None),
                 None => Err(EvalError::new(format!(
                     "no such key: {}",
                     super::value::display(i)
                 ))),
             },
-            _ => Err(EvalError::new("no such overload")),
+            Val::List(_) | Val::JsonList(..) => {
+                let idx = index_or_error(i)?;
+                let len = c.list_len().unwrap_or(0);
+                if idx >= 0 && (idx as u64) < len as u64 {
+                    let v = c.list_item(idx as usize, self.types).unwrap_or(Val::Null);
+                    Ok(Some(lift(v)?))
+                } else if presence_test {
+                    Ok(None)
+                } else {
+                    Err(EvalError::new(format!(
+                        "index out of bounds: {}",
+                        super::value::display(i)
+                    )))
+                }
+            }
+            _ if presence_test => Ok(None),
+            _ => Err(EvalError::new(format!(
+                "no such key: {}",
+                super::value::display(i)
+            ))),
         }
     }
 
@@ -786,6 +796,96 @@ pub fn go_map_key_equal(a: &Val, b: &Val) -> bool {
         (Val::Type(x), Val::Type(y)) => x == y,
         _ => false,
     }
+}
+
+impl Interp<'_> {
+    /// The Go type of an index value cel-go cannot make a qualifier of (only strings, ints,
+    /// uints, bools and doubles qualify).
+    fn bad_qualifier(&self, v: &Val) -> Option<&'static str> {
+        Some(match v {
+            Val::Str(_) | Val::Int(_) | Val::Uint(_) | Val::Bool(_) | Val::Double(_) => {
+                return None;
+            }
+            Val::JsonList(_, t) => match t.and_then(|t| self.types.node(t).list_type.as_deref()) {
+                Some("map") => "*common.unstructuredMapList",
+                Some("set") => "*common.unstructuredSetList",
+                _ => "*common.unstructuredList",
+            },
+            Val::JsonObj(..) => "*common.unstructuredMap",
+            Val::Ext(e) => match &**e {
+                Ext::Quantity(_) => "cel.Quantity",
+                Ext::Url(_) => "cel.URL",
+                Ext::Ip(_) => "cel.IP",
+                Ext::Cidr(_) => "cel.CIDR",
+                Ext::Semver(_) => "cel.Semver",
+                Ext::Format(_) => "cel.Format",
+            },
+            Val::Err(_) => return None,
+            other => go_type_name(other),
+        })
+    }
+
+    /// Whether the call's cost tracker asserts a list receiver: `distinct()` (one overload)
+    /// and a `sort()` checked to one overload.
+    fn asserts_list(&self, function: &str, offset: u32) -> bool {
+        function == "distinct"
+            || (function == "sort" && self.single_overload(offset, function).is_some())
+    }
+
+    /// The overload the checker resolved the call of `function` at `offset` to, if only one.
+    fn single_overload(&self, offset: u32, function: &str) -> Option<&'static str> {
+        self.single_overloads
+            .iter()
+            .find(|(o, f, _)| *o == offset && f == function)
+            .map(|(_, _, id)| *id)
+    }
+}
+
+/// cel-go's `IndexOrError`: a list index from an int, or a uint or double that converts to
+/// one without loss.
+fn index_or_error(i: &Val) -> Result<i64, EvalError> {
+    match *i {
+        Val::Int(n) => Ok(n),
+        Val::Double(d)
+            if !d.is_nan()
+                && d > -9.223_372_036_854_776e18
+                && d < 9.223_372_036_854_776e18
+                && (d as i64) as f64 == d =>
+        {
+            Ok(d as i64)
+        }
+        Val::Uint(u) if i64::try_from(u).is_ok() => Ok(u as i64),
+        Val::Double(_) | Val::Uint(_) => Err(EvalError::new(format!(
+            "unsupported index value {} in list",
+            super::value::display(i)
+        ))),
+        _ => Err(EvalError::new(format!(
+            "unsupported index type '{}' in list",
+            i.type_name()
+        ))),
+    }
+}
+
+/// The error of cel-go's recovered panic on asserting `traits.Lister` of a value of Go type
+/// `go_type` (Go names the first method of the interface the type lacks).
+fn not_a_lister(go_type: &str) -> EvalError {
+    let adders = [
+        "types.Int",
+        "types.Uint",
+        "types.Double",
+        "types.String",
+        "types.Bytes",
+        "types.Duration",
+        "types.Timestamp",
+    ];
+    let missing = if adders.contains(&go_type) {
+        "Contains"
+    } else {
+        "Add"
+    };
+    EvalError::new(format!(
+        "internal error: interface conversion: {go_type} is not traits.Lister: missing method {missing}"
+    ))
 }
 
 /// Go's `%T` of a cel-go value (in some error texts).

@@ -4,8 +4,9 @@
 //! (`program instantiation failed: ...`).
 
 use super::ast::{Expr, ExprKind, Literal};
-use super::eval::{Env, Interp};
+use super::eval::{Env, Interp, go_type_name};
 use super::types::DeclTypes;
+use super::value::Val;
 use std::sync::OnceLock;
 
 const CONVERSIONS: [&str; 10] = [
@@ -19,6 +20,21 @@ const CONVERSIONS: [&str; 10] = [
     "timestamp",
     "type",
     "uint",
+];
+
+/// Identifiers naming types (no schema variable is named like these).
+const TYPE_NAMES: [&str; 11] = [
+    "bool",
+    "bytes",
+    "double",
+    "int",
+    "string",
+    "uint",
+    "null_type",
+    "list",
+    "map",
+    "type",
+    "optional_type",
 ];
 
 fn no_types() -> &'static DeclTypes {
@@ -50,7 +66,8 @@ pub fn constant_errors(e: &Expr) -> Option<String> {
 fn fold(e: &Expr) -> Result<bool, String> {
     match &e.kind {
         ExprKind::Lit(_) => Ok(true),
-        ExprKind::Ident(_) => Ok(false),
+        // Type names are constants (type values).
+        ExprKind::Ident(n) => Ok(TYPE_NAMES.contains(&n.trim_start_matches('.'))),
         ExprKind::List { elements, .. } => {
             let mut all = true;
             for x in elements {
@@ -107,6 +124,21 @@ fn fold(e: &Expr) -> Result<bool, String> {
             let mut consts = Vec::with_capacity(args.len());
             for a in args {
                 consts.push(fold(a)?);
+            }
+            // An index that is a constant must be one a qualifier can be made of.
+            if target.is_none()
+                && matches!(function.as_str(), "_[_]" | "_[?_]")
+                && consts.get(1) == Some(&true)
+            {
+                let mut it = Interp::new(no_types(), u64::MAX);
+                let mut env: Env = Vec::new();
+                let v = it.eval(&args[1], &mut env).map_err(|e| e.0)?;
+                if !matches!(
+                    v,
+                    Val::Str(_) | Val::Int(_) | Val::Uint(_) | Val::Bool(_) | Val::Double(_)
+                ) {
+                    return Err(format!("invalid qualifier type: {}", go_type_name(&v)));
+                }
             }
             if target.is_none()
                 && args.len() == 1

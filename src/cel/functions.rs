@@ -78,7 +78,8 @@ pub fn call<'a>(it: &mut Interp, f: &str, _member: bool, args: &[Val<'a>]) -> Ev
         ("dyn", [a]) => Ok(a.clone()),
         ("sort", [l]) => match l.list_items(it.types) {
             Some(items) => sort_by_keys(items.clone(), items).map(|v| Val::List(Rc::new(v))),
-            None => err("no such overload: sort"),
+            // A singleton binding for lists: receiver types answer the call themselves.
+            None => no_overload_named(f, l),
         },
         ("@sortByAssociatedKeys", [l, k]) => match (l.list_items(it.types), k.list_items(it.types))
         {
@@ -97,6 +98,53 @@ pub fn call<'a>(it: &mut Interp, f: &str, _member: bool, args: &[Val<'a>]) -> Ev
         _ => dispatch(it, f, args),
     }
 }
+
+/// A call the checker resolved to the one overload `id`: cel-go runs that overload behind
+/// its type guard (singleton functions keep their own dispatch).
+pub fn call_overload<'a>(it: &mut Interp, f: &str, id: &str, args: &[Val<'a>]) -> EvalResult<'a> {
+    if SINGLETONS.contains(&f) {
+        return call(it, f, false, args);
+    }
+    let Some(o) = declarations()
+        .get(f)
+        .and_then(|os| os.iter().find(|o| o.id == id))
+    else {
+        return call(it, f, false, args);
+    };
+    let unguarded = matches!(f, "contains" | "startsWith" | "endsWith" | "flatten");
+    if unguarded
+        || (o.args.len() == args.len()
+            && o.args
+                .iter()
+                .zip(args)
+                .all(|(t, v)| runtime_assignable(t, v, it.types)))
+    {
+        return overload(it, o.id, args);
+    }
+    no_overload_sig(f, args)
+}
+
+/// Functions with one binding for all their overloads (dispatching on operand traits).
+const SINGLETONS: [&str; 18] = [
+    "_+_",
+    "_-_",
+    "_*_",
+    "_/_",
+    "_%_",
+    "-_",
+    "_<_",
+    "_<=_",
+    "_>_",
+    "_>=_",
+    "size",
+    "matches",
+    "@in",
+    "!_",
+    "type",
+    "dyn",
+    "sort",
+    "@sortByAssociatedKeys",
+];
 
 /// The first overload of `f` whose declared argument types the values match.
 fn dispatch<'a>(it: &mut Interp, f: &str, args: &[Val<'a>]) -> EvalResult<'a> {

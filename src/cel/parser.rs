@@ -150,6 +150,26 @@ const AFTER_OPERAND: [Tk; 17] = [
     Tk::Percent,
 ];
 
+/// Tokens a member expression can start with (a `-` only when it signs a number).
+fn starts_member(k: Tk) -> bool {
+    matches!(
+        k,
+        Tk::LBracket
+            | Tk::LBrace
+            | Tk::LParen
+            | Tk::Dot
+            | Tk::Ident
+            | Tk::True
+            | Tk::False
+            | Tk::Null
+            | Tk::NumFloat
+            | Tk::NumInt
+            | Tk::NumUint
+            | Tk::Str
+            | Tk::Bytes
+    )
+}
+
 /// Parses an expression; all errors found are returned (cel-go reports several).
 pub fn parse(src: &str) -> Result<Expr, Vec<ParseError>> {
     let (tokens, lex_errors) = tokenize(src);
@@ -292,9 +312,78 @@ impl Parser<'_> {
                 .any(|c| matches!(c, Tk::RParen | Tk::RBracket | Tk::RBrace))
     }
 
+    /// ANTLR's failed prediction on `-`: a run of `-` that no operand follows is reported
+    /// as `no viable alternative` at the token after it, and the last `-` is left to be read
+    /// as a binary minus.
+    fn minus_without_operand(&mut self) -> bool {
+        let mut j = self.i;
+        while self.tokens.get(j).is_some_and(|t| t.kind == Tk::Minus) {
+            j += 1;
+        }
+        let Some(&x) = self.tokens.get(j) else {
+            return false;
+        };
+        if j == self.i || starts_member(x.kind) {
+            return false;
+        }
+        let last = self.tokens[j - 1];
+        let end = if x.kind == Tk::Eof { last.end } else { x.end };
+        let msg = format!(
+            "no viable alternative at input '{}'",
+            antlr_escape(&self.src[last.start..end])
+        );
+        self.syntax_error(x.start, msg);
+        self.i = j - 1;
+        true
+    }
+
+    /// ANTLR's sync before the optional `,` that closes a list, map or message literal
+    /// after an element (`{']', ','}` expected): one unwanted token is dropped, otherwise
+    /// the literal is left.
+    fn sync_literal_end(&mut self, close: Tk) -> bool {
+        if self.recovering || matches!(self.kind(), Tk::Comma) || self.kind() == close {
+            return true;
+        }
+        let set = [close, Tk::Comma];
+        let t = self.la(1);
+        if set.contains(&self.la(2).kind) {
+            let msg = format!(
+                "extraneous input {} expecting {}",
+                self.display(t),
+                Self::expecting(&set)
+            );
+            self.syntax_error(t.start, msg);
+            self.i += 1;
+            self.recovering = false;
+            if self.kind() == Tk::Comma {
+                self.bump();
+            }
+            return true;
+        }
+        let msg = format!(
+            "mismatched input {} expecting {}",
+            self.display(t),
+            Self::expecting(&set)
+        );
+        self.syntax_error(t.start, msg);
+        self.recover();
+        false
+    }
+
     /// Skips tokens until one error recovery can resume at.
     fn recover(&mut self) {
         while !(self.can_follow_operand(self.kind()) || self.kind() == Tk::Eof) {
+            self.i += 1;
+        }
+    }
+
+    /// Recovery from an error in an index or member call: the `member` rule is left, so
+    /// only what can follow a whole operand stops the skipping (not `.` or `[`).
+    fn recover_member(&mut self) {
+        while !((self.can_follow_operand(self.kind())
+            && !matches!(self.kind(), Tk::Dot | Tk::LBracket))
+            || self.kind() == Tk::Eof)
+        {
             self.i += 1;
         }
     }
@@ -310,6 +399,12 @@ impl Parser<'_> {
 
     /// Matches the token `want` with ANTLR's single-token deletion and insertion.
     fn expect(&mut self, want: Tk) -> bool {
+        self.expect_in(want, false)
+    }
+
+    /// [`Self::expect`]; `in_member`: the token closes an index or member call (recovery
+    /// leaves the member).
+    fn expect_in(&mut self, want: Tk, in_member: bool) -> bool {
         if self.kind() == want {
             self.bump();
             return true;
@@ -337,7 +432,11 @@ impl Parser<'_> {
             Self::expecting(&[want])
         );
         self.syntax_error(t.start, msg);
-        self.recover();
+        if in_member {
+            self.recover_member();
+        } else {
+            self.recover();
+        }
         false
     }
 
@@ -389,8 +488,12 @@ impl Parser<'_> {
             self.closers.push(Tk::Colon);
             let a = self.or();
             self.closers.pop();
-            self.expect(Tk::Colon);
-            let b = self.expr();
+            // Without its `:`, the conditional is left (ANTLR leaves the rule).
+            let b = if self.expect(Tk::Colon) {
+                self.expr()
+            } else {
+                self.error_node(self.at())
+            };
             Self::call(q.start, "_?_:_", vec![cond, a, b])
         } else {
             cond
@@ -473,6 +576,7 @@ impl Parser<'_> {
     /// ANTLR's sync before an operand: one unexpected token is dropped when the next one
     /// can start an operand, otherwise the operand is missing.
     fn sync_operand(&mut self) -> bool {
+        let first = FIRST_EXPR;
         if FIRST_EXPR.contains(&self.kind()) {
             return true;
         }
@@ -485,7 +589,7 @@ impl Parser<'_> {
             let msg = format!(
                 "extraneous input {} expecting {}",
                 self.display(t),
-                Self::expecting(&FIRST_EXPR)
+                Self::expecting(&first)
             );
             self.syntax_error(t.start, msg);
             self.i += 1;
@@ -495,7 +599,7 @@ impl Parser<'_> {
         let msg = format!(
             "mismatched input {} expecting {}",
             self.display(t),
-            Self::expecting(&FIRST_EXPR)
+            Self::expecting(&first)
         );
         self.syntax_error(t.start, msg);
         self.recover();
@@ -514,6 +618,22 @@ impl Parser<'_> {
                     self.bump();
                     n += 1;
                 }
+                // The `'!'+` loop's sync: an unwanted token is reported and skipped.
+                if !self.recovering && !starts_member(self.kind()) && self.kind() != Tk::Minus {
+                    let t = self.la(1);
+                    let msg = format!(
+                        "extraneous input {} expecting {}",
+                        self.display(t),
+                        Self::expecting(&FIRST_EXPR)
+                    );
+                    self.syntax_error(t.start, msg);
+                    while !(FIRST_EXPR.contains(&self.kind())
+                        || self.can_follow_operand(self.kind())
+                        || self.kind() == Tk::Eof)
+                    {
+                        self.i += 1;
+                    }
+                }
                 let e = self.member();
                 if n % 2 == 1 {
                     Self::call(first, "!_", vec![e])
@@ -522,6 +642,9 @@ impl Parser<'_> {
                 }
             }
             Tk::Minus => {
+                if self.minus_without_operand() {
+                    return self.error_node(self.at());
+                }
                 // `-1` and `-1.5` are literals; otherwise every `-` is an operator.
                 if matches!(self.la(2).kind, Tk::NumInt | Tk::NumFloat) {
                     return self.member();
@@ -575,7 +698,7 @@ impl Parser<'_> {
                     };
                     if self.kind() == Tk::LParen && !optional && id.kind == Tk::Ident {
                         let open = self.bump();
-                        let args = self.args();
+                        let args = self.args(true);
                         e = self.receiver_call(open.start, e, name, args);
                     } else {
                         e = Expr::new(
@@ -591,6 +714,35 @@ impl Parser<'_> {
                 }
                 Tk::LBracket => {
                     let open = self.bump();
+                    // ANTLR's sync before `'?'? expr`: one unexpected token is dropped,
+                    // otherwise the member expression is abandoned.
+                    if !self.recovering
+                        && self.kind() != Tk::Question
+                        && !FIRST_EXPR.contains(&self.kind())
+                    {
+                        let mut set = FIRST_EXPR.to_vec();
+                        set.push(Tk::Question);
+                        let t = self.la(1);
+                        if set.contains(&self.la(2).kind) {
+                            let msg = format!(
+                                "extraneous input {} expecting {}",
+                                self.display(t),
+                                Self::expecting(&set)
+                            );
+                            self.syntax_error(t.start, msg);
+                            self.i += 1;
+                            self.recovering = false;
+                        } else {
+                            let msg = format!(
+                                "mismatched input {} expecting {}",
+                                self.display(t),
+                                Self::expecting(&set)
+                            );
+                            self.syntax_error(t.start, msg);
+                            self.recover_member();
+                            return e;
+                        }
+                    }
                     let optional = self.kind() == Tk::Question;
                     if optional {
                         self.bump();
@@ -598,7 +750,7 @@ impl Parser<'_> {
                     self.closers.push(Tk::RBracket);
                     let idx = self.expr();
                     self.closers.pop();
-                    self.expect(Tk::RBracket);
+                    self.expect_in(Tk::RBracket, true);
                     let f = if optional { "_[?_]" } else { "_[_]" };
                     e = Self::call(open.start, f, vec![e, idx]);
                 }
@@ -607,8 +759,8 @@ impl Parser<'_> {
         }
     }
 
-    /// `( args )` after the opening parenthesis.
-    fn args(&mut self) -> Vec<Expr> {
+    /// `( args )` after the opening parenthesis; `in_member`: of a member call.
+    fn args(&mut self, in_member: bool) -> Vec<Expr> {
         let mut args = Vec::new();
         if self.kind() == Tk::RParen {
             self.bump();
@@ -624,7 +776,7 @@ impl Parser<'_> {
             break;
         }
         self.closers.pop();
-        self.expect(Tk::RParen);
+        self.expect_in(Tk::RParen, in_member);
         args
     }
 
@@ -667,7 +819,7 @@ impl Parser<'_> {
                 let start = if leading_dot { t.start } else { id.start };
                 if self.kind() == Tk::LParen {
                     let open = self.bump();
-                    let args = self.args();
+                    let args = self.args(false);
                     if RESERVED.contains(&name.as_str()) {
                         self.visit_error(start, format!("reserved identifier: {name}"));
                         return self.error_node(start);
@@ -709,6 +861,10 @@ impl Parser<'_> {
                         }
                         continue;
                     }
+                    if !self.sync_literal_end(Tk::RBracket) {
+                        self.closers.pop();
+                        return Expr::new(open.start, ExprKind::List { elements, optional });
+                    }
                     break;
                 }
                 self.closers.pop();
@@ -738,10 +894,28 @@ impl Parser<'_> {
                         self.bump();
                         continue;
                     }
+                    if !self.sync_literal_end(Tk::RBrace) {
+                        return Expr::new(open.start, ExprKind::Map { entries });
+                    }
                     break;
                 }
                 self.expect(Tk::RBrace);
                 Expr::new(open.start, ExprKind::Map { entries })
+            }
+            Tk::Minus if !matches!(self.la(2).kind, Tk::NumInt | Tk::NumFloat) => {
+                // A `-` in a member can only sign a number.
+                let next = self.la(2);
+                let end = if next.kind == Tk::Eof {
+                    t.end
+                } else {
+                    next.end
+                };
+                let msg = format!(
+                    "no viable alternative at input '{}'",
+                    antlr_escape(&self.src[t.start..end])
+                );
+                self.syntax_error(next.start, msg);
+                self.error_node(t.start)
             }
             Tk::Minus | Tk::NumInt | Tk::NumFloat => self.number(),
             Tk::NumUint => {
@@ -876,6 +1050,9 @@ impl Parser<'_> {
             if self.kind() == Tk::Comma {
                 self.bump();
                 continue;
+            }
+            if !self.sync_literal_end(Tk::RBrace) {
+                return Expr::new(open.start, ExprKind::Struct { name, fields });
             }
             break;
         }

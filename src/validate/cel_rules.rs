@@ -21,10 +21,14 @@ pub const RUNTIME_BUDGET: i64 = 10_000_000;
 /// Prefix of the evaluation errors that come from this engine's own gaps, not from the rule.
 pub const UNSUPPORTED_PREFIX: &str = "crd-audit: ";
 
+type SingleOverloads = Vec<(u32, String, &'static str)>;
+
 struct CompiledRule {
     rule: ValidationRule,
     expr: Result<Expr, String>,
     message_expr: Option<Expr>,
+    /// `single_overloads` of the rule's and the message expression's programs.
+    singles: (SingleOverloads, SingleOverloads),
     uses_old_self: bool,
     reason: ErrorType,
 }
@@ -62,14 +66,23 @@ fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId) -> CompiledRul
         compile(&r.rule, types, t, optional, false).map_err(|e| e.rule_detail())
     };
     let uses_old_self = compiled.as_ref().is_ok_and(|p| p.uses_old_self);
-    let message_expr = match &compiled {
+    let message = match &compiled {
         Ok(_) if !r.message_expression.is_empty() => {
-            compile(&r.message_expression, types, t, optional, true)
-                .ok()
-                .map(|p| p.expr)
+            compile(&r.message_expression, types, t, optional, true).ok()
         }
         _ => None,
     };
+    let singles = (
+        compiled
+            .as_ref()
+            .map(|p| p.single_overloads.clone())
+            .unwrap_or_default(),
+        message
+            .as_ref()
+            .map(|p| p.single_overloads.clone())
+            .unwrap_or_default(),
+    );
+    let message_expr = message.map(|p| p.expr);
     let reason = r
         .reason
         .as_deref()
@@ -78,6 +91,7 @@ fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId) -> CompiledRul
     CompiledRule {
         rule: r.clone(),
         expr: compiled.map(|p| p.expr),
+        singles,
         message_expr,
         uses_old_self,
         reason,
@@ -260,6 +274,7 @@ impl Run<'_> {
                 env.push(("oldSelf", old));
             }
             let mut it = Interp::new(types, PER_CALL_LIMIT);
+            it.single_overloads = &r.singles.0;
             let result = it.eval(expr, &mut env);
             self.budget -= it.cost as i64;
             if self.budget < 0 {
@@ -367,6 +382,7 @@ impl Run<'_> {
     ) -> Result<String, String> {
         if let Some(me) = &r.message_expr {
             let mut it = Interp::new(&self.v.types, PER_CALL_LIMIT);
+            it.single_overloads = &r.singles.1;
             let result = it.eval(me, env);
             self.budget -= it.cost as i64;
             if self.budget < 0 {

@@ -83,12 +83,29 @@ pub fn call<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             }
             list(l[s as usize..e as usize].to_vec())
         }
+        // Without type guards, the bindings check their arguments themselves.
+        "list_flatten" if a[0].list_len().is_none() => {
+            return err(format!("no such overload: {}.flatten()", a[0].type_name()));
+        }
+        "list_flatten_int" if a[0].list_len().is_none() || !matches!(a[1], Val::Int(_)) => {
+            return err(format!(
+                "no such overload: {}.flatten({})",
+                a[0].type_name(),
+                a[1].type_name()
+            ));
+        }
         "list_flatten" => list(flatten(it, &a[0], 1)?),
         "list_flatten_int" => list(flatten(it, &a[0], int(&a[1]))?),
         "lists_range" => {
             let n = int(&a[0]);
             if n < 0 {
                 return err(format!("lists.range: size must be non-negative, got {n}"));
+            }
+            // The extension's default `ListsMaxRangeSize`.
+            if n > 1_000_000 {
+                return err(format!(
+                    "lists.range: size {n} exceeds maximum allowed (1000000)"
+                ));
             }
             list((0..n).map(Val::Int).collect())
         }

@@ -289,7 +289,14 @@ pub fn fixed(x: f64, prec: usize) -> String {
     if a.is_infinite() {
         return if neg { "-∞".into() } else { "∞".into() };
     }
-    let body = group(&format!("{a:.prec$}"));
+    // Beyond the exact decimal expansion of a double (at most 1074 fraction digits), Go
+    // writes zeros; Rust's formatter takes precisions up to 65535 only.
+    const EXACT: usize = 1100;
+    let mut digits = format!("{a:.0$}", prec.min(EXACT));
+    if prec > EXACT {
+        digits.push_str(&"0".repeat(prec - EXACT));
+    }
+    let body = group(&digits);
     if neg { format!("-{body}") } else { body }
 }
 
@@ -353,6 +360,9 @@ mod tests {
         assert_eq!(fixed(2.5, 0), "2");
         assert_eq!(fixed(0.1, 20), "0.10000000000000000555");
         assert_eq!(fixed(f64::INFINITY, 2), "∞");
+        let long = fixed(0.5, 70_000);
+        assert_eq!(long.len(), 70_002);
+        assert!(long.starts_with("0.5000") && long.ends_with("000"));
         assert_eq!(scientific(1234.5678, None), "1.234568×10⁰³");
         assert_eq!(scientific(0.000123, Some(6)), "1.230000×10⁻⁰⁴");
         assert_eq!(scientific(2.0, Some(3)), "2.000000×10⁰⁰");
