@@ -16,7 +16,7 @@ pub struct Program {
     /// The checked expression (for the cost estimate).
     pub typed: Typed,
     /// The calls the checker resolved to one overload: offset, function, overload. cel-go
-    /// runs such a call through that overload only (with its type guard).
+    /// runs such a call through that overload only (with its type guard). Sorted by offset.
     pub single_overloads: Vec<(u32, String, &'static str)>,
 }
 
@@ -91,7 +91,7 @@ pub fn compile(
         return Err(CompileError::Instantiation(e));
     }
     let uses_old_self = expr.references("oldSelf");
-    let single_overloads = checked
+    let mut single_overloads: Vec<(u32, String, &'static str)> = checked
         .typed
         .nodes
         .iter()
@@ -104,6 +104,8 @@ pub fn compile(
             _ => None,
         })
         .collect();
+    // Sorted by offset: the interpreter looks calls up by binary search.
+    single_overloads.sort_by_key(|(offset, _, _)| *offset);
     Ok(Program {
         expr,
         uses_old_self,

@@ -394,6 +394,7 @@ impl<'t> Interp<'t> {
                 Ok(Val::Bool(eq == (name == "_==_")))
             }
             "_[_]" | "_[?_]" => self.index(&vals[0], &vals[1], name == "_[?_]"),
+            f if functions::is_singleton(f) => functions::call(self, f, target.is_some(), &vals),
             _ => match self.single_overload(e.offset, &name) {
                 Some(id) => functions::call_overload(self, &name, id, &vals),
                 None => functions::call(self, &name, target.is_some(), &vals),
@@ -834,9 +835,13 @@ impl Interp<'_> {
 
     /// The overload the checker resolved the call of `function` at `offset` to, if only one.
     fn single_overload(&self, offset: u32, function: &str) -> Option<&'static str> {
-        self.single_overloads
+        let start = self
+            .single_overloads
+            .partition_point(|(o, _, _)| *o < offset);
+        self.single_overloads[start..]
             .iter()
-            .find(|(o, f, _)| *o == offset && f == function)
+            .take_while(|(o, _, _)| *o == offset)
+            .find(|(_, f, _)| f == function)
             .map(|(_, _, id)| *id)
     }
 }

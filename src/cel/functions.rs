@@ -102,7 +102,7 @@ pub fn call<'a>(it: &mut Interp, f: &str, _member: bool, args: &[Val<'a>]) -> Ev
 /// A call the checker resolved to the one overload `id`: cel-go runs that overload behind
 /// its type guard (singleton functions keep their own dispatch).
 pub fn call_overload<'a>(it: &mut Interp, f: &str, id: &str, args: &[Val<'a>]) -> EvalResult<'a> {
-    if SINGLETONS.contains(&f) {
+    if is_singleton(f) {
         return call(it, f, false, args);
     }
     let Some(o) = declarations()
@@ -122,6 +122,12 @@ pub fn call_overload<'a>(it: &mut Interp, f: &str, id: &str, args: &[Val<'a>]) -
         return overload(it, o.id, args);
     }
     no_overload_sig(f, args)
+}
+
+/// Whether `f` has one binding for all its overloads: a call of it never needs the
+/// overload the checker chose.
+pub fn is_singleton(f: &str) -> bool {
+    SINGLETONS.contains(&f)
 }
 
 /// Functions with one binding for all their overloads (dispatching on operand traits).
