@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${CARGO_TARGET_DIR:-target}/static/crd-audit}
 target=x86_64-unknown-linux-gnu
-RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --target "$target"
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --target "$target" -p crd-audit
 bin=${CARGO_TARGET_DIR:-target}/$target/release/crd-audit
 if ! ldd "$bin" 2>&1 | grep -qE "statically linked|not a dynamic executable"; then
     echo "error: $bin is dynamically linked:" >&2

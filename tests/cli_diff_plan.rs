@@ -118,7 +118,7 @@ fn shipped_report_crd_equals_the_generated_one() {
     assert_eq!(out.status.code(), Some(0));
     let generated: Value = serde_json::from_slice(&out.stdout).unwrap();
     let shipped = std::fs::read_to_string("manifests/schemaaudit-crd.yaml").unwrap();
-    let shipped = crd_audit::load::parse_str("crd", &shipped)
+    let shipped = crd_audit_engine::load::parse_str("crd", &shipped)
         .remove(0)
         .unwrap()
         .value;

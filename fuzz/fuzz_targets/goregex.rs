@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| crd_audit::fuzz::goregex(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| crd_audit_engine::fuzz::goregex(data));

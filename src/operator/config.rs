@@ -61,7 +61,7 @@ fn duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error
     }
     match Raw::deserialize(d)? {
         Raw::Seconds(s) => Ok(Duration::from_secs(s)),
-        Raw::Text(t) => crate::cel::stdlib::parse_duration(&t)
+        Raw::Text(t) => crd_audit_engine::cel::stdlib::parse_duration(&t)
             .ok()
             .filter(|ns| *ns >= 0)
             .map(|ns| Duration::from_nanos(ns.min(u64::MAX as i128) as u64))
@@ -76,7 +76,7 @@ fn duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error
 impl Config {
     /// Reads the configuration from YAML text: one document, a map (or empty).
     pub fn parse(name: &str, text: &str) -> Result<Config, String> {
-        let mut docs = crate::load::parse_str(name, text).into_iter();
+        let mut docs = crd_audit_engine::load::parse_str(name, text).into_iter();
         let first = match docs.next() {
             None => return Ok(Config::default()),
             Some(d) => d.map_err(|e| e.to_string())?,

@@ -171,13 +171,15 @@ fn answer(state: &Shared, method: &str, path: &str, body: &[u8]) -> Response<Bod
     }
     // A LIST of a CRD's objects: /apis/GROUP/VERSION/PLURAL
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    if method == "GET" && parts.len() == 4 && parts[0] == "apis" {
-        if let Some(items) = st.objects.get(parts[3]) {
-            return ok(
-                &json!({"apiVersion": format!("{}/{}", parts[1], parts[2]), "kind": "List",
+    if method == "GET"
+        && parts.len() == 4
+        && parts[0] == "apis"
+        && let Some(items) = st.objects.get(parts[3])
+    {
+        return ok(
+            &json!({"apiVersion": format!("{}/{}", parts[1], parts[2]), "kind": "List",
                 "metadata": {"resourceVersion": "1"}, "items": items}),
-            );
-        }
+        );
     }
     status(
         404,

@@ -1,35 +1,18 @@
-//! Shared helpers for the conformance tests: locating and reading `../shared/conformance`.
+//! Shared helpers of the command-line tests: running the built binary, the conformance corpus.
 #![allow(dead_code)]
 
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// The corpus directory (`CRD_AUDIT_CONFORMANCE`, default `../shared/conformance`), or
-/// `None` with a printed notice when it is absent.
+/// The conformance corpus (see `crd_audit_engine::testing::conformance_dir`: fails under CI
+/// when missing).
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("CRD_AUDIT_CONFORMANCE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    if dir.join("cases").is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "NOTICE: conformance corpus not found at {} (set CRD_AUDIT_CONFORMANCE); skipping",
-            dir.display()
-        );
-        None
-    }
+    crd_audit_engine::testing::conformance_dir()
 }
 
 /// Case directories, sorted by id.
 pub fn cases(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir.join("cases"))
-        .expect("read cases")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("crd.yaml").is_file())
-        .collect();
-    out.sort();
-    out
+    crd_audit_engine::testing::conformance_cases(dir)
 }
 
 pub fn read_json(path: &std::path::Path) -> Value {

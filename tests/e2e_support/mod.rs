@@ -170,7 +170,7 @@ pub fn apply(rest: &Rest, obj: &Value) {
 
 pub fn apply_file(rest: &Rest, file: &str) {
     let text = std::fs::read_to_string(file).unwrap();
-    for doc in crd_audit::load::parse_str(file, &text) {
+    for doc in crd_audit_engine::load::parse_str(file, &text) {
         let v = doc.unwrap().value;
         if !v.is_null() {
             apply(rest, &v);

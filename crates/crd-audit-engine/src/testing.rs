@@ -1,0 +1,55 @@
+//! Support for the project's own tests, benchmarks and fuzz targets (feature `internals`; not
+//! a public API).
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root (the directory holding the top-level `Cargo.toml`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The one way every test finds the shared conformance corpus: `CRD_AUDIT_CONFORMANCE`
+/// (relative paths from the workspace root), else `../shared/conformance` from the
+/// workspace root.
+///
+/// When the corpus is missing this panics if the variable was given or `CI` is set (a test
+/// run that cannot find its data must fail there); elsewhere it prints a notice and returns
+/// `None`, and the caller skips.
+pub fn conformance_dir() -> Option<PathBuf> {
+    let given = std::env::var_os("CRD_AUDIT_CONFORMANCE").filter(|v| !v.is_empty());
+    let dir = match &given {
+        Some(v) => workspace_root().join(v),
+        None => workspace_root().join("../shared/conformance"),
+    };
+    if dir.join("cases").is_dir() {
+        return Some(dir);
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    if given.is_some() || ci {
+        panic!(
+            "the conformance corpus is not at {} ({}): the tests that compare with the upstream code cannot run",
+            dir.display(),
+            if given.is_some() {
+                "CRD_AUDIT_CONFORMANCE"
+            } else {
+                "../shared/conformance from the workspace root; CI is set"
+            }
+        );
+    }
+    eprintln!(
+        "NOTICE: conformance corpus not found at {} (set CRD_AUDIT_CONFORMANCE); skipping",
+        dir.display()
+    );
+    None
+}
+
+/// The case directories of the corpus (those with a `crd.yaml`), sorted by id.
+pub fn conformance_cases(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir.join("cases"))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.join("cases").display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("crd.yaml").is_file())
+        .collect();
+    out.sort();
+    out
+}

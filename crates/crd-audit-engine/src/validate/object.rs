@@ -1,0 +1,496 @@
+//! The whole judgement of one custom object against its CRD, in the order kube-apiserver's
+//! CREATE path runs it: request checks (version served, kind, decodable metadata), structural
+//! pruning, dropping of non-nullable nulls, embedded-resource decoding, defaulting, dropping
+//! of `status` under a status subresource, then validation: ObjectMeta, the schema, the scale
+//! subresource, embedded resources, list-type uniqueness and the CEL gate.
+//!
+//! A [`CrdValidator`] is compiled once per CRD (every version's schema, patterns, defaults)
+//! and then judges any number of objects.
+
+use crate::cause::{BadValue, Cause, ErrorType, Path};
+use crate::crd::{Crd, Scale, Scope};
+use crate::schema::Props;
+use crate::structural::convert;
+use crate::validate::cel_rules::CelValidator;
+use crate::validate::schema_validator::SchemaValidator;
+use crate::validate::structure::Structure;
+use crate::validate::{defaulting, embedded, list_type, objectmeta, prune, scale};
+use serde_json::{Map, Value, json};
+
+/// How an object is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// As a `kubectl create` of it would be: `status` is dropped when the version has the
+    /// status subresource, so its content is not validated.
+    #[default]
+    Create,
+    /// As stored data that every write must carry through validation (on a server without
+    /// validation ratcheting): the whole object, `status` included.
+    Stored,
+}
+
+/// The detail of the root cause the server adds when CEL rules were skipped.
+pub const CEL_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
+
+/// The outcome for one object.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Verdict {
+    pub api_version: String,
+    pub kind: String,
+    /// The object's namespace as created: the request's `default` for a namespaced CRD when
+    /// the object names none, empty for a cluster-scoped CRD.
+    pub namespace: String,
+    pub name: String,
+    /// The HTTP status of the create: 201, 422, 400 (request refused before validation),
+    /// 404 (the version is not served) or 500 (the CRD's schema cannot be served).
+    pub code: u16,
+    /// For 400 and 404: the server's error text.
+    pub request_error: Option<String>,
+    /// For 422: the causes.
+    pub errors: Vec<Cause>,
+    /// Fields that structural pruning drops, sorted.
+    pub pruned: Vec<String>,
+    /// The status subresource dropped `.status` (create mode).
+    pub status_dropped: bool,
+    /// CEL rules of this version that were not evaluated for this object: transition rules
+    /// (there is no old object), and rules this engine cannot evaluate (each also has a
+    /// cause saying so). 0 when the CEL gate reported the rules as not checked.
+    pub rules_not_evaluated: usize,
+    /// Judging the object hit a bug in crd-audit (a panic, caught by
+    /// [`CrdValidator::validate_guarded`]): code 500 and one `InternalError` cause that
+    /// carries the panic's message.
+    pub internal_error: bool,
+}
+
+impl Verdict {
+    pub fn valid(&self) -> bool {
+        self.code == 201
+    }
+
+    /// The message of the 422 Status (`Kind.group "name" is invalid: ...`): the causes'
+    /// messages, de-duplicated, bracketed when there are several.
+    pub fn status_message(&self, qualified_kind: &str) -> Option<String> {
+        if self.errors.is_empty() {
+            return None;
+        }
+        let mut seen = std::collections::HashSet::new();
+        let msgs: Vec<String> = self
+            .errors
+            .iter()
+            .map(Cause::message)
+            .filter(|m| seen.insert(m.clone()))
+            .collect();
+        let agg = if msgs.len() == 1 {
+            msgs[0].clone()
+        } else {
+            format!("[{}]", msgs.join(", "))
+        };
+        Some(format!(
+            "{qualified_kind} {} is invalid: {agg}",
+            crate::gofmt::quote(&self.name)
+        ))
+    }
+
+    /// The JSON line of `crd-audit validate --output json` (without `source`).
+    pub fn to_json(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("apiVersion".into(), json!(self.api_version));
+        m.insert("kind".into(), json!(self.kind));
+        m.insert("namespace".into(), json!(self.namespace));
+        m.insert("name".into(), json!(self.name));
+        m.insert("valid".into(), json!(self.valid()));
+        m.insert("code".into(), json!(self.code));
+        if let Some(e) = &self.request_error {
+            m.insert("requestError".into(), json!(e));
+        } else {
+            let errors: Vec<Value> = self.errors.iter().map(Cause::to_json).collect();
+            m.insert("errors".into(), Value::Array(errors));
+        }
+        m.insert("pruned".into(), json!(self.pruned));
+        if self.status_dropped {
+            m.insert("statusDropped".into(), json!(true));
+        }
+        if self.rules_not_evaluated > 0 {
+            m.insert(
+                "celRulesNotEvaluated".into(),
+                json!(self.rules_not_evaluated),
+            );
+        }
+        m
+    }
+}
+
+/// One version, compiled.
+#[derive(Debug)]
+struct VersionValidator {
+    name: String,
+    served: bool,
+    status_subresource: bool,
+    scale: Option<Scale>,
+    schema: Result<Option<CompiledSchema>, String>,
+}
+
+#[derive(Debug)]
+struct CompiledSchema {
+    validator: SchemaValidator,
+    /// `None` when the schema is not structural (only tolerated with
+    /// `preserveUnknownFields`): no pruning, defaulting, list-type or CEL then.
+    structure: Option<Structure>,
+    /// The `x-kubernetes-validations` rules of the structural schema, compiled.
+    cel: Option<CelValidator>,
+}
+
+/// A CRD compiled for judging its objects.
+#[derive(Debug)]
+pub struct CrdValidator {
+    group: String,
+    kind: String,
+    crd_name: String,
+    namespaced: bool,
+    preserve_unknown_fields: bool,
+    versions: Vec<VersionValidator>,
+}
+
+impl CrdValidator {
+    pub fn new(crd: &Crd) -> CrdValidator {
+        crate::guard::fault_point("compile", &crd.name);
+        let versions = crd
+            .versions
+            .iter()
+            .map(|v| VersionValidator {
+                name: v.name.clone(),
+                served: v.served,
+                status_subresource: v.status_subresource,
+                scale: v.scale.clone(),
+                schema: match &v.schema {
+                    None => Ok(None),
+                    Some(raw) => Props::from_value("", raw)
+                        .map(|props| {
+                            let structure = convert::conversion_error(&props)
+                                .is_none()
+                                .then(|| Structure::new(&props));
+                            Some(CompiledSchema {
+                                validator: SchemaValidator::new(&props),
+                                cel: if structure.is_some() {
+                                    CelValidator::new(&props)
+                                } else {
+                                    None
+                                },
+                                structure,
+                            })
+                        })
+                        .map_err(|e| e.to_string()),
+                },
+            })
+            .collect();
+        CrdValidator {
+            group: crd.group.clone(),
+            kind: crd.kind.clone(),
+            crd_name: crd.name.clone(),
+            namespaced: crd.scope == Scope::Namespaced,
+            preserve_unknown_fields: crd.preserve_unknown_fields,
+            versions,
+        }
+    }
+
+    /// [`CrdValidator::new`], with a panic (a bug) caught and returned as its message.
+    pub fn new_guarded(crd: &Crd) -> Result<CrdValidator, String> {
+        crate::guard::catch(|| CrdValidator::new(crd))
+            .map_err(|m| format!("internal error compiling CRD {}: {m}", crd.name))
+    }
+
+    /// Stops evaluating CEL rules (the operator's `celEnabled: false`).
+    pub fn disable_cel(&mut self) {
+        for v in &mut self.versions {
+            if let Ok(Some(s)) = &mut v.schema {
+                s.cel = None;
+            }
+        }
+    }
+
+    /// `Kind.group`, as Status messages name the resource.
+    pub fn qualified_kind(&self) -> String {
+        if self.group.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}.{}", self.kind, self.group)
+        }
+    }
+
+    /// Whether an object's `apiVersion` group and `kind` are this CRD's (whatever the
+    /// version).
+    pub fn is_kind(&self, obj: &Value) -> bool {
+        let text = |k: &str| obj.get(k).and_then(Value::as_str);
+        let (Some(api_version), Some(kind)) = (text("apiVersion"), text("kind")) else {
+            return false;
+        };
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        group == self.group && kind == self.kind
+    }
+
+    pub fn group(&self) -> &str {
+        &self.group
+    }
+
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// [`CrdValidator::validate`], with a panic (a bug) caught: the object then gets a
+    /// verdict with code 500 and a single `InternalError` cause at the root carrying the
+    /// panic's message and location, and `internal_error` set. The panic is not printed.
+    pub fn validate_guarded(&self, obj: Value, mode: Mode) -> Verdict {
+        let mut identity = Verdict {
+            api_version: text_at(&obj, &["apiVersion"]),
+            kind: text_at(&obj, &["kind"]),
+            name: text_at(&obj, &["metadata", "name"]),
+            namespace: text_at(&obj, &["metadata", "namespace"]),
+            ..Verdict::default()
+        };
+        if !self.namespaced {
+            identity.namespace.clear();
+        } else if identity.namespace.is_empty() {
+            identity.namespace = "default".to_string();
+        }
+        match crate::guard::catch(|| self.validate(obj, mode)) {
+            Ok(v) => v,
+            Err(message) => Verdict {
+                code: 500,
+                errors: vec![Cause::internal(
+                    Path::root(),
+                    format!("crd-audit failed while judging this object (a bug): {message}"),
+                )],
+                internal_error: true,
+                ..identity
+            },
+        }
+    }
+
+    /// Judges one object. The object is consumed: it is pruned and defaulted on the way.
+    pub fn validate(&self, mut obj: Value, mode: Mode) -> Verdict {
+        let text = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let api_version = text("apiVersion");
+        let kind = text("kind");
+        let meta = obj.get("metadata");
+        let meta_text = |k: &str| {
+            meta.and_then(|m| m.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let mut verdict = Verdict {
+            name: meta_text("name"),
+            namespace: if self.namespaced {
+                match meta_text("namespace") {
+                    ns if ns.is_empty() => "default".to_string(),
+                    ns => ns,
+                }
+            } else {
+                String::new()
+            },
+            api_version,
+            kind,
+            code: 201,
+            ..Verdict::default()
+        };
+        crate::guard::fault_point("validate", &verdict.name);
+        let refuse = |v: &mut Verdict, code: u16, msg: String| {
+            v.code = code;
+            v.request_error = Some(msg);
+        };
+
+        let version = verdict
+            .api_version
+            .split_once('/')
+            .filter(|(g, _)| *g == self.group)
+            .and_then(|(_, ver)| self.versions.iter().find(|v| v.name == ver))
+            .filter(|v| v.served);
+        let Some(version) = version else {
+            let msg = format!(
+                "the server could not find the requested resource ({} is not served by CRD {})",
+                verdict.api_version, self.crd_name
+            );
+            refuse(&mut verdict, 404, msg);
+            return verdict;
+        };
+        if verdict.kind != self.kind {
+            let msg = format!(
+                "the API version in the data ({}, Kind={}) does not match the expected API version / kind {}/{}, Kind={}",
+                verdict.api_version, verdict.kind, self.group, version.name, self.kind
+            );
+            refuse(&mut verdict, 400, msg);
+            return verdict;
+        }
+        if let Some(e) = objectmeta::request_error(&obj) {
+            refuse(&mut verdict, 400, e);
+            return verdict;
+        }
+        let schema = match &version.schema {
+            Ok(s) => s.as_ref(),
+            Err(e) => {
+                verdict.code = 422;
+                verdict.errors.push(Cause::internal(
+                    Path::root(),
+                    format!("the schema of version {} cannot be read: {e}", version.name),
+                ));
+                return verdict;
+            }
+        };
+        let structure = schema.and_then(|s| s.structure.as_ref());
+        if schema.is_some() && structure.is_none() && !self.preserve_unknown_fields {
+            // The server cannot serve a CRD whose schema is not structural unless it keeps
+            // unknown fields (such a CRD can only be stored, never created, this way).
+            refuse(
+                &mut verdict,
+                500,
+                "the server could not properly serve the CR schema".to_string(),
+            );
+            return verdict;
+        }
+
+        // Decoding: pruning, nulls, embedded resources; then defaulting.
+        verdict.pruned = if self.preserve_unknown_fields {
+            prune::prune_metadata(&mut obj, structure)
+        } else {
+            prune::prune_object(&mut obj, structure, true)
+        };
+        if let Some(st) = structure {
+            if let Some(e) = embedded::request_error(st, &obj) {
+                verdict.pruned.clear();
+                refuse(&mut verdict, 400, e);
+                return verdict;
+            }
+            defaulting::apply(st, &mut obj);
+        }
+        if mode == Mode::Create
+            && version.status_subresource
+            && let Value::Object(m) = &mut obj
+        {
+            verdict.status_dropped = m.remove("status").is_some();
+        }
+
+        // Validation.
+        let errs = &mut verdict.errors;
+        errs.extend(objectmeta::validate_object_meta(
+            obj.get("metadata").unwrap_or(&Value::Null),
+            self.namespaced,
+        ));
+        if mode == Mode::Create
+            && let Value::Object(m) = &mut obj
+        {
+            let namespace = self.namespaced.then_some(verdict.namespace.as_str());
+            let meta = m.entry("metadata").or_insert(Value::Null);
+            objectmeta::prepare_for_create(meta, namespace);
+        }
+        if let Some(s) = schema {
+            s.validator.validate(&obj, errs);
+        }
+        if let Some(sc) = &version.scale {
+            scale::validate(sc, &obj, errs);
+        }
+        if let Some(st) = structure {
+            embedded::validate(st, &obj, errs);
+            list_type::validate(st, &obj, errs);
+        }
+        if let Some(cel) = schema.and_then(|s| s.cel.as_ref()) {
+            if errs.iter().any(|c| blocks_cel(c.kind)) {
+                errs.push(Cause::invalid(
+                    Path::root(),
+                    BadValue::Json(Value::Null),
+                    CEL_NOT_CHECKED,
+                ));
+            } else {
+                let outcome = cel.validate(&obj);
+                errs.extend(outcome.causes);
+                verdict.rules_not_evaluated = outcome.not_evaluated;
+            }
+        }
+        if !verdict.errors.is_empty() {
+            verdict.code = 422;
+        }
+        crate::load::drop_value(obj);
+        verdict
+    }
+}
+
+/// The string at a path of an object, or "".
+fn text_at(obj: &Value, path: &[&str]) -> String {
+    let mut v = obj;
+    for k in path {
+        match v.get(k) {
+            Some(x) => v = x,
+            None => return String::new(),
+        }
+    }
+    v.as_str().unwrap_or("").to_string()
+}
+
+/// Error types after which the server does not evaluate CEL rules.
+fn blocks_cel(kind: ErrorType) -> bool {
+    matches!(
+        kind,
+        ErrorType::NotSupported
+            | ErrorType::Required
+            | ErrorType::TooLong
+            | ErrorType::TooMany
+            | ErrorType::TypeInvalid
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd() -> Crd {
+        Crd::from_value(&json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {
+                "group": "example.com",
+                "scope": "Namespaced",
+                "names": {"plural": "things", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object"}}}]
+            }
+        }))
+        .unwrap()
+    }
+
+    fn thing(name: &str) -> Value {
+        json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": name}})
+    }
+
+    #[test]
+    fn a_panic_while_judging_becomes_an_internal_error_verdict() {
+        let v = CrdValidator::new(&crd());
+        crate::guard::inject_on_this_thread("validate", "boom");
+        assert!(v.validate_guarded(thing("fine"), Mode::Create).valid());
+        let verdict = v.validate_guarded(thing("boom"), Mode::Create);
+        assert!(verdict.internal_error);
+        assert_eq!(verdict.code, 500);
+        assert_eq!(
+            (verdict.name.as_str(), verdict.namespace.as_str()),
+            ("boom", "default")
+        );
+        assert_eq!(verdict.errors.len(), 1);
+        assert_eq!(verdict.errors[0].kind, ErrorType::Internal);
+        assert!(
+            verdict.errors[0]
+                .message()
+                .starts_with(&format!("<nil>: Internal error: crd-audit failed while judging this object (a bug): injected panic at validate for boom (at {}:", file!().replace("validate/object.rs", "guard.rs"))),
+            "{}",
+            verdict.errors[0]
+        );
+    }
+
+    #[test]
+    fn a_panic_while_compiling_is_an_error() {
+        crate::guard::inject_on_this_thread("compile", "things.example.com");
+        let e = CrdValidator::new_guarded(&crd()).unwrap_err();
+        assert!(
+            e.starts_with("internal error compiling CRD things.example.com: injected panic"),
+            "{e}"
+        );
+    }
+}
