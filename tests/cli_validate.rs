@@ -302,6 +302,12 @@ fn corpus_through_the_command_line() {
         lines_total - aside
     );
     assert_eq!(same + aside, lines_total);
+    // The figure README.md quotes.
+    assert_eq!(
+        (same, lines_total - aside),
+        (2149, 2149),
+        "lines through the CLI"
+    );
 }
 
 /// Peak memory of the process over a large stream stays what it is over a small one.

@@ -324,6 +324,12 @@ fn corpus_agreement() {
                 tally.extra,
                 tally.skipped
             );
+            assert!(tally.objects > 0, "no corpus objects compared");
+            assert_eq!(
+                (tally.objects_ok, tally.matched, tally.extra, mismatches.len()),
+                (tally.objects, tally.expected, 0, 0),
+                "value validation disagrees with kube-openapi on corpus objects"
+            );
         })
         .unwrap()
         .join()
