@@ -17,7 +17,9 @@ e2e:
 
 lint:
     cargo fmt --all -- --check
-    cargo clippy --all-targets -- -D warnings
+    cargo clippy --workspace --all-targets -- -D warnings
+    bash scripts/install-cargo-deny.sh
+    cargo deny check bans licenses sources
 
 build:
     cargo build --release
