@@ -4,7 +4,7 @@
 //!
 //! Modules: `client` (kubeconfig → kube client), `config` (the configuration file),
 //! `leader` (the Lease), `controller` (CRD watch, registry, report watch), `objects` (one
-//! object audit per CRD), `audit` (what an object audit keeps), `report` (the status a report
+//! object audit per CRD), `audit` (what an object audit keeps), `report_status` (the status a report
 //! should have), `reporter` (writing reports and Events), `schema_audit` (the report types and
 //! CRD), `events`, `metrics`, `write_limit`. The engine is synchronous: validation runs on
 //! blocking threads, never on the async executor.
@@ -19,7 +19,7 @@ mod fake_api;
 pub mod leader;
 pub mod metrics;
 pub mod objects;
-pub mod report;
+pub mod report_status;
 pub mod reporter;
 pub mod schema_audit;
 pub mod write_limit;
