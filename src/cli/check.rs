@@ -5,7 +5,7 @@ use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::cause::Cause;
 use crd_audit_engine::crd::Crd;
-use crd_audit_engine::structural::report::{CheckReport, check_crd_owned_guarded};
+use crd_audit_engine::structural::check::{CheckReport, check_crd_owned_guarded};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;

@@ -7,11 +7,11 @@ use super::audit::{Audit, Key};
 use super::config::Config;
 use super::events::{EventSink, PendingEvent};
 use super::metrics::{CrdLabels, Metrics};
-use super::report::{self, LastChange};
+use super::report_status::{self, LastChange};
 use super::schema_audit::{SchemaAudit, SchemaAuditStatus};
 use super::write_limit::WriteLimiter;
 use crd_audit_engine::crd::Crd;
-use crd_audit_engine::structural::report::{CheckReport, check_crd_guarded};
+use crd_audit_engine::structural::check::{CheckReport, check_crd_guarded};
 use crd_audit_engine::validate::CrdValidator;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -532,7 +532,7 @@ async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
         .spec
         .audited_revision
         .as_ref()
-        .and_then(|rev| report::recorded_revision(crd, rev));
+        .and_then(|rev| report_status::recorded_revision(crd, rev));
     let (last_change, tightened_from) = match recorded {
         Some(old) if old.generation != crd.generation => {
             // Changed while no operator ran: diff the change now.

@@ -166,6 +166,47 @@ pub async fn leases_served(client: &kube::Client) -> Result<bool, kube::Error> {
     }
 }
 
+/// Waits until this replica holds the Lease. A missing namespace is an error to fix, not a
+/// reason to loop.
+pub(super) async fn acquire(elector: &mut Elector) -> Result<(), String> {
+    let mut last_error: Option<Instant> = None;
+    loop {
+        match elector.try_acquire_or_renew().await {
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
+            Err(e @ ElectionError::NamespaceMissing(_)) => return Err(e.to_string()),
+            Err(e) => {
+                // Said at most every 30 s while the API server is unreachable.
+                if last_error.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
+                    tracing::warn!(error = %e, "leader election: the Lease could not be read or written; retrying");
+                    last_error = Some(Instant::now());
+                }
+            }
+        }
+        tokio::time::sleep(RETRY).await;
+    }
+}
+
+/// Renews the Lease until it is lost: taken by another replica, or not renewed within the
+/// renew deadline (shorter than the lease, so that no standby takes over while this one
+/// still acts).
+pub(crate) async fn keep_leading(elector: &mut Elector) {
+    let mut renewed = Instant::now();
+    loop {
+        tokio::time::sleep(RETRY).await;
+        let left = RENEW_DEADLINE.saturating_sub(renewed.elapsed());
+        match tokio::time::timeout(left, elector.try_acquire_or_renew()).await {
+            Ok(Ok(true)) => renewed = Instant::now(),
+            Ok(Ok(false)) => return,
+            Ok(Err(e)) => tracing::warn!(error = %e, "renewing the Lease failed"),
+            Err(_) => {}
+        }
+        if renewed.elapsed() >= RENEW_DEADLINE {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,7 +223,7 @@ mod tests {
         // An outage: the leader's renewals fail.
         fake.lock().unwrap().fail_leases = true;
         let started = Instant::now();
-        crate::operator::keep_leading(&mut a).await;
+        keep_leading(&mut a).await;
         let stood_down = started.elapsed();
         assert!(
             stood_down >= RENEW_DEADLINE && stood_down < LEASE_DURATION,

@@ -3,11 +3,13 @@
 //! when a schema changes, and tells people through conditions, Events and metrics.
 //!
 //! Modules: `client` (kubeconfig → kube client), `config` (the configuration file),
-//! `leader` (the Lease), `controller` (CRD watch, registry, report watch), `objects` (one
-//! object audit per CRD), `audit` (what an object audit keeps), `report` (the status a report
-//! should have), `reporter` (writing reports and Events), `schema_audit` (the report types and
-//! CRD), `events`, `metrics`, `write_limit`. The engine is synchronous: validation runs on
-//! blocking threads, never on the async executor.
+//! `options` (the command-line options), `logging`, `shutdown` (the signals that stop it),
+//! `leader` (the Lease: acquiring, keeping and releasing it), `controller` (CRD watch,
+//! registry, report watch), `objects` (one object audit per CRD), `audit` (what an object
+//! audit keeps), `report_status` (the status a report should have), `reporter` (writing
+//! reports and Events), `schema_audit` (the report types and CRD), `events`, `metrics`,
+//! `write_limit`. This module holds the entry point, [`run`]. The engine is synchronous:
+//! validation runs on blocking threads, never on the async executor.
 
 pub mod audit;
 pub mod client;
@@ -17,71 +19,24 @@ pub mod events;
 #[cfg(test)]
 mod fake_api;
 pub mod leader;
+mod logging;
 pub mod metrics;
 pub mod objects;
-pub mod report;
+mod options;
+pub mod report_status;
 pub mod reporter;
 pub mod schema_audit;
+mod shutdown;
 pub mod write_limit;
 
-use config::Config;
+pub use logging::init_logging;
+pub use options::Options;
+
 use controller::{Controller, Ctx};
-use leader::{ElectionError, Elector};
+use leader::{Elector, acquire, keep_leading};
 use metrics::Metrics;
+use shutdown::shutdown_signal;
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::time::Instant;
-
-/// Command-line options of the controller.
-#[derive(Clone, Debug)]
-pub struct Options {
-    pub kubeconfig: Option<std::path::PathBuf>,
-    pub context: Option<String>,
-    pub config: Config,
-    pub metrics_addr: String,
-    /// The operator's namespace (its leader-election Lease).
-    pub namespace: String,
-    pub identity: String,
-    /// `None`: on in a pod, off elsewhere.
-    pub leader_elect: Option<bool>,
-}
-
-/// JSON log lines on stderr; `RUST_LOG` filters them (default `info`).
-pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,kube_client=off"));
-    let _ = tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(filter)
-        .with_current_span(false)
-        .with_span_list(false)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
-/// Resolves on SIGTERM or SIGINT.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            }
-            _ => std::future::pending::<()>().await,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
 
 /// Runs until SIGTERM/SIGINT. Errors are what stops the operator from starting.
 pub async fn run(opts: Options) -> Result<(), String> {
@@ -161,47 +116,6 @@ pub async fn run(opts: Options) -> Result<(), String> {
                 }
                 return Ok(());
             }
-        }
-    }
-}
-
-/// Waits until this replica holds the Lease. A missing namespace is an error to fix, not a
-/// reason to loop.
-async fn acquire(elector: &mut Elector) -> Result<(), String> {
-    let mut last_error: Option<Instant> = None;
-    loop {
-        match elector.try_acquire_or_renew().await {
-            Ok(true) => return Ok(()),
-            Ok(false) => {}
-            Err(e @ ElectionError::NamespaceMissing(_)) => return Err(e.to_string()),
-            Err(e) => {
-                // Said at most every 30 s while the API server is unreachable.
-                if last_error.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
-                    tracing::warn!(error = %e, "leader election: the Lease could not be read or written; retrying");
-                    last_error = Some(Instant::now());
-                }
-            }
-        }
-        tokio::time::sleep(leader::RETRY).await;
-    }
-}
-
-/// Renews the Lease until it is lost: taken by another replica, or not renewed within the
-/// renew deadline (shorter than the lease, so that no standby takes over while this one
-/// still acts).
-pub(crate) async fn keep_leading(elector: &mut Elector) {
-    let mut renewed = Instant::now();
-    loop {
-        tokio::time::sleep(leader::RETRY).await;
-        let left = leader::RENEW_DEADLINE.saturating_sub(renewed.elapsed());
-        match tokio::time::timeout(left, elector.try_acquire_or_renew()).await {
-            Ok(Ok(true)) => renewed = Instant::now(),
-            Ok(Ok(false)) => return,
-            Ok(Err(e)) => tracing::warn!(error = %e, "renewing the Lease failed"),
-            Err(_) => {}
-        }
-        if renewed.elapsed() >= leader::RENEW_DEADLINE {
-            return;
         }
     }
 }

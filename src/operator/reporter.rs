@@ -6,7 +6,7 @@
 use super::controller::{Ctx, Tracked, crd_reference};
 use super::events::PendingEvent;
 use super::metrics::{CrdLabels, VersionLabels};
-use super::report::{self, Inputs};
+use super::report_status::{self, Inputs};
 use super::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
@@ -19,7 +19,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// The status a tracked CRD's report should have now (without times).
 fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
     let blocked = t.blocked.as_ref().map(|(_, m)| m.as_str());
-    let mut s = report::status(&Inputs {
+    let mut s = report_status::status(&Inputs {
         crd: &t.crd,
         check: &t.check,
         audit: &t.audit,
@@ -65,11 +65,11 @@ fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
 /// The report object to apply, with its status stamped.
 fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit {
     let now = Time(k8s_openapi::jiff::Timestamp::now());
-    report::stamp(&mut status, &mut t.times, &now);
+    report_status::stamp(&mut status, &mut t.times, &now);
     let mut r = SchemaAudit::new(
         &t.crd.name,
         SchemaAuditSpec {
-            audited_revision: report::audited_revision(&t.crd),
+            audited_revision: report_status::audited_revision(&t.crd),
         },
     );
     r.metadata.owner_references = Some(vec![OwnerReference {
@@ -104,7 +104,8 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
                 let st = desired(&ctx, t);
                 publish_metrics(&ctx, t, &st);
                 if t.audited {
-                    for (warning, reason, note) in report::condition_events(t.evented.as_ref(), &st)
+                    for (warning, reason, note) in
+                        report_status::condition_events(t.evented.as_ref(), &st)
                     {
                         ctx.queue_event(PendingEvent {
                             warning,

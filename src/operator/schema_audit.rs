@@ -132,7 +132,7 @@ mod tests {
     fn the_report_crd_is_structural_and_valid() {
         let v = serde_json::to_value(SchemaAudit::crd()).unwrap();
         let crd = crd_audit_engine::crd::Crd::from_value(&v).unwrap();
-        let report = crd_audit_engine::structural::report::check_crd(&crd);
+        let report = crd_audit_engine::structural::check::check_crd(&crd);
         assert!(!report.has_findings(), "{report:?}");
     }
 

@@ -8,11 +8,11 @@
 
 use crd_audit_engine::crd::Crd;
 use crd_audit_engine::schema::Props;
-use crd_audit_engine::validate::cel_rules::CelValidator;
+use crd_audit_engine::validate::cel_validation::CelValidator;
 use crd_audit_engine::validate::defaulting;
 use crd_audit_engine::validate::prune::prune_object;
+use crd_audit_engine::validate::schema_tree::Structure;
 use crd_audit_engine::validate::schema_validator::SchemaValidator;
-use crd_audit_engine::validate::structure::Structure;
 use std::time::{Duration, Instant};
 
 fn main() {

@@ -287,8 +287,8 @@ pub fn check(data: &[u8]) {
             let Ok(crd) = Crd::from_value(&doc) else {
                 continue;
             };
-            let borrowed = crate::structural::report::check_crd(&crd);
-            let owned = crate::structural::report::check_crd_owned(
+            let borrowed = crate::structural::check::check_crd(&crd);
+            let owned = crate::structural::check::check_crd_owned(
                 Crd::from_owned(doc).expect("read once already"),
             );
             assert_eq!(borrowed, owned, "the two entry points disagree");
@@ -320,13 +320,13 @@ pub fn cel(data: &[u8]) {
             return;
         };
         let mut errors = Vec::new();
-        crate::structural::cel_rules::check_rules(
+        crate::structural::cel_compilation::check_rules(
             &props,
             &crate::cause::Path::root(),
             &[],
             &mut errors,
         );
-        if let Some(v) = crate::validate::cel_rules::CelValidator::new(&props) {
+        if let Some(v) = crate::validate::cel_validation::CelValidator::new(&props) {
             let obj = json!({"i": 3, "f": 1.5, "s": "héllo", "b": true, "d": "2024-01-02T03:04:05Z",
                 "q": "50%", "l": ["a", "bb"], "m": {"k": 1}, "o": {"x": "y"},
                 "any": {"n": [1, {"z": null}]}});

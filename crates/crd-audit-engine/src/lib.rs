@@ -7,6 +7,7 @@ pub mod diff;
 pub mod fuzz;
 pub mod gofmt;
 pub mod guard;
+pub mod k8s;
 pub mod load;
 pub mod schema;
 pub mod structural;

@@ -3,7 +3,7 @@
 //! compiles, evaluated against an object with a cost limit.
 
 use crd_audit_engine::cel::compile::compile;
-use crd_audit_engine::cel::estimate::estimate;
+use crd_audit_engine::cel::cost_estimate::estimate;
 use crd_audit_engine::cel::eval::Interp;
 use crd_audit_engine::cel::types::DeclTypes;
 use crd_audit_engine::cel::value::Val;

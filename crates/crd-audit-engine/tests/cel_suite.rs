@@ -25,7 +25,7 @@
 mod common;
 
 use crd_audit_engine::crd::Crd;
-use crd_audit_engine::structural::report::check_crd;
+use crd_audit_engine::structural::check::check_crd;
 use crd_audit_engine::validate::{CrdValidator, Mode};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

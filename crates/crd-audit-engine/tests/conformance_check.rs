@@ -5,7 +5,7 @@
 mod common;
 
 use crd_audit_engine::crd::Crd;
-use crd_audit_engine::structural::report::check_crd;
+use crd_audit_engine::structural::check::check_crd;
 use serde_json::Value;
 
 /// Whether an expected CRD error comes from CEL (evaluated by another part of the engine).

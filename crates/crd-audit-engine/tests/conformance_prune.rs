@@ -5,7 +5,7 @@ mod common;
 use crd_audit_engine::crd::Crd;
 use crd_audit_engine::schema::Props;
 use crd_audit_engine::validate::prune::prune_object;
-use crd_audit_engine::validate::structure::Structure;
+use crd_audit_engine::validate::schema_tree::Structure;
 
 #[test]
 fn pruned_paths_match_upstream() {

@@ -7,7 +7,7 @@ mod common;
 
 use crd_audit_engine::crd::Crd;
 use crd_audit_engine::schema::Props;
-use crd_audit_engine::structural::report::visit;
+use crd_audit_engine::structural::check::visit;
 use crd_audit_engine::validate::object::CEL_NOT_CHECKED;
 use crd_audit_engine::validate::{CrdValidator, Mode};
 use serde_json::Value;

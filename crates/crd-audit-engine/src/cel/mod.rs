@@ -5,9 +5,9 @@
 pub mod ast;
 pub mod check;
 pub mod compile;
-pub mod cost;
+pub mod cost_estimate;
+pub mod cost_limits;
 pub mod decls;
-pub mod estimate;
 pub mod eval;
 pub mod fold;
 pub mod functions;

@@ -7,11 +7,11 @@
 
 use crate::cause::{BadValue, Cause, Path};
 use crate::schema::Props;
-use crate::validate::cel_rules::CelValidator;
+use crate::validate::cel_validation::CelValidator;
 use crate::validate::embedded;
 use crate::validate::prune::prune_value;
+use crate::validate::schema_tree::Structure;
 use crate::validate::schema_validator::SchemaValidator;
-use crate::validate::structure::Structure;
 use serde_json::Value;
 
 const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];

@@ -5,12 +5,15 @@
 //! - [`rules`]: `ValidateStructural` — the violations the `NonStructuralSchema` condition lists.
 //! - [`crd_schema`]: the schema checks of CRD validation (`crdErrors`).
 //! - [`status_root`]: what may stand at the root of a schema under a status subresource.
-//! - [`report`]: everything `crd-audit check` reports for one CRD.
+//! - [`check`]: the entry point of `crd-audit check` and everything it reports for one CRD
+//!   ([`check::CheckReport`]).
+//! - [`cel_compilation`]: the CRD checks of `x-kubernetes-validations` rules (fields,
+//!   compilation, result types, costs).
 
-pub mod cel_rules;
+pub mod cel_compilation;
+pub mod check;
 pub mod convert;
 pub mod crd_schema;
 pub mod defaults;
-pub mod report;
 pub mod rules;
 pub mod status_root;

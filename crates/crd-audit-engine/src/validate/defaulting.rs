@@ -3,7 +3,7 @@
 //! form. (The `null`s of non-nullable fields without a default were dropped by
 //! [`super::prune`] just before.)
 
-use crate::validate::structure::{NodeId, Structure};
+use crate::validate::schema_tree::{NodeId, Structure};
 use serde_json::Value;
 
 /// Applies the schema's defaults to a whole object.

@@ -5,7 +5,7 @@
 
 use crate::cause::{Cause, Path};
 use crate::validate::objectmeta;
-use crate::validate::structure::{NodeId, Structure};
+use crate::validate::schema_tree::{NodeId, Structure};
 use serde_json::Value;
 
 /// The first request error of an embedded resource, as the server's decoder reports it.

@@ -5,7 +5,7 @@
 
 use crate::cause::{BadValue, Cause, Path};
 use crate::gofmt;
-use crate::validate::structure::{ListType, NodeId, Structure};
+use crate::validate::schema_tree::{ListType, NodeId, Structure};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 

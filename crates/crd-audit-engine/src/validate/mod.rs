@@ -3,7 +3,7 @@
 //! [`object::CrdValidator`] is the entry point: it composes the parts below in the order the
 //! API server runs them for a CREATE.
 
-pub mod cel_rules;
+pub mod cel_validation;
 pub mod defaulting;
 pub mod embedded;
 pub mod formats;
@@ -14,7 +14,7 @@ pub mod objectmeta;
 pub mod property_index;
 pub mod prune;
 pub mod scale;
+pub mod schema_tree;
 pub mod schema_validator;
-pub mod structure;
 
 pub use object::{CrdValidator, Mode, Verdict};

@@ -11,9 +11,9 @@ use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::crd::{Crd, Scale, Scope};
 use crate::schema::Props;
 use crate::structural::convert;
-use crate::validate::cel_rules::CelValidator;
+use crate::validate::cel_validation::CelValidator;
+use crate::validate::schema_tree::Structure;
 use crate::validate::schema_validator::SchemaValidator;
-use crate::validate::structure::Structure;
 use crate::validate::{defaulting, embedded, list_type, objectmeta, prune, scale};
 use serde_json::{Map, Value, json};
 

@@ -5,7 +5,7 @@
 //! `x-kubernetes-embedded-resource` object) are left alone here; unknown fields inside such a
 //! `metadata` are dropped by ObjectMeta decoding, which [`prune`] also reports.
 
-use crate::validate::structure::{NodeId, Structure};
+use crate::validate::schema_tree::{NodeId, Structure};
 use serde_json::{Map, Value};
 
 const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];

@@ -1,23 +1,18 @@
 //! The Kubernetes format library: named formats (`format.dns1123Label()`,
 //! `format.named(name)`) and their `validate(string)`, with the messages of
-//! `k8s.io/apimachinery/pkg/util/validation` and kube-openapi's `strfmt`.
+//! `k8s.io/apimachinery/pkg/util/validation` (shared with ObjectMeta validation in
+//! [`crate::k8s::names`]) and kube-openapi's `strfmt`.
 
 use super::url::parse_request_uri;
 use super::{ext, lib_ext, text};
 use crate::cel::eval::{EvalResult, owned};
 use crate::cel::value::{Ext, Val};
+use crate::k8s::names;
 use std::rc::Rc;
 
 // =============================================================================================
 // Format library (library/format.go)
 // =============================================================================================
-
-const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-const QUALIFIED_NAME_PART_MSG: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const QUALIFIED_NAME_SLASHES_MSG: &str = "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 const FORMAT_NAMES: &[&str] = &[
     "dns1123Label",
@@ -56,123 +51,9 @@ pub fn format_names() -> &'static [&'static str] {
     FORMAT_NAMES
 }
 
-fn lower_alnum(c: u8) -> bool {
-    c.is_ascii_lowercase() || c.is_ascii_digit()
-}
-
-fn is_dns1123_label(s: &[u8]) -> bool {
-    matches!((s.first(), s.last()), (Some(&f), Some(&l)) if lower_alnum(f) && lower_alnum(l))
-        && s.iter().all(|&c| lower_alnum(c) || c == b'-')
-}
-
-fn is_dns1123_subdomain(s: &[u8]) -> bool {
-    !s.is_empty() && s.split(|&c| c == b'.').all(is_dns1123_label)
-}
-
-fn is_dns1035_label(s: &[u8]) -> bool {
-    matches!((s.first(), s.last()), (Some(&f), Some(&l)) if f.is_ascii_lowercase() && lower_alnum(l))
-        && s.iter().all(|&c| lower_alnum(c) || c == b'-')
-}
-
-fn is_qualified_name_part(s: &[u8]) -> bool {
-    matches!((s.first(), s.last()), (Some(&f), Some(&l)) if f.is_ascii_alphanumeric() && l.is_ascii_alphanumeric())
-        && s.iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-}
-
-fn dns1123_label_errors(s: &[u8]) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push("must be no more than 63 characters".to_string());
-    }
-    if !is_dns1123_label(s) {
-        errs.push(
-            if is_dns1123_subdomain(s) {
-                "must not contain dots"
-            } else {
-                DNS1123_LABEL_MSG
-            }
-            .to_string(),
-        );
-    }
-    errs
-}
-
-fn dns1123_subdomain_errors(s: &[u8]) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 253 {
-        errs.push("must be no more than 253 characters".to_string());
-    }
-    if !is_dns1123_subdomain(s) {
-        errs.push(DNS1123_SUBDOMAIN_MSG.to_string());
-    }
-    errs
-}
-
-fn dns1035_label_errors(s: &[u8]) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push("must be no more than 63 characters".to_string());
-    }
-    if !is_dns1035_label(s) {
-        errs.push(DNS1035_LABEL_MSG.to_string());
-    }
-    errs
-}
-
-/// `apimachinery/pkg/api/validation.maskTrailingDash` for the `...Prefix` formats.
-fn mask_trailing_dash(s: &str, prefix: bool) -> Vec<u8> {
-    let b = s.as_bytes();
-    if prefix && b.len() > 1 && b[b.len() - 1] == b'-' {
-        let mut m = b[..b.len() - 2].to_vec();
-        m.push(b'a');
-        return m;
-    }
-    b.to_vec()
-}
-
-fn qualified_name_errors(s: &str) -> Vec<String> {
-    let b = s.as_bytes();
-    let mut errs = Vec::new();
-    let parts: Vec<&[u8]> = b.split(|&c| c == b'/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                if prefix.len() > 253 {
-                    errs.push("prefix part must be no more than 253 bytes".to_string());
-                }
-                if !is_dns1123_subdomain(prefix) {
-                    errs.push(format!("prefix part {DNS1123_SUBDOMAIN_MSG}"));
-                }
-            }
-            *name
-        }
-        _ => return vec![QUALIFIED_NAME_SLASHES_MSG.to_string()],
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        errs.push("name part must be no more than 63 bytes".to_string());
-    }
-    if !is_qualified_name_part(name) {
-        errs.push(QUALIFIED_NAME_PART_MSG.to_string());
-    }
-    errs
-}
-
-fn label_value_errors(s: &str) -> Vec<String> {
-    let b = s.as_bytes();
-    let mut errs = Vec::new();
-    if b.len() > 63 {
-        errs.push("must be no more than 63 bytes".to_string());
-    }
-    if !b.is_empty() && !is_qualified_name_part(b) {
-        errs.push(LABEL_VALUE_MSG.to_string());
-    }
-    errs
+/// Messages of an apimachinery name check as CEL strings.
+fn owned_messages(errs: Vec<&'static str>) -> Vec<String> {
+    errs.into_iter().map(String::from).collect()
 }
 
 fn strfmt_errors(format: &str, s: &str, msg: &str) -> Vec<String> {
@@ -187,14 +68,20 @@ fn strfmt_errors(format: &str, s: &str, msg: &str) -> Vec<String> {
 /// [`format_names`] to tell), else the error messages.
 pub fn format_validate(name: &str, s: &str) -> Option<Vec<String>> {
     let errs = match name {
-        "dns1123Label" => dns1123_label_errors(s.as_bytes()),
-        "dns1123LabelPrefix" => dns1123_label_errors(&mask_trailing_dash(s, true)),
-        "dns1123Subdomain" => dns1123_subdomain_errors(s.as_bytes()),
-        "dns1123SubdomainPrefix" => dns1123_subdomain_errors(&mask_trailing_dash(s, true)),
-        "dns1035Label" => dns1035_label_errors(s.as_bytes()),
-        "dns1035LabelPrefix" => dns1035_label_errors(&mask_trailing_dash(s, true)),
-        "qualifiedName" => qualified_name_errors(s),
-        "labelValue" => label_value_errors(s),
+        "dns1123Label" => owned_messages(names::dns1123_label_errors(s.as_bytes())),
+        "dns1123LabelPrefix" => owned_messages(names::dns1123_label_errors(
+            &names::mask_trailing_dash(s.as_bytes()),
+        )),
+        "dns1123Subdomain" => owned_messages(names::dns1123_subdomain_errors(s.as_bytes())),
+        "dns1123SubdomainPrefix" => owned_messages(names::dns1123_subdomain_errors(
+            &names::mask_trailing_dash(s.as_bytes()),
+        )),
+        "dns1035Label" => owned_messages(names::dns1035_label_errors(s.as_bytes())),
+        "dns1035LabelPrefix" => owned_messages(names::dns1035_label_errors(
+            &names::mask_trailing_dash(s.as_bytes()),
+        )),
+        "qualifiedName" => owned_messages(names::label_key_errors(s)),
+        "labelValue" => owned_messages(names::label_value_errors(s)),
         "uri" => match parse_request_uri(s) {
             Ok(_) => Vec::new(),
             Err(e) => vec![e],
@@ -244,6 +131,7 @@ pub fn call<'a>(id: &str, a: &[Val<'a>]) -> Option<EvalResult<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::k8s::names::{DNS1035_LABEL_MSG, DNS1123_LABEL_MSG, LABEL_KEY_SLASHES_MSG};
 
     #[test]
     fn format_library() {
@@ -272,7 +160,7 @@ mod tests {
         );
         assert_eq!(
             format_validate("qualifiedName", "a/b/c"),
-            Some(vec![QUALIFIED_NAME_SLASHES_MSG.to_string()])
+            Some(vec![LABEL_KEY_SLASHES_MSG.to_string()])
         );
         assert_eq!(
             format_validate("dns1123LabelPrefix", "my-label-prefix-"),

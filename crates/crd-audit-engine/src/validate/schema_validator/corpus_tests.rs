@@ -6,7 +6,7 @@ use crate::cause::Cause;
 use crate::crd::Crd;
 use crate::load;
 use crate::schema::{Props, SchemaOrBool};
-use crate::validate::structure::Structure;
+use crate::validate::schema_tree::Structure;
 use crate::validate::{defaulting, prune};
 use serde_json::Value;
 use std::collections::BTreeMap;

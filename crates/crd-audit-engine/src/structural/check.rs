@@ -1,8 +1,13 @@
+//! The CRD check entry point ([`check_crd`] and its variants) and the [`CheckReport`] it
+//! returns. Mirrors what apiextensions-apiserver does with a CRD on CREATE
+//! (`ValidateCustomResourceDefinition` in `pkg/apis/apiextensions/validation`, the
+//! `NonStructuralSchema` condition of `pkg/controller/nonstructuralschema`).
+//!
 //! Everything `crd-audit check` reports for one CRD: the `NonStructuralSchema` violations
 //! (and the condition the API server would set), the CRD create-validation errors of its
 //! schemas, create warnings, and stored versions that are no longer served.
 
-use super::{cel_rules, convert, crd_schema, defaults, rules, status_root};
+use super::{cel_compilation, convert, crd_schema, defaults, rules, status_root};
 use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Crd;
 use crate::schema::{Items, Props, SchemaOrBool};
@@ -289,7 +294,7 @@ fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &m
         crd_schema::check_root(s, &path, &mut report.crd_errors);
         let mut schema_errors = Vec::new();
         crd_schema::check_schema(s, &path, &mut schema_errors);
-        cel_rules::check_rule_fields(s, &path, &mut schema_errors);
+        cel_compilation::check_rule_fields(s, &path, &mut schema_errors);
         if conversion.is_none() {
             let violations = rules::violations(&path, s);
             if violations.is_empty() {
@@ -297,7 +302,7 @@ fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &m
                 defaults::check(s, &path, &mut report.crd_errors);
                 // Rules are compiled only once the defaults are valid.
                 if report.crd_errors.len() == before_defaults {
-                    cel_rules::check_rules(s, &path, &schema_errors, &mut report.crd_errors);
+                    cel_compilation::check_rules(s, &path, &schema_errors, &mut report.crd_errors);
                 }
             }
             report.crd_errors.extend(violations);

@@ -1,3 +1,6 @@
+//! The object validator's view of the structural schema (apiextensions-apiserver's
+//! `structuralschema.Structural`, as `pkg/apiserver/schema` walks it).
+//!
 //! The structural skeleton of a schema (`properties`, `additionalProperties`, `items` and the
 //! Kubernetes extensions, junctors ignored) compiled once for the walks that follow the
 //! object's shape: null pruning and defaulting, embedded-resource checks and list-type

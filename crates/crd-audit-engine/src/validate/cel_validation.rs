@@ -3,6 +3,7 @@
 //! every schema node with rules is evaluated with `self` bound to its value, within the
 //! per-call cost limit and the per-object cost budget. Transition rules (using `oldSelf`)
 //! are skipped as on create, unless `optionalOldSelf` makes `oldSelf` an empty optional.
+//! Mirrors apiextensions-apiserver's `pkg/apiserver/schema/cel/validation.go`.
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::cel::ast::Expr;

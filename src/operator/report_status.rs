@@ -10,7 +10,7 @@ use super::schema_audit::{
 };
 use crd_audit_engine::crd::{Crd, Scope};
 use crd_audit_engine::diff::{Change, Class};
-use crd_audit_engine::structural::report::CheckReport;
+use crd_audit_engine::structural::check::CheckReport;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -464,7 +464,7 @@ mod tests {
             let j: Judgement = judge(&v, obj, false);
             audit.record(j);
         }
-        let check = crd_audit_engine::structural::report::check_crd(&new);
+        let check = crd_audit_engine::structural::check::check_crd(&new);
         let st = status(&Inputs {
             crd: &new,
             check: &check,
@@ -511,7 +511,7 @@ mod tests {
         let new = crd(2, 1);
         let change = LastChange::from_diff(&old, &new, &crd_audit_engine::diff::diff(&old, &new));
         let audit = Audit::default();
-        let check = crd_audit_engine::structural::report::check_crd(&new);
+        let check = crd_audit_engine::structural::check::check_crd(&new);
         let mut st = status(&Inputs {
             crd: &new,
             check: &check,

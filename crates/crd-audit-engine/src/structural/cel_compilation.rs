@@ -1,7 +1,9 @@
 //! CRD validation of `x-kubernetes-validations`: each rule's fields (`rule`, `message`,
 //! `messageExpression`, `reason`, `fieldPath`, `optionalOldSelf`), its compilation and result
 //! type (a bool; a string for `messageExpression`), and where `oldSelf` may be used.
-//! Estimated costs are checked by [`crate::cel::cost`].
+//! Estimated costs are checked by [`crate::cel::cost_limits`]. Mirrors apiextensions-apiserver's
+//! `pkg/apiserver/schema/cel/compilation.go` and the rule checks of
+//! `pkg/apis/apiextensions/validation/validation.go`.
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::cel::compile::compile;
@@ -76,7 +78,7 @@ pub fn check_rules(s: &Props, path: &Path, schema_errors: &[Cause], out: &mut Ve
         })
     };
     walk(s, types.root(), &types, path, None, &blocked, out);
-    out.extend(crate::cel::cost::check_costs(s, path));
+    out.extend(crate::cel::cost_limits::check_costs(s, path));
 }
 
 fn walk(

@@ -1,8 +1,10 @@
 //! The CRD accounting of the static cost estimates of `x-kubernetes-validations` rules, as
 //! kube-apiserver performs it when a CRD is created or updated: each compiled rule's (and
-//! messageExpression's) estimated cost ([`super::estimate`]) is multiplied by how many times
+//! messageExpression's) estimated cost ([`super::cost_estimate`]) is multiplied by how many times
 //! the rule's schema node can occur (its cardinality), checked against the per-rule limit,
 //! and summed over the whole schema against the per-CRD limit.
+//! Mirrors the cost part of apiextensions-apiserver's CRD validation
+//! (`pkg/apis/apiextensions/validation/validation.go`, `pkg/apiserver/schema/cel` limits).
 
 use super::types::{DeclTypes, Kind, MAX_REQUEST_SIZE_BYTES, TypeId};
 use crate::cause::{Cause, Path};
@@ -131,7 +133,7 @@ fn expression_cost(
     want_message: bool,
 ) -> Option<u64> {
     let p = super::compile::compile(src, types, ty, old_self_optional, want_message).ok()?;
-    Some(super::estimate::estimate(&p.typed, types, ty).max)
+    Some(super::cost_estimate::estimate(&p.typed, types, ty).max)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -236,7 +238,7 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cel::estimate::Estimate;
+    use crate::cel::cost_estimate::Estimate;
     use serde_json::json;
     use std::collections::BTreeSet;
 
@@ -248,7 +250,7 @@ mod tests {
         let p = schema(s);
         let t = DeclTypes::new(&p);
         let c = crate::cel::compile::compile(rule, &t, t.root(), false, false).unwrap();
-        crate::cel::estimate::estimate(&c.typed, &t, t.root())
+        crate::cel::cost_estimate::estimate(&c.typed, &t, t.root())
     }
 
     #[test]

@@ -1,0 +1,18 @@
+//! The controller's command-line options (`crd-audit controller ...`), as the CLI hands them
+//! to [`super::run`].
+
+use super::config::Config;
+
+/// Command-line options of the controller.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub kubeconfig: Option<std::path::PathBuf>,
+    pub context: Option<String>,
+    pub config: Config,
+    pub metrics_addr: String,
+    /// The operator's namespace (its leader-election Lease).
+    pub namespace: String,
+    pub identity: String,
+    /// `None`: on in a pod, off elsewhere.
+    pub leader_elect: Option<bool>,
+}
