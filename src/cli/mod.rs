@@ -8,6 +8,7 @@ pub mod inputs;
 pub mod manifests;
 pub mod output;
 pub mod plan;
+pub mod size_limits;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
@@ -29,6 +30,9 @@ pub enum Command {
     /// Prints what kube-apiserver's NonStructuralSchema condition lists, the errors CRD
     /// validation would return on create (invalid defaults, list-type misuse, invalid
     /// patterns, ...), format warnings, and stored versions that are no longer served.
+    /// Also reports size limits: a warning when client-side `kubectl apply` would fail on its
+    /// last-applied annotation (over 262,144 bytes of annotations), errors when the CRD is
+    /// above the API server's 3 MiB request limit or etcd's default 1.5 MiB request limit.
     /// Exit code 0: nothing found; 1: findings; 2: unreadable input.
     Check(check::Args),
     /// Validate objects against their CRDs as kube-apiserver does on create.
