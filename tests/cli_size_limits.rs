@@ -68,7 +68,15 @@ fn sizes_equal_the_upstream_encoders() {
             },
             None => manifest_dir().join(file),
         };
-        let got = sizes_json(&size_limits::measure(&first_document(&path)));
+        let doc = first_document(&path);
+        let measured = size_limits::measure(&doc);
+        // The lengths computed without building the value are those of the value.
+        assert_eq!(
+            measured.last_applied,
+            size_limits::last_applied_configuration(&doc).0.len(),
+            "{file}"
+        );
+        let got = sizes_json(&measured);
         if got != expected_sizes(&e) {
             wrong.push(format!(
                 "{file}: expected {}, got {got}",

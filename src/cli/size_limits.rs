@@ -70,18 +70,102 @@ pub struct Finding {
     pub message: String,
 }
 
-/// Measures a CRD document (the decoded JSON value of its file).
+/// Measures a CRD document (the decoded JSON value of its file). Only lengths are computed:
+/// nothing the size of the document is built.
 pub fn measure(crd: &Value) -> Sizes {
-    let request_body = gofmt::json(crd).len() + 1;
-    let (last_applied, others) = last_applied_configuration(crd);
+    let (last_applied, others) = last_applied_len(crd);
     Sizes {
-        request_body,
-        last_applied: last_applied.len(),
-        annotations_with_last_applied: others + LAST_APPLIED.len() + last_applied.len(),
+        request_body: json_len(crd) + 1,
+        last_applied,
+        annotations_with_last_applied: others + LAST_APPLIED.len() + last_applied,
         stored_protobuf: (crd.get("apiVersion").and_then(Value::as_str)
             == Some("apiextensions.k8s.io/v1"))
         .then(|| stored_protobuf_size(crd)),
     }
+}
+
+/// The byte length of Go's `json.Marshal` of a string (as [`gofmt::json_string`] writes it).
+fn json_string_len(s: &str) -> usize {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\x08' | '\x0c' => 2,
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum::<usize>()
+}
+
+/// The byte length of [`gofmt::json`] of `v` (compact: the order of keys does not matter).
+fn json_len(v: &Value) -> usize {
+    match v {
+        Value::Null => 4,
+        Value::Bool(b) => {
+            if *b {
+                4
+            } else {
+                5
+            }
+        }
+        Value::Number(n) => gofmt::number_json(n).len(),
+        Value::String(s) => json_string_len(s),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(json_len).sum::<usize>()
+        }
+        Value::Object(map) => object_len(map.iter().map(|(k, v)| (k.as_str(), json_len(v)))),
+    }
+}
+
+/// The length of a JSON object given its keys and the lengths of their values.
+fn object_len<'a>(members: impl Iterator<Item = (&'a str, usize)>) -> usize {
+    let (mut n, mut count) = (2usize, 0usize);
+    for (k, len) in members {
+        n += json_string_len(k) + 1 + len;
+        count += 1;
+    }
+    n + count.saturating_sub(1)
+}
+
+/// The annotations kubectl keeps (kubectl `GetModifiedConfiguration`): the string annotations
+/// minus the last-applied one; none when the map holds a non-string value (Unstructured's
+/// `GetAnnotations` then fails and reads as no annotations).
+fn kept_annotations(obj: &Value) -> Vec<(&str, &str)> {
+    match obj.get("metadata").and_then(|m| m.get("annotations")) {
+        Some(Value::Object(m)) if m.values().all(Value::is_string) => m
+            .iter()
+            .filter(|(k, _)| k.as_str() != LAST_APPLIED)
+            .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The length of [`last_applied_configuration`]'s value and `len(key) + len(value)` of the
+/// other annotations, without building the value.
+fn last_applied_len(obj: &Value) -> (usize, usize) {
+    let kept = kept_annotations(obj);
+    let others = kept.iter().map(|(k, v)| k.len() + v.len()).sum();
+    let annotations_len = object_len(kept.iter().map(|(k, v)| (*k, json_string_len(v))));
+    let metadata_len = match obj.get("metadata") {
+        Some(Value::Object(m)) => object_len(
+            m.iter()
+                .filter(|(k, _)| k.as_str() != "annotations")
+                .map(|(k, v)| (k.as_str(), json_len(v)))
+                .chain(std::iter::once(("annotations", annotations_len))),
+        ),
+        _ => object_len(std::iter::once(("annotations", annotations_len))),
+    };
+    let top_len = match obj {
+        Value::Object(m) => object_len(
+            m.iter()
+                .filter(|(k, _)| k.as_str() != "metadata")
+                .map(|(k, v)| (k.as_str(), json_len(v)))
+                .chain(std::iter::once(("metadata", metadata_len))),
+        ),
+        _ => object_len(std::iter::once(("metadata", metadata_len))),
+    };
+    (top_len + 1, others)
 }
 
 /// The limits `sizes` exceeds, most severe first.
@@ -140,17 +224,12 @@ pub fn findings(sizes: &Sizes) -> Vec<Finding> {
 /// HTML-escaped, a trailing newline). Also returns `len(key) + len(value)` of the other
 /// annotations.
 pub fn last_applied_configuration(obj: &Value) -> (String, usize) {
-    let mut annotations = Map::new();
-    if let Some(Value::Object(m)) = obj.get("metadata").and_then(|m| m.get("annotations"))
-        && m.values().all(Value::is_string)
-    {
-        annotations = m.clone();
-    }
-    annotations.remove(LAST_APPLIED);
-    let others = annotations
-        .iter()
-        .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
-        .sum();
+    let kept = kept_annotations(obj);
+    let others = kept.iter().map(|(k, v)| k.len() + v.len()).sum();
+    let annotations: Map<String, Value> = kept
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+        .collect();
     let mut top = match obj {
         Value::Object(m) => m.clone(),
         _ => Map::new(),
@@ -244,7 +323,7 @@ fn json_message(v: &Value) -> usize {
     if v.is_null() {
         0
     } else {
-        delimited(1, gofmt::json(v).len())
+        delimited(1, json_len(v))
     }
 }
 
