@@ -3,7 +3,10 @@
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN bash scripts/build-static.sh /out/crd-audit
+# .git is not in the build context: --version says "commit unknown" unless this is given
+# (docker build --build-arg CRD_AUDIT_GIT_COMMIT=$(git rev-parse --short=12 HEAD) .).
+ARG CRD_AUDIT_GIT_COMMIT=
+RUN CRD_AUDIT_GIT_COMMIT="$CRD_AUDIT_GIT_COMMIT" bash scripts/build-static.sh /out/crd-audit
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/crd-audit /crd-audit

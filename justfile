@@ -24,6 +24,11 @@ lint:
 build:
     cargo build --release
 
+# Install the release binary as the kubectl plugin `kubectl crd-audit` (kubectl-crd_audit in
+# DIR, default ~/.local/bin).
+install-plugin dir="":
+    bash scripts/install-kubectl-plugin.sh {{dir}}
+
 # The static binary the Docker image ships (same steps as the Dockerfile).
 static:
     bash scripts/build-static.sh

@@ -1,7 +1,6 @@
 //! `crd-audit`: see `crd-audit --help`.
 
-use clap::Parser;
-use crd_audit::cli::{self, Cli};
+use crd_audit::cli;
 use std::process::ExitCode;
 
 /// mimalloc: decoding documents allocates many small values, and the system allocator was a
@@ -10,12 +9,12 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let (cli, bin_name) = cli::parse();
     // The engine walks schemas and documents recursively; give it a roomy stack.
     std::thread::Builder::new()
         .name("crd-audit".into())
         .stack_size(256 << 20)
-        .spawn(move || cli::run(cli))
+        .spawn(move || cli::run(cli, bin_name))
         .expect("spawn the main thread")
         .join()
         .unwrap_or(ExitCode::from(cli::EXIT_INPUT_ERROR))

@@ -2,6 +2,7 @@
 
 use super::inputs::{self, Sourced};
 use super::output::{self, Format};
+use super::size_limits::{self, Severity};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::cause::Cause;
 use crd_audit_engine::crd::Crd;
@@ -68,6 +69,9 @@ pub fn run(args: &Args) -> u8 {
                 if item.doc.value.is_null() {
                     continue; // an empty document
                 }
+                // Sizes are measured on the document as read, before the CRD takes it.
+                let sizes = size_limits::measure(&item.doc.value);
+                let size_findings = size_limits::findings(&sizes);
                 // The CRD takes the document's schemas, and the check frees them as it
                 // decodes them: a large CRD is held about once.
                 let value = std::mem::take(&mut item.doc.value);
@@ -96,7 +100,8 @@ pub fn run(args: &Args) -> u8 {
                 };
                 let report = check_crd_owned_guarded(crd);
                 checked += 1;
-                if report.has_findings() {
+                let too_large = size_findings.iter().any(|f| f.severity == Severity::Error);
+                if report.has_findings() || too_large {
                     findings += 1;
                 }
                 if report.internal_error.is_some() {
@@ -108,8 +113,8 @@ pub fn run(args: &Args) -> u8 {
                     input_errors += 1;
                 }
                 let written = match args.output {
-                    Format::Json => write_json(&mut out, &item, &report),
-                    Format::Text => write_text(&mut out, &item, &report),
+                    Format::Json => write_json(&mut out, &item, &report, &sizes, &size_findings),
+                    Format::Text => write_text(&mut out, &item, &report, &size_findings),
                 };
                 if let Err(e) = written {
                     let status = status(input_errors + internal_errors, findings);
@@ -150,7 +155,13 @@ fn causes_json(list: &[Cause]) -> serde_json::Value {
     serde_json::Value::Array(list.iter().map(Cause::to_json).collect())
 }
 
-fn write_json(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io::Result<()> {
+fn write_json(
+    out: &mut impl Write,
+    item: &Sourced,
+    r: &CheckReport,
+    sizes: &size_limits::Sizes,
+    size_findings: &[size_limits::Finding],
+) -> std::io::Result<()> {
     let mut v = json!({
         "source": item.source(),
         "crd": r.crd,
@@ -158,6 +169,19 @@ fn write_json(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io:
         "crdErrors": causes_json(&r.crd_errors),
         "warnings": r.warnings,
         "storedVersionsNotServed": r.stored_versions_not_served,
+        "sizes": {
+            "requestBody": sizes.request_body,
+            "lastAppliedAnnotation": sizes.last_applied,
+            "annotationsWithLastApplied": sizes.annotations_with_last_applied,
+            "storedProtobuf": sizes.stored_protobuf,
+        },
+        "sizeFindings": size_findings.iter().map(|f| json!({
+            "severity": f.severity.as_str(),
+            "limit": f.limit_name,
+            "bytes": f.bytes,
+            "limitBytes": f.limit_bytes,
+            "message": f.message,
+        })).collect::<Vec<_>>(),
     });
     if let Some(e) = &r.internal_error {
         v["internalError"] = json!(e);
@@ -169,7 +193,12 @@ fn write_json(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io:
     writeln!(out, "{v}")
 }
 
-fn write_text(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io::Result<()> {
+fn write_text(
+    out: &mut impl Write,
+    item: &Sourced,
+    r: &CheckReport,
+    size_findings: &[size_limits::Finding],
+) -> std::io::Result<()> {
     let head = format!("{} {}", item.source(), r.crd);
     if let Some(e) = &r.internal_error {
         writeln!(out, "{head}: InternalError: {e}")?;
@@ -186,10 +215,16 @@ fn write_text(out: &mut impl Write, item: &Sourced, r: &CheckReport) -> std::io:
             "{head}: StoredVersionNotServed: version {v:?} is listed in status.storedVersions but is not served"
         )?;
     }
+    for f in size_findings {
+        match f.severity {
+            Severity::Error => writeln!(out, "{head}: TooLarge: {}", f.message)?,
+            Severity::Warning => writeln!(out, "{head}: Warning: {}", f.message)?,
+        }
+    }
     for w in &r.warnings {
         writeln!(out, "{head}: Warning: {w}")?;
     }
-    if !r.has_findings() {
+    if !r.has_findings() && !size_findings.iter().any(|f| f.severity == Severity::Error) {
         writeln!(out, "{head}: ok")?;
     }
     Ok(())

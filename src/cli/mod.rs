@@ -2,21 +2,39 @@
 
 pub mod check;
 pub mod cluster;
+pub mod completions;
 pub mod controller;
 pub mod diff;
 pub mod inputs;
 pub mod manifests;
 pub mod output;
 pub mod plan;
+pub mod size_limits;
 pub mod validate;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
+use std::path::Path;
 use std::process::ExitCode;
+
+/// The version `--version` prints: the package version and the commit it was built from
+/// (`unknown` when built outside a git checkout; `-dirty` with uncommitted changes), which
+/// build.rs records.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("CRD_AUDIT_GIT_COMMIT"),
+    ")"
+);
+
+/// The file name kubectl runs for `kubectl crd-audit` (dashes in a plugin's name become
+/// underscores in its file name).
+pub const KUBECTL_PLUGIN_FILE: &str = "kubectl-crd_audit";
 
 /// Audit CustomResourceDefinition schemas and the objects stored under them, with the
 /// semantics of kube-apiserver.
 #[derive(Debug, Parser)]
-#[command(name = "crd-audit", version, about, long_about = None)]
+#[command(name = "crd-audit", version = VERSION, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -29,6 +47,9 @@ pub enum Command {
     /// Prints what kube-apiserver's NonStructuralSchema condition lists, the errors CRD
     /// validation would return on create (invalid defaults, list-type misuse, invalid
     /// patterns, ...), format warnings, and stored versions that are no longer served.
+    /// Also reports size limits: a warning when client-side `kubectl apply` would fail on its
+    /// last-applied annotation (over 262,144 bytes of annotations), errors when the CRD is
+    /// above the API server's 3 MiB request limit or etcd's default 1.5 MiB request limit.
     /// Exit code 0: nothing found; 1: findings; 2: unreadable input.
     Check(check::Args),
     /// Validate objects against their CRDs as kube-apiserver does on create.
@@ -50,6 +71,9 @@ pub enum Command {
     /// Print the SchemaAudit CRD (what manifests/ installs), or with --rbac-for-cluster a
     /// ClusterRole that reads only the CRD groups present in the cluster.
     Manifests(manifests::Args),
+    /// Print a shell completion script, e.g. `crd-audit completions bash >
+    /// ~/.local/share/bash-completion/completions/crd-audit`.
+    Completions(completions::Args),
 }
 
 /// Exit codes of every command.
@@ -57,9 +81,40 @@ pub const EXIT_CLEAN: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_INPUT_ERROR: u8 = 2;
 
-/// Runs the parsed command line.
-pub fn run(cli: Cli) -> ExitCode {
+/// Whether the program runs as a kubectl plugin: its file name (argv[0]) is
+/// `kubectl-crd_audit` (with `.exe` on Windows).
+pub fn invoked_as_kubectl_plugin(argv0: Option<&OsString>) -> bool {
+    argv0
+        .and_then(|a| Path::new(a).file_name())
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.strip_suffix(".exe").unwrap_or(n) == KUBECTL_PLUGIN_FILE)
+}
+
+/// Parses the command line; run as a kubectl plugin, usage and help name the program
+/// `kubectl crd-audit`. Exits on `--help`, `--version` and usage errors, as clap does.
+pub fn parse() -> (Cli, &'static str) {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let plugin = invoked_as_kubectl_plugin(args.first());
+    let mut cmd = Cli::command();
+    if plugin {
+        cmd = cmd.bin_name("kubectl crd-audit");
+    }
+    let matches = cmd.get_matches_from(args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    (
+        cli,
+        if plugin {
+            KUBECTL_PLUGIN_FILE
+        } else {
+            "crd-audit"
+        },
+    )
+}
+
+/// Runs the parsed command line; `bin_name` is the program's name for completion scripts.
+pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
     let code = match cli.command {
+        Command::Completions(args) => completions::run(&args, bin_name),
         Command::Check(args) => check::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Diff(args) => diff::run(&args),
