@@ -60,4 +60,4 @@ pub use meta::{
 pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 /// Suffix standing in for the 5 random characters of a name generated from `generateName`.
 pub const GENERATED_NAME_SUFFIX: &str = "x7k2q";
-pub(crate) const MAX_GENERATED_BASE: usize = 58;
+const MAX_GENERATED_BASE: usize = 58;
