@@ -7,7 +7,7 @@
 use super::decls::functions as declarations;
 use super::eval::{EvalError, EvalResult, Interp, owned};
 use super::value::{Ext, Str, Val, compare, display, equals, runtime_assignable};
-use crate::validate::goregex;
+use crate::go::regexp;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -61,7 +61,7 @@ pub fn call<'a>(it: &mut Interp, f: &str, _member: bool, args: &[Val<'a>]) -> Ev
         ("matches", [s, p]) => match s {
             Val::Str(s) => match p {
                 Val::Str(p) => {
-                    let re = goregex::compile_cached(p.as_str())
+                    let re = regexp::compile_cached(p.as_str())
                         .map_err(|e| EvalError::new(e.to_string()))?;
                     Ok(Val::Bool(re.is_match(s.as_str())))
                 }

@@ -7,7 +7,6 @@ pub mod cel_rules;
 pub mod defaulting;
 pub mod embedded;
 pub mod formats;
-pub mod goregex;
 pub mod list_type;
 pub mod object;
 pub mod objectmeta;

@@ -20,10 +20,11 @@
 //! - item paths use `[i]`, map keys are joined with `.`.
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
+use crate::go::regexp as goregex;
 use crate::gofmt;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool};
+use crate::validate::formats;
 use crate::validate::property_index::PropertyIndex;
-use crate::validate::{formats, goregex};
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
 use std::fmt::Write as _;
