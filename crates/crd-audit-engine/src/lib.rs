@@ -8,6 +8,7 @@ pub mod fuzz;
 pub mod go;
 pub mod gofmt;
 pub mod guard;
+pub mod k8s;
 pub mod load;
 pub mod schema;
 pub mod structural;

@@ -762,7 +762,7 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             _ => return no_overload(),
         },
         "double_to_string" => match &a[0] {
-            Double(d) => owned(crate::gofmt::float_v(*d)),
+            Double(d) => owned(crate::go::fmt::float_v(*d)),
             _ => return no_overload(),
         },
         "duration_to_string" => match &a[0] {
@@ -780,7 +780,7 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             if !super::lib::time::is_strict_rfc3339(s) {
                 return err(format!(
                     "invalid RFC 3339 timestamp {}",
-                    crate::gofmt::quote(s)
+                    crate::go::strconv::quote(s)
                 ));
             }
             match super::lib::time::parse_rfc3339(s) {

@@ -6,7 +6,6 @@
 pub mod cel_rules;
 pub mod defaulting;
 pub mod embedded;
-pub mod formats;
 pub mod list_type;
 pub mod object;
 pub mod objectmeta;

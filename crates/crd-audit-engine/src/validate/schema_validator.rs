@@ -22,8 +22,8 @@
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::go::regexp as goregex;
 use crate::gofmt;
+use crate::k8s::formats;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool};
-use crate::validate::formats;
 use crate::validate::property_index::PropertyIndex;
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;

@@ -2,10 +2,10 @@
 //! `format.named(name)`) and their `validate(string)`, with the messages of
 //! `k8s.io/apimachinery/pkg/util/validation` and kube-openapi's `strfmt`.
 
-use super::url::parse_request_uri;
 use super::{ext, lib_ext, text};
 use crate::cel::eval::{EvalResult, owned};
 use crate::cel::value::{Ext, Val};
+use crate::go::url::parse_request_uri;
 use std::rc::Rc;
 
 // =============================================================================================
@@ -176,7 +176,7 @@ fn label_value_errors(s: &str) -> Vec<String> {
 }
 
 fn strfmt_errors(format: &str, s: &str, msg: &str) -> Vec<String> {
-    if crate::validate::formats::is_valid(format, s) {
+    if crate::k8s::formats::is_valid(format, s) {
         Vec::new()
     } else {
         vec![msg.to_string()]

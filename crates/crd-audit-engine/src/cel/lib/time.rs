@@ -13,7 +13,7 @@ pub const MAX_UNIX: i64 = 253_402_300_799;
 
 /// Go's `time.ParseDuration`, in nanoseconds; the error is Go's text.
 pub fn parse_duration(s: &str) -> Result<i64, String> {
-    let quoted = crate::gofmt::quote(s);
+    let quoted = crate::go::strconv::quote(s);
     let invalid = || format!("time: invalid duration {quoted}");
     let b = s.as_bytes();
     let mut i = 0;
@@ -99,7 +99,7 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
             u => {
                 return Err(format!(
                     "time: unknown unit {} in duration {quoted}",
-                    crate::gofmt::quote(u)
+                    crate::go::strconv::quote(u)
                 ));
             }
         };
@@ -667,13 +667,13 @@ pub fn tz_offset(tz: &str, nanos: i128) -> Result<i32, String> {
             if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
                 return Err(format!(
                     "strconv.Atoi: parsing {}: invalid syntax",
-                    crate::gofmt::quote(s)
+                    crate::go::strconv::quote(s)
                 ));
             }
             t.parse::<i64>().map_err(|_| {
                 format!(
                     "strconv.Atoi: parsing {}: value out of range",
-                    crate::gofmt::quote(s)
+                    crate::go::strconv::quote(s)
                 )
             })
         };
