@@ -11,7 +11,7 @@ const LAYERS: &[&[&str]] = &[
     &["go"],
     // Transitional names for go::{strconv, json, fmt} (no implementation).
     &["gofmt"],
-    // Kubernetes value formats (quantities, strfmt formats) on top of go.
+    // Kubernetes value semantics (kube-openapi strfmt formats) on top of go.
     &["k8s"],
     // Helpers that depend on nothing in the engine: the panic guard, test data lookup.
     &["guard", "testing"],

@@ -125,15 +125,15 @@ impl<'a> Val<'a> {
                             "Invalid byte formatted string {s}: illegal base64 data"
                         )),
                     },
-                    Kind::Duration => match super::lib::time::parse_duration(s) {
+                    Kind::Duration => match crate::go::time::parse_duration(s) {
                         Ok(d) => Val::Duration(d),
                         Err(e) => Val::err(format!("Invalid duration {s}: {e}")),
                     },
                     Kind::Timestamp => {
                         let parsed = if n.schema_format == "date" {
-                            super::lib::time::parse_date(s)
+                            crate::go::time::parse_date(s)
                         } else {
-                            super::lib::time::parse_openapi_date_time(s)
+                            crate::k8s::formats::parse_date_time(s)
                         };
                         match parsed {
                             Some((t, off)) => Val::Timestamp(t, off),
@@ -670,7 +670,7 @@ pub fn display(v: &Val) -> String {
         Val::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         Val::Type(t) => t.to_string(),
         Val::Duration(d) => super::lib::time::format_duration(*d),
-        Val::Timestamp(t, o) => super::lib::time::format_rfc3339_nano(*t, *o),
+        Val::Timestamp(t, o) => crate::go::time::format_rfc3339_nano(*t, *o),
         _ => v.type_name().to_string(),
     }
 }

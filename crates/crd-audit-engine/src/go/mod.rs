@@ -9,6 +9,7 @@ pub mod json;
 pub mod net;
 pub mod regexp;
 pub mod strconv;
+pub mod time;
 pub mod url;
 
 /// Go's `string(b)` as a Rust `String`: Go keeps invalid UTF-8, Rust replaces it with U+FFFD.

@@ -175,6 +175,21 @@ pub fn quote_bytes(b: &[u8]) -> String {
     out
 }
 
+/// `strconv.FormatFloat(x, 'f', -1, 64)`: the shortest decimal that reads back as `x`,
+/// without an exponent.
+pub fn format_float_f(x: f64) -> String {
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    // Rust's `{}` is the shortest round-trip representation without an exponent.
+    let s = format!("{x}");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

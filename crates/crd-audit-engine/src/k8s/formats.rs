@@ -17,7 +17,7 @@
 //! (`GetUnrecognizedFormats`), which also depends on the schema type: integers only know
 //! `int32`/`int64`, numbers only `float`/`double`, and any other type knows no format at all.
 
-use crate::go::net;
+use crate::go::{net, time};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -136,7 +136,7 @@ impl Format {
             Format::RgbColor => RX_RGBCOLOR.is_match(s),
             Format::Byte => RX_BASE64.is_match(s),
             Format::Password => true,
-            Format::Date => is_full_date(s.as_bytes()),
+            Format::Date => crate::go::time::parse_date(s).is_some(),
             Format::Duration => is_duration(s),
             Format::DateTime => is_date_time(s),
             Format::K8sShortName => s.len() <= 63 && RX_SHORT_NAME.is_match(s),
@@ -325,34 +325,6 @@ fn is_credit_card(s: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Dates, date-times and durations.
 
-fn days_in_month(month: u32, year: u32) -> u32 {
-    match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
-            29
-        }
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// `time.Parse("2006-01-02", s)` succeeds: four-digit year, two-digit month and day, a day that
-/// exists in that month, nothing else.
-fn is_full_date(b: &[u8]) -> bool {
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
-        b[r].iter().try_fold(0u32, |acc, &c| {
-            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
-        })
-    };
-    let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
-        return false;
-    };
-    (1..=12).contains(&month) && day >= 1 && day <= days_in_month(month, year)
-}
-
 /// strfmt `IsDateTime`: lower-case, split on `t`; the first piece is a full date and the second
 /// piece (only the second: any further pieces are ignored) matches the time-of-day pattern with
 /// hour <= 23, minute <= 59, second <= 59.
@@ -367,7 +339,7 @@ fn is_date_time(s: &str) -> bool {
     let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
         return false;
     };
-    if !is_full_date(date.as_bytes()) {
+    if crate::go::time::parse_date(date).is_none() {
         return false;
     }
     let Some(c) = RX_DATETIME_TIME.captures(time) else {
@@ -378,7 +350,7 @@ fn is_date_time(s: &str) -> bool {
 
 /// strfmt `ParseDuration`: Go's `time.ParseDuration`, else the lenient "<n> <unit>" scan.
 fn is_duration(s: &str) -> bool {
-    if go_parse_duration(s.as_bytes()) {
+    if crate::go::time::parse_duration(s).is_ok() {
         return true;
     }
     let mut ok = false;
@@ -437,108 +409,6 @@ fn go_equal_fold(a: &str, b: &str) -> bool {
     }
     a.chars().count() == b.chars().count()
         && a.chars().zip(b.chars()).all(|(x, y)| fold(x) == fold(y))
-}
-
-/// Go's `time.ParseDuration` succeeds.
-fn go_parse_duration(mut s: &[u8]) -> bool {
-    const LIMIT: u64 = 1 << 63;
-    let mut neg = false;
-    if let Some(&c) = s.first()
-        && (c == b'-' || c == b'+')
-    {
-        neg = c == b'-';
-        s = &s[1..];
-    }
-    if s == b"0" {
-        return true;
-    }
-    if s.is_empty() {
-        return false;
-    }
-    let mut total: u64 = 0;
-    while !s.is_empty() {
-        if !(s[0] == b'.' || s[0].is_ascii_digit()) {
-            return false;
-        }
-        // Integer part.
-        let mut v: u64 = 0;
-        let mut i = 0;
-        while i < s.len() && s[i].is_ascii_digit() {
-            if v > LIMIT / 10 {
-                return false;
-            }
-            v = v * 10 + u64::from(s[i] - b'0');
-            if v > LIMIT {
-                return false;
-            }
-            i += 1;
-        }
-        let pre = i > 0;
-        s = &s[i..];
-        // Fraction.
-        let mut f: u64 = 0;
-        let mut scale: f64 = 1.0;
-        let mut post = false;
-        if s.first() == Some(&b'.') {
-            s = &s[1..];
-            let mut j = 0;
-            let mut overflow = false;
-            while j < s.len() && s[j].is_ascii_digit() {
-                if !overflow {
-                    if f > (LIMIT - 1) / 10 {
-                        overflow = true;
-                    } else {
-                        let y = f * 10 + u64::from(s[j] - b'0');
-                        if y > LIMIT {
-                            overflow = true;
-                        } else {
-                            f = y;
-                            scale *= 10.0;
-                        }
-                    }
-                }
-                j += 1;
-            }
-            post = j > 0;
-            s = &s[j..];
-        }
-        if !pre && !post {
-            return false;
-        }
-        // Unit.
-        let mut k = 0;
-        while k < s.len() && s[k] != b'.' && !s[k].is_ascii_digit() {
-            k += 1;
-        }
-        if k == 0 {
-            return false;
-        }
-        let unit: u64 = match &s[..k] {
-            b"ns" => 1,
-            b"us" | b"\xC2\xB5s" | b"\xCE\xBCs" => 1_000, // us, µs (U+00B5), μs (U+03BC)
-            b"ms" => 1_000_000,
-            b"s" => 1_000_000_000,
-            b"m" => 60_000_000_000,
-            b"h" => 3_600_000_000_000,
-            _ => return false,
-        };
-        s = &s[k..];
-        if v > LIMIT / unit {
-            return false;
-        }
-        v *= unit;
-        if f > 0 {
-            v += (f as f64 * (unit as f64 / scale)) as u64;
-            if v > LIMIT {
-                return false;
-            }
-        }
-        total += v;
-        if total > LIMIT {
-            return false;
-        }
-    }
-    neg || total < LIMIT
 }
 
 /// govalidator `IsIPv6`: `net.ParseIP` accepts it and it contains a colon.
@@ -901,6 +771,20 @@ fn is_email(s: &str) -> bool {
         return false;
     };
     p.skip_cfws() && p.empty() && n == 1
+}
+
+/// strfmt `ParseDateTime`: the layouts of the OpenAPI `date-time` format: RFC 3339
+/// with a zone, or a local time read as UTC.
+pub fn parse_date_time(s: &str) -> Option<(i128, i32)> {
+    if s.is_empty() {
+        return Some((0, 0));
+    }
+    if let Some(t) = time::parse_rfc3339(s) {
+        return Some(t);
+    }
+    let b = s.as_bytes();
+    let (t, end) = time::parse_date_time(b)?;
+    (end == b.len()).then_some((t, 0))
 }
 
 #[cfg(test)]
