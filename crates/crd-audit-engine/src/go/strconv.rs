@@ -190,6 +190,27 @@ pub fn format_float_f(x: f64) -> String {
     s
 }
 
+/// `strconv.ParseInt(s, 10, 64)`, `None` on any error.
+pub fn parse_int64(s: &str) -> Option<i64> {
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut v: i128 = 0;
+    for c in digits.bytes() {
+        v = v * 10 + i128::from(c - b'0');
+        if v > i128::from(i64::MAX) + 1 {
+            return None;
+        }
+    }
+    let v = if neg { -v } else { v };
+    i64::try_from(v).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

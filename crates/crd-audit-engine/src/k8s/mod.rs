@@ -2,3 +2,4 @@
 //! apiextensions-apiserver decide about a string before any schema or CEL is involved.
 
 pub mod formats;
+pub mod quantity;

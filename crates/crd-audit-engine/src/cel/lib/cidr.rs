@@ -2,11 +2,11 @@
 //! `masked`, `prefixLength`) over Go's `net/netip` prefixes.
 
 use super::ip::lib_parse_ip;
-use super::quantity::go_parse_int64;
 use super::{ext, fail, lib_ext, text};
 use crate::cel::eval::{EvalResult, owned};
 use crate::cel::value::{Ext, Val};
 use crate::go::net::{addr_string, is_4in6, parse_addr};
+use crate::go::strconv::parse_int64;
 use crate::go::strconv::quote;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -39,7 +39,7 @@ fn go_parse_prefix(s: &str) -> Result<Cidr, String> {
     if bits_str.len() > 1 && !(b'1'..=b'9').contains(&first) {
         return Err(bad());
     }
-    let bits = go_parse_int64(bits_str).ok_or_else(bad)?;
+    let bits = parse_int64(bits_str).ok_or_else(bad)?;
     let max = if matches!(a.ip, IpAddr::V4(_)) {
         32
     } else {
