@@ -107,15 +107,15 @@ fn unknown_kind(obj: &Value) -> Verdict {
     let message = if !obj.is_object() {
         format!(
             "not an object (a {})",
-            crd_audit_engine::gofmt::json_kind(obj).replace("bool", "boolean")
+            crd_audit_engine::go::json::json_kind(obj).replace("bool", "boolean")
         )
     } else if kind.is_empty() || api_version.is_empty() {
         "apiVersion and kind are required to find the object's CRD".to_string()
     } else {
         format!(
             "no matches for kind {} in version {}: no CRD given with --crd defines it",
-            crd_audit_engine::gofmt::quote(&kind),
-            crd_audit_engine::gofmt::quote(&api_version)
+            crd_audit_engine::go::strconv::quote(&kind),
+            crd_audit_engine::go::strconv::quote(&api_version)
         )
     };
     Verdict {
@@ -602,7 +602,7 @@ fn write_text(out: &mut impl Write, source: &str, v: &Verdict) -> std::io::Resul
         writeln!(
             out,
             "{head}: warning: unknown field {}",
-            crd_audit_engine::gofmt::quote(p)
+            crd_audit_engine::go::strconv::quote(p)
         )?;
     }
     if let Some(e) = &v.request_error {

@@ -61,10 +61,10 @@ fn duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error
     }
     match Raw::deserialize(d)? {
         Raw::Seconds(s) => Ok(Duration::from_secs(s)),
-        Raw::Text(t) => crd_audit_engine::cel::stdlib::parse_duration(&t)
+        Raw::Text(t) => crd_audit_engine::go::time::parse_duration(&t)
             .ok()
             .filter(|ns| *ns >= 0)
-            .map(|ns| Duration::from_nanos(ns.min(u64::MAX as i128) as u64))
+            .map(|ns| Duration::from_nanos(ns.unsigned_abs()))
             .ok_or_else(|| {
                 serde::de::Error::custom(format!(
                     "invalid duration {t:?} (expected a Go duration such as 1h or 30m)"

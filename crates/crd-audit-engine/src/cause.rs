@@ -1,7 +1,6 @@
 //! Field errors shaped like the API server's `StatusCause`: upstream field paths, cause types
 //! and the exact message text of `field.Error.Error()`.
 
-use crate::gofmt;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
@@ -159,7 +158,7 @@ impl BadValue {
         match v {
             Value::Bool(b) => BadValue::Bool(*b),
             Value::String(s) => BadValue::Str(s.clone()),
-            Value::Number(n) => match gofmt::decoded_int(n) {
+            Value::Number(n) => match crate::go::json::decoded_int(n) {
                 Some(i) => BadValue::Int(i),
                 None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
             },
@@ -172,10 +171,10 @@ impl BadValue {
         Some(match self {
             BadValue::Omit => return None,
             BadValue::Int(i) => i.to_string(),
-            BadValue::Float(f) => gofmt::float_v(*f),
+            BadValue::Float(f) => crate::go::fmt::float_v(*f),
             BadValue::Bool(b) => b.to_string(),
-            BadValue::Str(s) => gofmt::quote(s),
-            BadValue::Json(v) => gofmt::json(v),
+            BadValue::Str(s) => crate::go::strconv::quote(s),
+            BadValue::Json(v) => crate::go::json::marshal(v),
             BadValue::Rendered { json, .. } => json.clone(),
         })
     }
@@ -259,7 +258,10 @@ impl Cause {
         let detail = if supported.is_empty() {
             String::new()
         } else {
-            let quoted: Vec<String> = supported.iter().map(|s| gofmt::quote(s.as_ref())).collect();
+            let quoted: Vec<String> = supported
+                .iter()
+                .map(|s| crate::go::strconv::quote(s.as_ref()))
+                .collect();
             format!("supported values: {}", quoted.join(", "))
         };
         Cause::new(ErrorType::NotSupported, field, value, detail)

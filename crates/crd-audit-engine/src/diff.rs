@@ -4,7 +4,6 @@
 //! *loosening* when the reverse holds, and *neutral* when validation does not change.
 
 use crate::crd::{Crd, Scope};
-use crate::gofmt;
 use crate::schema::{Props, SchemaOrBool};
 use serde_json::{Value, json};
 
@@ -198,11 +197,11 @@ fn at(path: &str, keyword: &str) -> String {
 }
 
 fn show(v: &Value) -> String {
-    gofmt::json(v)
+    crate::go::json::marshal(v)
 }
 
 fn num(f: f64) -> String {
-    gofmt::float_v(f)
+    crate::go::fmt::float_v(f)
 }
 
 /// A bound that tightens when it appears or rises (`min`) or appears or falls (`max`).
@@ -705,13 +704,13 @@ fn text_keyword(
             &p,
             kinds[0],
             Class::Tightening,
-            format!("{name} {} added", gofmt::quote(new)),
+            format!("{name} {} added", crate::go::strconv::quote(new)),
         ),
         (false, true) => d.push(
             &p,
             kinds[1],
             Class::Loosening,
-            format!("{name} {} removed", gofmt::quote(old)),
+            format!("{name} {} removed", crate::go::strconv::quote(old)),
         ),
         (false, false) if old != new => d.push(
             &p,
@@ -719,8 +718,8 @@ fn text_keyword(
             Class::Tightening,
             format!(
                 "{name} changed from {} to {} (a changed {name} cannot be ordered)",
-                gofmt::quote(old),
-                gofmt::quote(new)
+                crate::go::strconv::quote(old),
+                crate::go::strconv::quote(new)
             ),
         ),
         _ => {}
@@ -796,7 +795,7 @@ fn rules(d: &mut Differ, path: &str, o: &Props, n: &Props) {
                 Class::Tightening,
                 format!(
                     "CEL rule {} added (a new or changed rule cannot be ordered)",
-                    gofmt::quote(&r.rule)
+                    crate::go::strconv::quote(&r.rule)
                 ),
             ),
             Some(x) if x != r => d.push(
@@ -805,7 +804,7 @@ fn rules(d: &mut Differ, path: &str, o: &Props, n: &Props) {
                 Class::Neutral,
                 format!(
                     "message, reason or fieldPath of CEL rule {} changed",
-                    gofmt::quote(&r.rule)
+                    crate::go::strconv::quote(&r.rule)
                 ),
             ),
             _ => {}
@@ -817,7 +816,7 @@ fn rules(d: &mut Differ, path: &str, o: &Props, n: &Props) {
                 &p,
                 "validationRuleRemoved",
                 Class::Loosening,
-                format!("CEL rule {} removed", gofmt::quote(&r.rule)),
+                format!("CEL rule {} removed", crate::go::strconv::quote(&r.rule)),
             );
         }
     }

@@ -51,8 +51,8 @@ pub fn goregex(data: &[u8]) {
     };
     let (pattern, subject) = text.split_once('\n').unwrap_or((text, ""));
     on_big_stack(64 << 20, || {
-        let _ = crate::validate::goregex::translate(pattern);
-        if let Ok(re) = crate::validate::goregex::compile(pattern) {
+        let _ = crate::go::regexp::translate(pattern);
+        if let Ok(re) = crate::go::regexp::compile(pattern) {
             let _ = re.is_match(subject);
             let _ = re.find(subject);
             let _ = re.find_all(subject);

@@ -5,6 +5,7 @@ pub mod diff;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod fuzz;
+pub mod go;
 pub mod gofmt;
 pub mod guard;
 pub mod k8s;

@@ -4,7 +4,6 @@
 //! Every document carries its index in the stream and its first line, so that errors and
 //! findings can name `file#doc` and a line.
 
-use crate::gofmt;
 use saphyr_parser::{Event, Input, Parser, ScalarStyle, Span, Tag};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
@@ -416,9 +415,9 @@ pub fn resolve_plain(s: &str) -> Result<Value, String> {
 }
 
 /// A float64 after `json.Marshal` and the API server's number decoding: an integral value
-/// whose shortest digits fit int64 becomes that int64 (see [`gofmt::shortest_integer`]).
+/// whose shortest digits fit int64 becomes that int64 (see [`crate::go::strconv::shortest_integer`]).
 pub fn float_after_json_round_trip(f: f64) -> Value {
-    if let Some(i) = gofmt::shortest_integer(f).and_then(|i| i64::try_from(i).ok()) {
+    if let Some(i) = crate::go::strconv::shortest_integer(f).and_then(|i| i64::try_from(i).ok()) {
         return Value::from(i);
     }
     Number::from_f64(f)

@@ -1,5 +1,9 @@
 //! The raw OpenAPI v3 schema of a CRD version (`JSONSchemaProps`), decoded from JSON the way
 //! the API server decodes it: every keyword typed, unknown keys ignored.
+//!
+//! - [`new_structural`]: whether the schema converts into the API server's structural form.
+
+pub mod new_structural;
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -128,7 +132,7 @@ fn err(path: &str, key: &str, want: &str, got: &Value) -> DecodeError {
         path: format!("{path}.{key}"),
         message: format!(
             "cannot unmarshal {} into a field of type {want}",
-            crate::gofmt::json_kind(got)
+            crate::go::json::json_kind(got)
         ),
     }
 }
@@ -308,7 +312,7 @@ impl Decoder {
                     path: path.to_string(),
                     message: format!(
                         "cannot unmarshal {} into a value of type JSONSchemaProps",
-                        crate::gofmt::json_kind(&other)
+                        crate::go::json::json_kind(&other)
                     ),
                 });
             }

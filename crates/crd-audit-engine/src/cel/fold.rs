@@ -158,7 +158,7 @@ fn fold(e: &Expr) -> Result<bool, String> {
                     kind: ExprKind::Lit(Literal::String(p)),
                     ..
                 }) = args.first()
-                && let Err(err) = crate::validate::goregex::compile(p)
+                && let Err(err) = crate::go::regexp::compile(p)
             {
                 return Err(err.to_string());
             }

@@ -7,7 +7,7 @@
 use super::decls::functions as declarations;
 use super::eval::{EvalError, EvalResult, Interp, owned};
 use super::value::{Ext, Str, Val, compare, display, equals, runtime_assignable};
-use crate::validate::goregex;
+use crate::go::regexp;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -61,7 +61,7 @@ pub fn call<'a>(it: &mut Interp, f: &str, _member: bool, args: &[Val<'a>]) -> Ev
         ("matches", [s, p]) => match s {
             Val::Str(s) => match p {
                 Val::Str(p) => {
-                    let re = goregex::compile_cached(p.as_str())
+                    let re = regexp::compile_cached(p.as_str())
                         .map_err(|e| EvalError::new(e.to_string()))?;
                     Ok(Val::Bool(re.is_match(s.as_str())))
                 }
@@ -694,9 +694,9 @@ fn timestamp_of<'a>(secs: i64) -> EvalResult<'a> {
 }
 
 /// The calendar fields of a timestamp in the zone `tz` (`UTC` when absent).
-fn in_zone(t: (i128, i32), tz: Option<&str>) -> Result<super::lib::time::Fields, EvalError> {
+fn in_zone(t: (i128, i32), tz: Option<&str>) -> Result<crate::go::time::Fields, EvalError> {
     let offset = super::lib::time::tz_offset(tz.unwrap_or("UTC"), t.0).map_err(EvalError::new)?;
-    Ok(super::lib::time::fields(t.0, offset))
+    Ok(crate::go::time::fields(t.0, offset))
 }
 
 /// The implementation of overload `id`.
@@ -726,7 +726,7 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             Some(v) => Double(v),
             None => return conversion("string", "double"),
         },
-        "string_to_duration" => match super::lib::time::parse_duration(text(&a[0])) {
+        "string_to_duration" => match crate::go::time::parse_duration(text(&a[0])) {
             Ok(d) => Duration(d),
             Err(_) => return conversion("string", "google.protobuf.Duration"),
         },
@@ -762,7 +762,7 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             _ => return no_overload(),
         },
         "double_to_string" => match &a[0] {
-            Double(d) => owned(crate::gofmt::float_v(*d)),
+            Double(d) => owned(crate::go::fmt::float_v(*d)),
             _ => return no_overload(),
         },
         "duration_to_string" => match &a[0] {
@@ -772,7 +772,7 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
         "int64_to_string" | "uint64_to_string" => owned(display(&a[0])),
         "timestamp_to_string" => {
             let (t, o) = ts(&a[0]);
-            owned(super::lib::time::format_rfc3339_nano(t, o))
+            owned(crate::go::time::format_rfc3339_nano(t, o))
         }
         "int64_to_timestamp" => return timestamp_of(int(&a[0])),
         "string_to_timestamp" => {
@@ -780,10 +780,10 @@ fn overload<'a>(it: &mut Interp, id: &str, a: &[Val<'a>]) -> EvalResult<'a> {
             if !super::lib::time::is_strict_rfc3339(s) {
                 return err(format!(
                     "invalid RFC 3339 timestamp {}",
-                    crate::gofmt::quote(s)
+                    crate::go::strconv::quote(s)
                 ));
             }
-            match super::lib::time::parse_rfc3339(s) {
+            match crate::go::time::parse_rfc3339(s) {
                 Some((t, o)) => {
                     let secs = t.div_euclid(1_000_000_000);
                     if secs < i128::from(super::lib::time::MIN_UNIX)

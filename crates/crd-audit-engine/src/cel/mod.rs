@@ -14,6 +14,5 @@ pub mod functions;
 pub mod lexer;
 pub mod lib;
 pub mod parser;
-pub mod stdlib;
 pub mod types;
 pub mod value;

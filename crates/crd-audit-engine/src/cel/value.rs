@@ -4,7 +4,6 @@
 
 use super::decls::CelType;
 use super::types::{DeclTypes, Kind, TypeId};
-use crate::gofmt;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -90,7 +89,7 @@ impl<'a> Val<'a> {
         match n.kind {
             Kind::IntOrString => match v {
                 Value::String(s) => Val::Str(Str::Borrowed(s)),
-                Value::Number(num) => match gofmt::decoded_int(num) {
+                Value::Number(num) => match crate::go::json::decoded_int(num) {
                     Some(i) => Val::Int(i),
                     None => Val::err(
                         "invalid data, expected XIntOrString value to be either a string or integer",
@@ -116,7 +115,7 @@ impl<'a> Val<'a> {
                 let Value::String(s) = v else {
                     return Val::err(format!(
                         "invalid data, expected string, got {}",
-                        gofmt::type_name(v)
+                        crate::go::fmt::type_name(v)
                     ));
                 };
                 match n.kind {
@@ -126,15 +125,15 @@ impl<'a> Val<'a> {
                             "Invalid byte formatted string {s}: illegal base64 data"
                         )),
                     },
-                    Kind::Duration => match super::lib::time::parse_duration(s) {
+                    Kind::Duration => match crate::go::time::parse_duration(s) {
                         Ok(d) => Val::Duration(d),
                         Err(e) => Val::err(format!("Invalid duration {s}: {e}")),
                     },
                     Kind::Timestamp => {
                         let parsed = if n.schema_format == "date" {
-                            super::lib::time::parse_date(s)
+                            crate::go::time::parse_date(s)
                         } else {
-                            super::lib::time::parse_openapi_date_time(s)
+                            crate::k8s::formats::parse_date_time(s)
                         };
                         match parsed {
                             Some((t, off)) => Val::Timestamp(t, off),
@@ -151,7 +150,7 @@ impl<'a> Val<'a> {
                 _ => Val::err("invalid data, expected float"),
             },
             Kind::Int => match v {
-                Value::Number(num) => match gofmt::decoded_int(num) {
+                Value::Number(num) => match crate::go::json::decoded_int(num) {
                     Some(i) => Val::Int(i),
                     None => Val::err("invalid data, expected int, got float64"),
                 },
@@ -169,7 +168,7 @@ impl<'a> Val<'a> {
         match v {
             Value::Null => Val::Null,
             Value::Bool(b) => Val::Bool(*b),
-            Value::Number(n) => match gofmt::decoded_int(n) {
+            Value::Number(n) => match crate::go::json::decoded_int(n) {
                 Some(i) => Val::Int(i),
                 None => Val::Double(n.as_f64().unwrap_or(0.0)),
             },
@@ -666,12 +665,12 @@ pub fn display(v: &Val) -> String {
         Val::Bool(b) => b.to_string(),
         Val::Int(i) => i.to_string(),
         Val::Uint(u) => u.to_string(),
-        Val::Double(d) => gofmt::float_v(*d),
+        Val::Double(d) => crate::go::fmt::float_v(*d),
         Val::Str(s) => s.as_str().to_string(),
         Val::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         Val::Type(t) => t.to_string(),
         Val::Duration(d) => super::lib::time::format_duration(*d),
-        Val::Timestamp(t, o) => super::lib::time::format_rfc3339_nano(*t, *o),
+        Val::Timestamp(t, o) => crate::go::time::format_rfc3339_nano(*t, *o),
         _ => v.type_name().to_string(),
     }
 }

@@ -7,11 +7,12 @@
 //! (and the condition the API server would set), the CRD create-validation errors of its
 //! schemas, create warnings, and stored versions that are no longer served.
 
-use super::{cel_compilation, convert, crd_schema, defaults, rules, status_root};
+use super::{cel_compilation, crd_schema, defaults, rules, status_root};
 use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Crd;
+use crate::k8s::formats;
+use crate::schema::new_structural as convert;
 use crate::schema::{Items, Props, SchemaOrBool};
-use crate::validate::formats;
 
 /// The `NonStructuralSchema` condition as the API server computes it.
 #[derive(Clone, Debug, PartialEq)]

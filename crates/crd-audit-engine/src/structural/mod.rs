@@ -1,7 +1,8 @@
 //! Structural schemas: which schemas the API server can convert into its `Structural` form,
 //! the `NonStructuralSchema` rules, and the CRD create-time checks of a schema.
 //!
-//! - [`convert`]: the conversion failures (`OpenAPIV3Schema 'id' is not supported`, ...).
+//! - [`crate::schema::new_structural`]: the conversion failures (`OpenAPIV3Schema 'id' is not
+//!   supported`, ...).
 //! - [`rules`]: `ValidateStructural` — the violations the `NonStructuralSchema` condition lists.
 //! - [`crd_schema`]: the schema checks of CRD validation (`crdErrors`).
 //! - [`status_root`]: what may stand at the root of a schema under a status subresource.
@@ -12,7 +13,6 @@
 
 pub mod cel_compilation;
 pub mod check;
-pub mod convert;
 pub mod crd_schema;
 pub mod defaults;
 pub mod rules;

@@ -6,8 +6,8 @@
 //! `allOf`/`anyOf`/`oneOf`/`not`, where everything structural is forbidden.
 
 use crate::cause::{BadValue, Cause, Path};
+use crate::go::regexp;
 use crate::schema::{Props, SchemaOrBool};
-use crate::validate::goregex;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -255,7 +255,7 @@ fn value_validation(
         nested(n, false, &path.child("not"), out);
     }
     if !v.pattern.is_empty()
-        && let Err(e) = goregex::compile(&v.pattern)
+        && let Err(e) = regexp::compile(&v.pattern)
     {
         out.push(Cause::invalid(
             path.child("pattern"),

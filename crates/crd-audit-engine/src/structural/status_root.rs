@@ -9,7 +9,6 @@
 //! names ([`internal_schema_json`]).
 
 use crate::cause::{BadValue, Cause, Path};
-use crate::gofmt;
 use serde_json::Value;
 
 /// How a field of the internal `JSONSchemaProps` is held, which decides its zero value and
@@ -202,7 +201,7 @@ fn props_json(raw: &Value, out: &mut String) {
         if i > 0 {
             out.push(',');
         }
-        gofmt::json_string(name, out);
+        crate::go::json::json_string(name, out);
         out.push(':');
         field_json(raw.get(*key), *go, out);
     }
@@ -210,7 +209,7 @@ fn props_json(raw: &Value, out: &mut String) {
 }
 
 fn float_json(v: &Value, out: &mut String) {
-    out.push_str(&gofmt::float_json(v.as_f64().unwrap_or(0.0)));
+    out.push_str(&crate::go::json::float_json(v.as_f64().unwrap_or(0.0)));
 }
 
 /// A value as an `interface{}` filled by `json.Unmarshal` is written back: numbers are
@@ -234,13 +233,13 @@ fn interface_json(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                gofmt::json_string(k, out);
+                crate::go::json::json_string(k, out);
                 out.push(':');
                 interface_json(v, out);
             }
             out.push('}');
         }
-        other => out.push_str(&gofmt::json(other)),
+        other => out.push_str(&crate::go::json::marshal(other)),
     }
 }
 
@@ -267,7 +266,7 @@ fn map_json(
         if i > 0 {
             out.push(',');
         }
-        gofmt::json_string(k, out);
+        crate::go::json::json_string(k, out);
         out.push(':');
         each(&map[k], out);
     }
@@ -288,7 +287,7 @@ fn field_json(v: Option<&Value>, go: Go, out: &mut String) {
     };
     match go {
         Go::Str | Go::Bool | Go::Ptr(Scalar::Str | Scalar::Bool | Scalar::Int) => {
-            out.push_str(&gofmt::json(v));
+            out.push_str(&crate::go::json::marshal(v));
         }
         Go::Ptr(Scalar::Float) => float_json(v, out),
         Go::Json => interface_json(v, out),
@@ -296,7 +295,7 @@ fn field_json(v: Option<&Value>, go: Go, out: &mut String) {
             Value::Array(items) => list_json(items, out, interface_json),
             other => interface_json(other, out),
         },
-        Go::Strings => out.push_str(&gofmt::json(v)),
+        Go::Strings => out.push_str(&crate::go::json::marshal(v)),
         Go::PropsOrArray => {
             out.push_str("{\"Schema\":");
             match v {
@@ -334,7 +333,7 @@ fn field_json(v: Option<&Value>, go: Go, out: &mut String) {
                 match d {
                     Value::Array(names) => {
                         out.push_str("null,\"Property\":");
-                        out.push_str(&gofmt::json(&Value::Array(names.clone())));
+                        out.push_str(&crate::go::json::marshal(&Value::Array(names.clone())));
                     }
                     schema => {
                         props_json(schema, out);
@@ -348,20 +347,20 @@ fn field_json(v: Option<&Value>, go: Go, out: &mut String) {
         Go::ExternalDocs => {
             let text = |k: &str| v.get(k).cloned().unwrap_or(Value::String(String::new()));
             out.push_str("{\"Description\":");
-            out.push_str(&gofmt::json(&text("description")));
+            out.push_str(&crate::go::json::marshal(&text("description")));
             out.push_str(",\"URL\":");
-            out.push_str(&gofmt::json(&text("url")));
+            out.push_str(&crate::go::json::marshal(&text("url")));
             out.push('}');
         }
         Go::Rules => match v {
             Value::Array(rules) => list_json(rules, out, |r, out| {
                 let text = |k: &str| match r.get(k) {
-                    Some(Value::String(s)) => gofmt::json(&Value::String(s.clone())),
+                    Some(Value::String(s)) => crate::go::json::marshal(&Value::String(s.clone())),
                     _ => "\"\"".to_string(),
                 };
                 let ptr = |k: &str| match r.get(k) {
                     None | Some(Value::Null) => "null".to_string(),
-                    Some(v) => gofmt::json(v),
+                    Some(v) => crate::go::json::marshal(v),
                 };
                 out.push_str(&format!(
                     "{{\"Rule\":{},\"Message\":{},\"MessageExpression\":{},\"Reason\":{},\"FieldPath\":{},\"OptionalOldSelf\":{}}}",

@@ -4,7 +4,6 @@
 //! do (`1` and `1.0` differ), objects and lists by their JSON encoding.
 
 use crate::cause::{BadValue, Cause, Path};
-use crate::gofmt;
 use crate::validate::schema_tree::{ListType, NodeId, Structure};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -143,13 +142,13 @@ impl<'a> Key<'a> {
         match v {
             Value::Null => Key::Null,
             Value::Bool(b) => Key::Bool(*b),
-            Value::Number(n) => match gofmt::decoded_int(n) {
+            Value::Number(n) => match crate::go::json::decoded_int(n) {
                 Some(i) => Key::Int(i),
                 // +0 and -0 are equal in Go.
                 None => Key::Float((n.as_f64().unwrap_or(0.0) + 0.0).to_bits()),
             },
             Value::String(s) => Key::Str(s),
-            Value::Array(_) | Value::Object(_) => Key::Compound(gofmt::json(v)),
+            Value::Array(_) | Value::Object(_) => Key::Compound(crate::go::json::marshal(v)),
         }
     }
 }

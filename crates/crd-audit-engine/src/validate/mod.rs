@@ -6,8 +6,6 @@
 pub mod cel_validation;
 pub mod defaulting;
 pub mod embedded;
-pub mod formats;
-pub mod goregex;
 pub mod list_type;
 pub mod object;
 pub mod objectmeta;

@@ -10,7 +10,7 @@
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::crd::{Crd, Scale, Scope};
 use crate::schema::Props;
-use crate::structural::convert;
+use crate::schema::new_structural;
 use crate::validate::cel_validation::CelValidator;
 use crate::validate::schema_tree::Structure;
 use crate::validate::schema_validator::SchemaValidator;
@@ -87,7 +87,7 @@ impl Verdict {
         };
         Some(format!(
             "{qualified_kind} {} is invalid: {agg}",
-            crate::gofmt::quote(&self.name)
+            crate::go::strconv::quote(&self.name)
         ))
     }
 
@@ -166,7 +166,7 @@ impl CrdValidator {
                     None => Ok(None),
                     Some(raw) => Props::from_value("", raw)
                         .map(|props| {
-                            let structure = convert::conversion_error(&props)
+                            let structure = new_structural::conversion_error(&props)
                                 .is_none()
                                 .then(|| Structure::new(&props));
                             Some(CompiledSchema {

@@ -4,7 +4,6 @@
 
 use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Scale;
-use crate::gofmt;
 use serde_json::Value;
 
 /// Appends the scale subresource's errors for `obj`.
@@ -25,14 +24,19 @@ pub fn validate(scale: &Scale, obj: &Value, out: &mut Vec<Cause>) {
 fn replicas(json_path: &str, obj: &Value, out: &mut Vec<Cause>) {
     let field = || Path::from_rendered(json_path);
     let value = match nested(obj, json_path, "int64", |v| {
-        v.as_number().and_then(gofmt::decoded_int).is_some()
+        v.as_number()
+            .and_then(crate::go::json::decoded_int)
+            .is_some()
     }) {
         Err(e) => {
             out.push(Cause::invalid(field(), BadValue::Int(0), e));
             return;
         }
         Ok(None) => return,
-        Ok(Some(v)) => v.as_number().and_then(gofmt::decoded_int).unwrap_or(0),
+        Ok(Some(v)) => v
+            .as_number()
+            .and_then(crate::go::json::decoded_int)
+            .unwrap_or(0),
     };
     if value < 0 {
         out.push(Cause::invalid(
@@ -88,11 +92,11 @@ fn nested<'a>(
 
 fn accessor_error(fields: &[&str], v: &Value, want: &str) -> String {
     let mut shown = String::new();
-    gofmt::value_v(v, &mut shown);
+    crate::go::fmt::value_v(v, &mut shown);
     format!(
         ".{} accessor error: {shown} is of the type {}, expected {want}",
         fields.join("."),
-        gofmt::type_name(v)
+        crate::go::fmt::type_name(v)
     )
 }
 

@@ -150,7 +150,7 @@ impl Validators<'_> {
             }
             "matches" => {
                 if let Some((a, Literal::String(p))) = first_lit
-                    && crate::validate::goregex::compile(p).is_err()
+                    && crate::go::regexp::compile(p).is_err()
                 {
                     self.err(a.offset, "invalid matches argument".into());
                 }

@@ -1,12 +1,13 @@
 //! The Kubernetes CIDR library (`cidr`, `isCIDR`, `containsIP`, `containsCIDR`, `ip`,
 //! `masked`, `prefixLength`) over Go's `net/netip` prefixes.
 
-use super::go::go_quote;
-use super::ip::{go_parse_addr, ip_to_string, is_4in6, lib_parse_ip};
-use super::quantity::go_parse_int64;
+use super::ip::lib_parse_ip;
 use super::{ext, fail, lib_ext, text};
 use crate::cel::eval::{EvalResult, owned};
 use crate::cel::value::{Ext, Val};
+use crate::go::net::{addr_string, is_4in6, parse_addr};
+use crate::go::strconv::parse_int64;
+use crate::go::strconv::quote;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -24,21 +25,21 @@ pub struct Cidr {
 const CIDR_ERR_PREFIX: &str = "network address parse error during conversion from string: ";
 
 fn go_parse_prefix(s: &str) -> Result<Cidr, String> {
-    let err = |msg: &str| format!("netip.ParsePrefix({}): {msg}", go_quote(s));
+    let err = |msg: &str| format!("netip.ParsePrefix({}): {msg}", quote(s));
     let Some(i) = s.rfind('/') else {
         return Err(err("no '/'"));
     };
-    let a = go_parse_addr(&s.as_bytes()[..i]).map_err(|e| err(&e))?;
+    let a = parse_addr(&s.as_bytes()[..i]).map_err(|e| err(&e))?;
     if matches!(a.ip, IpAddr::V6(_)) && !a.zone.is_empty() {
         return Err(err("IPv6 zones cannot be present in a prefix"));
     }
     let bits_str = &s[i + 1..];
-    let bad = || err(&format!("bad bits after slash: {}", go_quote(bits_str)));
+    let bad = || err(&format!("bad bits after slash: {}", quote(bits_str)));
     let first = bits_str.as_bytes().first().copied().unwrap_or(0);
     if bits_str.len() > 1 && !(b'1'..=b'9').contains(&first) {
         return Err(bad());
     }
-    let bits = go_parse_int64(bits_str).ok_or_else(bad)?;
+    let bits = parse_int64(bits_str).ok_or_else(bad)?;
     let max = if matches!(a.ip, IpAddr::V4(_)) {
         32
     } else {
@@ -60,7 +61,7 @@ pub fn parse_cidr(s: &str) -> Result<Cidr, String> {
     if is_4in6(&p.addr) {
         return Err(format!(
             "{CIDR_ERR_PREFIX}IPv4-mapped IPv6 address {} is not allowed",
-            go_quote(s)
+            quote(s)
         ));
     }
     Ok(p)
@@ -150,7 +151,7 @@ impl Cidr {
 
 impl fmt::Display for Cidr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", ip_to_string(&self.addr), self.bits)
+        write!(f, "{}/{}", addr_string(&self.addr), self.bits)
     }
 }
 
@@ -221,7 +222,7 @@ mod tests {
         assert!(v4.contains_cidr(&c("192.168.0.0/25")));
         assert!(!v4.contains_cidr(&c("192.168.0.0/23")));
         assert_eq!(v4.contains_cidr_str("192.168.0.0/25"), Ok(true));
-        assert_eq!(ip_to_string(&v4.ip()), "192.168.0.0");
+        assert_eq!(addr_string(&v4.ip()), "192.168.0.0");
         assert_eq!(c("192.168.0.1/24").masked().to_string(), "192.168.0.0/24");
         assert_eq!(c("192.168.0.1/24").to_string(), "192.168.0.1/24");
         assert_eq!(v4.prefix_length(), 24);

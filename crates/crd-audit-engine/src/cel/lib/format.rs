@@ -3,10 +3,10 @@
 //! `k8s.io/apimachinery/pkg/util/validation` (shared with ObjectMeta validation in
 //! [`crate::k8s::names`]) and kube-openapi's `strfmt`.
 
-use super::url::parse_request_uri;
 use super::{ext, lib_ext, text};
 use crate::cel::eval::{EvalResult, owned};
 use crate::cel::value::{Ext, Val};
+use crate::go::url::parse_request_uri;
 use crate::k8s::names;
 use std::rc::Rc;
 
@@ -57,7 +57,7 @@ fn owned_messages(errs: Vec<&'static str>) -> Vec<String> {
 }
 
 fn strfmt_errors(format: &str, s: &str, msg: &str) -> Vec<String> {
-    if crate::validate::formats::is_valid(format, s) {
+    if crate::k8s::formats::is_valid(format, s) {
         Vec::new()
     } else {
         vec![msg.to_string()]

@@ -7,7 +7,6 @@
 
 pub mod cidr;
 pub mod format;
-mod go;
 pub mod ip;
 pub mod lists;
 pub mod optionals;

@@ -2,7 +2,7 @@
 
 use crate::cel::eval::{EvalError, EvalResult, owned};
 use crate::cel::value::Val;
-use crate::validate::goregex;
+use crate::go::regexp;
 use std::rc::Rc;
 
 /// The regex overload `id` applied to `a` (the receiver first), or `None` when `id` is not
@@ -17,7 +17,7 @@ pub fn call<'a>(id: &str, a: &[Val<'a>]) -> Option<EvalResult<'a>> {
     let (Some(Val::Str(s)), Some(Val::Str(pattern))) = (a.first(), a.get(1)) else {
         return None;
     };
-    let re = match goregex::compile_cached(pattern.as_str()) {
+    let re = match regexp::compile_cached(pattern.as_str()) {
         Ok(re) => re,
         Err(e) => return Some(Err(EvalError::new(format!("Illegal regex: {e}")))),
     };

@@ -1,10 +1,10 @@
 //! The Kubernetes semver library (`semver`, `isSemver`, accessors and comparisons) over
 //! `github.com/blang/semver/v4`, with the library's optional normalization.
 
-use super::go::go_quote;
 use super::{ext, fail, lib_ext, text};
 use crate::cel::eval::EvalResult;
 use crate::cel::value::{Ext, Val};
+use crate::go::strconv::quote;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -46,13 +46,13 @@ fn go_parse_uint(s: &str) -> Result<u64, String> {
     if s.is_empty() || !only_digits(s) {
         return Err(format!(
             "strconv.ParseUint: parsing {}: invalid syntax",
-            go_quote(s)
+            quote(s)
         ));
     }
     s.parse().map_err(|_| {
         format!(
             "strconv.ParseUint: parsing {}: value out of range",
-            go_quote(s)
+            quote(s)
         )
     })
 }
@@ -70,13 +70,13 @@ fn semver_parse(s: &str) -> Result<Semver, String> {
         if !only_digits(p) {
             return Err(format!(
                 "Invalid character(s) found in {what} number {}",
-                go_quote(p)
+                quote(p)
             ));
         }
         if leading_zero(p) {
             return Err(format!(
                 "{cap} number must not contain leading zeroes {}",
-                go_quote(p)
+                quote(p)
             ));
         }
         go_parse_uint(p)
@@ -104,7 +104,7 @@ fn semver_parse(s: &str) -> Result<Semver, String> {
             if leading_zero(p) {
                 return Err(format!(
                     "Numeric PreRelease version must not contain leading zeroes {}",
-                    go_quote(p)
+                    quote(p)
                 ));
             }
             pre.push(PreRelease::Num(go_parse_uint(p)?));
@@ -113,7 +113,7 @@ fn semver_parse(s: &str) -> Result<Semver, String> {
         } else {
             return Err(format!(
                 "Invalid character(s) found in prerelease {}",
-                go_quote(p)
+                quote(p)
             ));
         }
     }
@@ -125,7 +125,7 @@ fn semver_parse(s: &str) -> Result<Semver, String> {
         if !only_alphanum(b) {
             return Err(format!(
                 "Invalid character(s) found in build meta data {}",
-                go_quote(b)
+                quote(b)
             ));
         }
         build.push(b.to_string());

@@ -156,7 +156,7 @@ impl Runtime<'_, '_> {
             | Val::Type(_)
             | Val::Duration(_)
             | Val::Timestamp(..) => Ok(crate::cel::value::display(v)),
-            Val::Double(d) => Ok(crate::gofmt::float_v(*d)),
+            Val::Double(d) => Ok(crate::go::fmt::float_v(*d)),
             Val::Bytes(b) => match std::str::from_utf8(b) {
                 Ok(s) => Ok(s.to_string()),
                 Err(_) => Err((
@@ -172,8 +172,11 @@ impl Runtime<'_, '_> {
     /// A list or map member (cel-go's `clauseForType` then `quoteForCEL`).
     fn member(&self, v: &Val) -> Result<String, (Option<u32>, String)> {
         Ok(match v {
-            Val::Str(s) => crate::gofmt::quote(s.as_str()),
-            Val::Bytes(b) => format!("b{}", crate::gofmt::quote(&String::from_utf8_lossy(b))),
+            Val::Str(s) => crate::go::strconv::quote(s.as_str()),
+            Val::Bytes(b) => format!(
+                "b{}",
+                crate::go::strconv::quote(&String::from_utf8_lossy(b))
+            ),
             Val::Double(d) => {
                 if d.is_finite() {
                     format!("{d:.6}")
@@ -187,11 +190,11 @@ impl Runtime<'_, '_> {
             }
             Val::Timestamp(..) => format!(
                 "timestamp({})",
-                crate::gofmt::quote(&crate::cel::value::display(v))
+                crate::go::strconv::quote(&crate::cel::value::display(v))
             ),
             Val::Duration(_) => format!(
                 "duration({})",
-                crate::gofmt::quote(&crate::cel::value::display(v))
+                crate::go::strconv::quote(&crate::cel::value::display(v))
             ),
             Val::Int(_) | Val::Uint(_) | Val::Bool(_) | Val::Null | Val::Type(_) => {
                 crate::cel::value::display(v)
@@ -218,7 +221,7 @@ impl Runtime<'_, '_> {
         let mut pairs = Vec::with_capacity(entries.len());
         for (k, v) in entries {
             let key = match k {
-                Val::Str(s) => crate::gofmt::quote(s.as_str()),
+                Val::Str(s) => crate::go::strconv::quote(s.as_str()),
                 Val::Bool(_) | Val::Int(_) | Val::Uint(_) => crate::cel::value::display(k),
                 other => {
                     return Err((

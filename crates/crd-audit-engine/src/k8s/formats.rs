@@ -17,7 +17,7 @@
 //! (`GetUnrecognizedFormats`), which also depends on the schema type: integers only know
 //! `int32`/`int64`, numbers only `float`/`double`, and any other type knows no format at all.
 
-use crate::gofmt;
+use crate::go::{net, time};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -116,13 +116,13 @@ impl Format {
             Format::BsonObjectId => is_bson_object_id(s),
             // Go's `url.ParseRequestURI` (one implementation of net/url, shared with the CEL
             // url library).
-            Format::Uri => crate::cel::lib::url::is_request_uri(s),
+            Format::Uri => crate::go::url::is_request_uri(s),
             Format::Email => is_email(s),
             Format::Hostname => is_hostname(s),
-            Format::Ipv4 => parse_ip_sloppy(s.as_bytes()) && s.contains('.'),
+            Format::Ipv4 => net::parse_ip_sloppy(s.as_bytes()) && s.contains('.'),
             Format::Ipv6 => is_ipv6(s),
-            Format::Cidr => is_cidr_sloppy(s),
-            Format::Mac => is_mac(s.as_bytes()),
+            Format::Cidr => net::parse_cidr_sloppy(s),
+            Format::Mac => net::parse_mac(s.as_bytes()),
             Format::Uuid => RX_UUID.is_match(s),
             Format::Uuid3 => RX_UUID3.is_match(s),
             Format::Uuid4 => RX_UUID4.is_match(s),
@@ -136,7 +136,7 @@ impl Format {
             Format::RgbColor => RX_RGBCOLOR.is_match(s),
             Format::Byte => RX_BASE64.is_match(s),
             Format::Password => true,
-            Format::Date => is_full_date(s.as_bytes()),
+            Format::Date => crate::go::time::parse_date(s).is_some(),
             Format::Duration => is_duration(s),
             Format::DateTime => is_date_time(s),
             Format::K8sShortName => s.len() <= 63 && RX_SHORT_NAME.is_match(s),
@@ -183,7 +183,10 @@ pub fn format_warning(type_: &str, format: &str) -> Option<String> {
     if format.is_empty() || retains_format(type_, format) {
         None
     } else {
-        Some(format!("unrecognized format {}", gofmt::quote(format)))
+        Some(format!(
+            "unrecognized format {}",
+            crate::go::strconv::quote(format)
+        ))
     }
 }
 
@@ -322,34 +325,6 @@ fn is_credit_card(s: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Dates, date-times and durations.
 
-fn days_in_month(month: u32, year: u32) -> u32 {
-    match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
-            29
-        }
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// `time.Parse("2006-01-02", s)` succeeds: four-digit year, two-digit month and day, a day that
-/// exists in that month, nothing else.
-fn is_full_date(b: &[u8]) -> bool {
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
-        b[r].iter().try_fold(0u32, |acc, &c| {
-            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
-        })
-    };
-    let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
-        return false;
-    };
-    (1..=12).contains(&month) && day >= 1 && day <= days_in_month(month, year)
-}
-
 /// strfmt `IsDateTime`: lower-case, split on `t`; the first piece is a full date and the second
 /// piece (only the second: any further pieces are ignored) matches the time-of-day pattern with
 /// hour <= 23, minute <= 59, second <= 59.
@@ -364,7 +339,7 @@ fn is_date_time(s: &str) -> bool {
     let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
         return false;
     };
-    if !is_full_date(date.as_bytes()) {
+    if crate::go::time::parse_date(date).is_none() {
         return false;
     }
     let Some(c) = RX_DATETIME_TIME.captures(time) else {
@@ -375,7 +350,7 @@ fn is_date_time(s: &str) -> bool {
 
 /// strfmt `ParseDuration`: Go's `time.ParseDuration`, else the lenient "<n> <unit>" scan.
 fn is_duration(s: &str) -> bool {
-    if go_parse_duration(s.as_bytes()) {
+    if crate::go::time::parse_duration(s).is_ok() {
         return true;
     }
     let mut ok = false;
@@ -436,403 +411,9 @@ fn go_equal_fold(a: &str, b: &str) -> bool {
         && a.chars().zip(b.chars()).all(|(x, y)| fold(x) == fold(y))
 }
 
-/// Go's `time.ParseDuration` succeeds.
-fn go_parse_duration(mut s: &[u8]) -> bool {
-    const LIMIT: u64 = 1 << 63;
-    let mut neg = false;
-    if let Some(&c) = s.first()
-        && (c == b'-' || c == b'+')
-    {
-        neg = c == b'-';
-        s = &s[1..];
-    }
-    if s == b"0" {
-        return true;
-    }
-    if s.is_empty() {
-        return false;
-    }
-    let mut total: u64 = 0;
-    while !s.is_empty() {
-        if !(s[0] == b'.' || s[0].is_ascii_digit()) {
-            return false;
-        }
-        // Integer part.
-        let mut v: u64 = 0;
-        let mut i = 0;
-        while i < s.len() && s[i].is_ascii_digit() {
-            if v > LIMIT / 10 {
-                return false;
-            }
-            v = v * 10 + u64::from(s[i] - b'0');
-            if v > LIMIT {
-                return false;
-            }
-            i += 1;
-        }
-        let pre = i > 0;
-        s = &s[i..];
-        // Fraction.
-        let mut f: u64 = 0;
-        let mut scale: f64 = 1.0;
-        let mut post = false;
-        if s.first() == Some(&b'.') {
-            s = &s[1..];
-            let mut j = 0;
-            let mut overflow = false;
-            while j < s.len() && s[j].is_ascii_digit() {
-                if !overflow {
-                    if f > (LIMIT - 1) / 10 {
-                        overflow = true;
-                    } else {
-                        let y = f * 10 + u64::from(s[j] - b'0');
-                        if y > LIMIT {
-                            overflow = true;
-                        } else {
-                            f = y;
-                            scale *= 10.0;
-                        }
-                    }
-                }
-                j += 1;
-            }
-            post = j > 0;
-            s = &s[j..];
-        }
-        if !pre && !post {
-            return false;
-        }
-        // Unit.
-        let mut k = 0;
-        while k < s.len() && s[k] != b'.' && !s[k].is_ascii_digit() {
-            k += 1;
-        }
-        if k == 0 {
-            return false;
-        }
-        let unit: u64 = match &s[..k] {
-            b"ns" => 1,
-            b"us" | b"\xC2\xB5s" | b"\xCE\xBCs" => 1_000, // us, µs (U+00B5), μs (U+03BC)
-            b"ms" => 1_000_000,
-            b"s" => 1_000_000_000,
-            b"m" => 60_000_000_000,
-            b"h" => 3_600_000_000_000,
-            _ => return false,
-        };
-        s = &s[k..];
-        if v > LIMIT / unit {
-            return false;
-        }
-        v *= unit;
-        if f > 0 {
-            v += (f as f64 * (unit as f64 / scale)) as u64;
-            if v > LIMIT {
-                return false;
-            }
-        }
-        total += v;
-        if total > LIMIT {
-            return false;
-        }
-    }
-    neg || total < LIMIT
-}
-
-// ---------------------------------------------------------------------------------------------
-// IP addresses, CIDRs and MAC addresses.
-
-/// Decimal digits as the pre-1.17 `net` package reads them (`dtoi`): any number of digits,
-/// leading zeros allowed, failing at 0xFFFFFF.
-fn dtoi(s: &[u8]) -> Option<(u32, usize)> {
-    let mut n: u32 = 0;
-    let mut i = 0;
-    while i < s.len() && s[i].is_ascii_digit() {
-        n = n * 10 + u32::from(s[i] - b'0');
-        if n >= 0xFF_FFFF {
-            return None;
-        }
-        i += 1;
-    }
-    (i > 0).then_some((n, i))
-}
-
-/// Hex digits as the pre-1.17 `net` package reads them (`xtoi`).
-fn xtoi(s: &[u8]) -> Option<(u32, usize)> {
-    let mut n: u32 = 0;
-    let mut i = 0;
-    while i < s.len() {
-        let d = match s[i] {
-            c @ b'0'..=b'9' => c - b'0',
-            c @ b'a'..=b'f' => c - b'a' + 10,
-            c @ b'A'..=b'F' => c - b'A' + 10,
-            _ => break,
-        };
-        n = n * 16 + u32::from(d);
-        if n >= 0xFF_FFFF {
-            return None;
-        }
-        i += 1;
-    }
-    (i > 0).then_some((n, i))
-}
-
-/// Sloppy (pre-Go-1.17, `k8s.io/utils/net`) IPv4: four decimal fields <= 255, leading zeros ok.
-fn parse_ipv4_sloppy(mut s: &[u8]) -> bool {
-    for i in 0..4 {
-        if s.is_empty() {
-            return false;
-        }
-        if i > 0 {
-            if s[0] != b'.' {
-                return false;
-            }
-            s = &s[1..];
-        }
-        match dtoi(s) {
-            Some((n, c)) if n <= 0xFF => s = &s[c..],
-            _ => return false,
-        }
-    }
-    s.is_empty()
-}
-
-/// Sloppy (pre-Go-1.17) IPv6, no zone; an embedded IPv4 tail is parsed sloppily.
-fn parse_ipv6_sloppy(mut s: &[u8]) -> bool {
-    let mut ellipsis: Option<usize> = None;
-    if s.len() >= 2 && s[0] == b':' && s[1] == b':' {
-        ellipsis = Some(0);
-        s = &s[2..];
-        if s.is_empty() {
-            return true;
-        }
-    }
-    let mut i = 0;
-    while i < 16 {
-        let Some((n, c)) = xtoi(s) else {
-            return false;
-        };
-        if n > 0xFFFF {
-            return false;
-        }
-        if c < s.len() && s[c] == b'.' {
-            if (ellipsis.is_none() && i != 12) || i + 4 > 16 {
-                return false;
-            }
-            if !parse_ipv4_sloppy(s) {
-                return false;
-            }
-            s = &[];
-            i += 4;
-            break;
-        }
-        i += 2;
-        s = &s[c..];
-        if s.is_empty() {
-            break;
-        }
-        if s[0] != b':' || s.len() == 1 {
-            return false;
-        }
-        s = &s[1..];
-        if s[0] == b':' {
-            if ellipsis.is_some() {
-                return false;
-            }
-            ellipsis = Some(i);
-            s = &s[1..];
-            if s.is_empty() {
-                break;
-            }
-        }
-    }
-    if !s.is_empty() {
-        return false;
-    }
-    if i < 16 {
-        ellipsis.is_some()
-    } else {
-        ellipsis.is_none()
-    }
-}
-
-/// `netutils.ParseIPSloppy(s) != nil`.
-fn parse_ip_sloppy(s: &[u8]) -> bool {
-    for &c in s {
-        match c {
-            b'.' => return parse_ipv4_sloppy(s),
-            b':' => return parse_ipv6_sloppy(s),
-            _ => {}
-        }
-    }
-    false
-}
-
-/// `netutils.ParseCIDRSloppy` succeeds.
-fn is_cidr_sloppy(s: &str) -> bool {
-    let b = s.as_bytes();
-    let Some(slash) = b.iter().position(|&c| c == b'/') else {
-        return false;
-    };
-    let (addr, mask) = (&b[..slash], &b[slash + 1..]);
-    let bits = if parse_ipv4_sloppy(addr) {
-        32
-    } else if parse_ipv6_sloppy(addr) {
-        128
-    } else {
-        return false;
-    };
-    matches!(dtoi(mask), Some((n, c)) if c == mask.len() && n <= bits)
-}
-
-/// Strict IPv4 as `net/netip` parses it: four fields 0-255, no leading zeros.
-fn parse_ipv4_strict(s: &[u8]) -> bool {
-    let mut fields = 0;
-    let mut val: u32 = 0;
-    let mut digits = 0;
-    for (i, &c) in s.iter().enumerate() {
-        if c.is_ascii_digit() {
-            if digits == 1 && val == 0 {
-                return false;
-            }
-            val = val * 10 + u32::from(c - b'0');
-            digits += 1;
-            if val > 255 {
-                return false;
-            }
-        } else if c == b'.' {
-            if i == 0 || i == s.len() - 1 || s[i - 1] == b'.' || fields == 3 {
-                return false;
-            }
-            fields += 1;
-            val = 0;
-            digits = 0;
-        } else {
-            return false;
-        }
-    }
-    fields == 3
-}
-
-/// Strict IPv6 without zone as `net/netip` parses it (groups of at most four hex digits,
-/// strict embedded IPv4).
-fn parse_ipv6_strict(mut s: &[u8]) -> bool {
-    let mut ellipsis: Option<usize> = None;
-    if s.len() >= 2 && s[0] == b':' && s[1] == b':' {
-        ellipsis = Some(0);
-        s = &s[2..];
-        if s.is_empty() {
-            return true;
-        }
-    }
-    let mut i = 0;
-    while i < 16 {
-        let mut off = 0;
-        while off < s.len() && s[off].is_ascii_hexdigit() {
-            if off > 3 {
-                return false;
-            }
-            off += 1;
-        }
-        if off == 0 {
-            return false;
-        }
-        if off < s.len() && s[off] == b'.' {
-            if (ellipsis.is_none() && i != 12) || i + 4 > 16 {
-                return false;
-            }
-            if !parse_ipv4_strict(s) {
-                return false;
-            }
-            s = &[];
-            i += 4;
-            break;
-        }
-        i += 2;
-        s = &s[off..];
-        if s.is_empty() {
-            break;
-        }
-        if s[0] != b':' || s.len() == 1 {
-            return false;
-        }
-        s = &s[1..];
-        if s[0] == b':' {
-            if ellipsis.is_some() {
-                return false;
-            }
-            ellipsis = Some(i);
-            s = &s[1..];
-            if s.is_empty() {
-                break;
-            }
-        }
-    }
-    if !s.is_empty() {
-        return false;
-    }
-    if i < 16 {
-        ellipsis.is_some()
-    } else {
-        ellipsis.is_none()
-    }
-}
-
-/// Go's `net.ParseIP(s) != nil` (netip based, strict, zones rejected).
-fn parse_ip_strict(s: &[u8]) -> bool {
-    for &c in s {
-        match c {
-            b'.' => return parse_ipv4_strict(s),
-            b':' => return !s.contains(&b'%') && parse_ipv6_strict(s),
-            b'%' => return false,
-            _ => {}
-        }
-    }
-    false
-}
-
 /// govalidator `IsIPv6`: `net.ParseIP` accepts it and it contains a colon.
 fn is_ipv6(s: &str) -> bool {
-    s.contains(':') && parse_ip_strict(s.as_bytes())
-}
-
-/// Go's `net.ParseMAC` succeeds: 6, 8 or 20 octets as `xx:xx..`, `xx-xx..` or `xxxx.xxxx..`.
-fn is_mac(s: &[u8]) -> bool {
-    fn hex2(s: &[u8], sep: Option<u8>) -> bool {
-        if s.len() > 2
-            && let Some(e) = sep
-            && s[2] != e
-        {
-            return false;
-        }
-        s.len() >= 2 && s[0].is_ascii_hexdigit() && s[1].is_ascii_hexdigit()
-    }
-    if s.len() < 14 {
-        return false;
-    }
-    if s[2] == b':' || s[2] == b'-' {
-        if !(s.len() + 1).is_multiple_of(3) {
-            return false;
-        }
-        let n = (s.len() + 1) / 3;
-        if n != 6 && n != 8 && n != 20 {
-            return false;
-        }
-        (0..n).all(|i| hex2(&s[3 * i..], Some(s[2])))
-    } else if s[4] == b'.' {
-        if !(s.len() + 1).is_multiple_of(5) {
-            return false;
-        }
-        let n = 2 * (s.len() + 1) / 5;
-        if n != 6 && n != 8 && n != 20 {
-            return false;
-        }
-        (0..n / 2).all(|i| {
-            let x = 5 * i;
-            hex2(&s[x..x + 2], None) && hex2(&s[x + 2..], Some(s[4]))
-        })
-    } else {
-        false
-    }
+    s.contains(':') && net::parse_ip(s.as_bytes()).is_some()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1052,7 +633,7 @@ impl<'a> MailParser<'a> {
         }
         let dtext = &self.s[..n];
         self.s = &self.s[n..];
-        self.consume(b']') && parse_ip_strict(dtext.as_bytes())
+        self.consume(b']') && net::parse_ip(dtext.as_bytes()).is_some()
     }
 
     /// `consumeAddrSpec`; restores the input on failure.
@@ -1190,6 +771,20 @@ fn is_email(s: &str) -> bool {
         return false;
     };
     p.skip_cfws() && p.empty() && n == 1
+}
+
+/// strfmt `ParseDateTime`: the layouts of the OpenAPI `date-time` format: RFC 3339
+/// with a zone, or a local time read as UTC.
+pub fn parse_date_time(s: &str) -> Option<(i128, i32)> {
+    if s.is_empty() {
+        return Some((0, 0));
+    }
+    if let Some(t) = time::parse_rfc3339(s) {
+        return Some(t);
+    }
+    let b = s.as_bytes();
+    let (t, end) = time::parse_date_time(b)?;
+    (end == b.len()).then_some((t, 0))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! fails on keywords a structural schema cannot hold. Such a failure hides every other
 //! structural check of that version.
 
-use crate::schema::{Items, Props, SchemaOrBool};
+use super::{Items, Props, SchemaOrBool};
 
 /// The first reason the schema cannot be converted, in the order the upstream conversion
 /// visits the schema (the node's own keywords, its junctors, additionalProperties, items,

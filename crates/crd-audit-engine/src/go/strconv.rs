@@ -1,0 +1,230 @@
+//! Go's `strconv` package (`src/strconv/quote.go`, `src/strconv/ftoa.go`): quoting strings
+//! and the shortest formatting of a float64.
+
+use std::fmt::Write;
+
+/// The shortest decimal digits of `f` (no sign, no dot) and the decimal exponent of the
+/// first digit, e.g. 1234.5 -> ("12345", 3). `f` must be finite and non-zero.
+pub(super) fn shortest_digits(f: f64) -> (String, i32) {
+    // Rust's `{:e}` prints the shortest round-trip representation, like Go's.
+    let s = format!("{:e}", f.abs());
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    (digits, exp.parse().unwrap_or(0))
+}
+
+fn push_exponent(out: &mut String, exp: i32) {
+    out.push('e');
+    out.push(if exp < 0 { '-' } else { '+' });
+    let e = exp.unsigned_abs();
+    if e < 10 {
+        out.push('0');
+    }
+    let _ = write!(out, "{e}");
+}
+
+/// `%e` with the shortest precision: `d.ddde±XX`.
+fn format_e(neg: bool, digits: &str, exp: i32) -> String {
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    out.push_str(&digits[..1]);
+    if digits.len() > 1 {
+        out.push('.');
+        out.push_str(&digits[1..]);
+    }
+    push_exponent(&mut out, exp);
+    out
+}
+
+/// `%f` with the shortest precision.
+pub(super) fn format_f(neg: bool, digits: &str, exp: i32) -> String {
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    let point = exp + 1; // digits before the decimal point
+    if point <= 0 {
+        out.push_str("0.");
+        for _ in 0..(-point) {
+            out.push('0');
+        }
+        out.push_str(digits);
+    } else if point as usize >= digits.len() {
+        out.push_str(digits);
+        for _ in 0..(point as usize - digits.len()) {
+            out.push('0');
+        }
+    } else {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    }
+    out
+}
+
+pub(super) fn special_float(f: f64) -> Option<String> {
+    if f.is_nan() {
+        Some("NaN".into())
+    } else if f.is_infinite() {
+        Some(if f > 0.0 { "+Inf" } else { "-Inf" }.into())
+    } else if f == 0.0 {
+        Some(if f.is_sign_negative() { "-0" } else { "0" }.into())
+    } else {
+        None
+    }
+}
+
+/// `strconv.FormatFloat(f, 'g', -1, 64)`: the shortest digits, in `%e` form for exponents
+/// below -4 or from 6 on (what `%v` prints for a float64).
+pub fn format_float_g(f: f64) -> String {
+    if let Some(s) = special_float(f) {
+        return s;
+    }
+    let (digits, exp) = shortest_digits(f);
+    // strconv 'g' with the shortest precision decides with a precision of 6.
+    if !(-4..6).contains(&exp) {
+        format_e(f < 0.0, &digits, exp)
+    } else {
+        format_f(f < 0.0, &digits, exp)
+    }
+}
+
+/// The integer that the shortest decimal rendering of an integral float spells (Go's
+/// `strconv.FormatFloat(f, 'f', -1, 64)`), if it is integral and below 10^40.
+pub fn shortest_integer(f: f64) -> Option<i128> {
+    if f.fract() != 0.0 || !f.is_finite() {
+        return None;
+    }
+    if f.abs() < 9_007_199_254_740_992.0 {
+        return Some(f as i128);
+    }
+    let s = format!("{:e}", f.abs());
+    let (mantissa, exp) = s.split_once('e')?;
+    let exp: i32 = exp.parse().ok()?;
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let zeros = exp - (digits.len() as i32 - 1);
+    if !(0..=20).contains(&zeros) {
+        return None;
+    }
+    let mut v: i128 = digits.parse().ok()?;
+    for _ in 0..zeros {
+        v *= 10;
+    }
+    Some(if f < 0.0 { -v } else { v })
+}
+
+/// Whether `strconv.IsPrint` holds for `c` (approximated with Rust's classification).
+pub fn is_print(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    let u = c as u32;
+    // Format characters (Cf), private use, and noncharacters are not printable in Go.
+    !matches!(u,
+        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F
+        | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
+        | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF | 0xFFFE | 0xFFFF | 0xE0001 | 0xE0020..=0xE007F)
+}
+
+/// Go's `strconv.Quote` (what `%q` prints for a string).
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0c' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x0b' => out.push_str("\\v"),
+            c if is_print(c) => out.push(c),
+            c if (c as u32) < 0x80 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+/// Go's `strconv.Quote` of a byte string: invalid UTF-8 bytes print as `\xNN`.
+pub fn quote_bytes(b: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for chunk in b.utf8_chunks() {
+        let valid = quote(chunk.valid());
+        out.push_str(&valid[1..valid.len() - 1]);
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `strconv.FormatFloat(x, 'f', -1, 64)`: the shortest decimal that reads back as `x`,
+/// without an exponent.
+pub fn format_float_f(x: f64) -> String {
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    // Rust's `{}` is the shortest round-trip representation without an exponent.
+    let s = format!("{x}");
+    s
+}
+
+/// `strconv.ParseInt(s, 10, 64)`, `None` on any error.
+pub fn parse_int64(s: &str) -> Option<i64> {
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut v: i128 = 0;
+    for c in digits.bytes() {
+        v = v * 10 + i128::from(c - b'0');
+        if v > i128::from(i64::MAX) + 1 {
+            return None;
+        }
+    }
+    let v = if neg { -v } else { v };
+    i64::try_from(v).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_matches_strconv() {
+        assert_eq!(quote("a\"b\\c\n"), r#""a\"b\\c\n""#);
+        assert_eq!(quote("\u{1}"), r#""\x01""#);
+        assert_eq!(quote("é"), "\"é\"");
+        assert_eq!(quote("\u{200b}"), r#""\u200b""#);
+    }
+
+    #[test]
+    fn quote_bytes_escapes_invalid_utf8() {
+        assert_eq!(quote_bytes(b"a\xffb\n"), r#""a\xffb\n""#);
+    }
+}
