@@ -4,9 +4,9 @@ use super::inputs::{self, Sourced};
 use super::output::{self, Format};
 use super::size_limits::{self, Severity};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
-use crd_audit_engine::cause::Cause;
-use crd_audit_engine::crd::Crd;
-use crd_audit_engine::structural::check::{CheckReport, check_crd_owned_guarded};
+use crd_audit_engine::Cause;
+use crd_audit_engine::Crd;
+use crd_audit_engine::{CheckReport, check_crd_owned_guarded};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -37,7 +37,7 @@ pub fn run(args: &Args) -> u8 {
         let mut docs = inputs::read_file(&file);
         loop {
             // A bug in the reader ends this input, not the run.
-            let doc = match crd_audit_engine::guard::catch(|| docs.next()) {
+            let doc = match crd_audit_engine::panic_guard::catch(|| docs.next()) {
                 Ok(Some(d)) => d,
                 Ok(None) => break,
                 Err(m) => {
@@ -75,7 +75,8 @@ pub fn run(args: &Args) -> u8 {
                 // The CRD takes the document's schemas, and the check frees them as it
                 // decodes them: a large CRD is held about once.
                 let value = std::mem::take(&mut item.doc.value);
-                let crd = match crd_audit_engine::guard::catch(move || Crd::from_owned(value)) {
+                let crd = match crd_audit_engine::panic_guard::catch(move || Crd::from_owned(value))
+                {
                     Ok(Ok(c)) => c,
                     Ok(Err(e)) => {
                         eprintln!(

@@ -44,7 +44,7 @@ impl Cluster {
     /// Every object of a CRD at a version, in all namespaces.
     pub fn each_object(
         &self,
-        crd: &crd_audit_engine::crd::Crd,
+        crd: &crd_audit_engine::Crd,
         version: &str,
         each: &mut dyn FnMut(Value),
     ) -> Result<(), String> {

@@ -3,8 +3,8 @@
 use super::inputs;
 use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
-use crd_audit_engine::crd::Crd;
-use crd_audit_engine::diff::{Class, diff};
+use crd_audit_engine::Crd;
+use crd_audit_engine::{Class, diff};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

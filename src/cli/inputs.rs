@@ -1,7 +1,7 @@
 //! Reading the command line's inputs: files, directories (recursively, `*.yaml`, `*.yml`,
 //! `*.json`), and `-` for standard input; every document with its `file#index` source.
 
-use crd_audit_engine::crd::Crd;
+use crd_audit_engine::Crd;
 use crd_audit_engine::load::stream::{DocumentStream, Piece, PieceReader};
 use crd_audit_engine::load::{Document, LoadError};
 use std::io::{BufRead, BufReader};

@@ -14,7 +14,6 @@
 //!   (see [`stored_protobuf_size`]).
 
 // The engine's Go renderings (json.Marshal of a decoded value): the only engine item used here.
-use crd_audit_engine::gofmt;
 use serde_json::{Map, Value};
 
 /// apimachinery `TotalAnnotationSizeLimitB`.
@@ -84,7 +83,7 @@ pub fn measure(crd: &Value) -> Sizes {
     }
 }
 
-/// The byte length of Go's `json.Marshal` of a string (as [`gofmt::json_string`] writes it).
+/// The byte length of Go's `json.Marshal` of a string (as [`crd_audit_engine::render::json_string`] writes it).
 fn json_string_len(s: &str) -> usize {
     2 + s
         .chars()
@@ -97,7 +96,7 @@ fn json_string_len(s: &str) -> usize {
         .sum::<usize>()
 }
 
-/// The byte length of [`gofmt::json`] of `v` (compact: the order of keys does not matter).
+/// The byte length of [`crd_audit_engine::render::json`] of `v` (compact: the order of keys does not matter).
 fn json_len(v: &Value) -> usize {
     match v {
         Value::Null => 4,
@@ -108,7 +107,7 @@ fn json_len(v: &Value) -> usize {
                 5
             }
         }
-        Value::Number(n) => gofmt::number_json(n).len(),
+        Value::Number(n) => crd_audit_engine::render::number_json(n).len(),
         Value::String(s) => json_string_len(s),
         Value::Array(items) => {
             2 + items.len().saturating_sub(1) + items.iter().map(json_len).sum::<usize>()
@@ -240,7 +239,7 @@ pub fn last_applied_configuration(obj: &Value) -> (String, usize) {
     };
     metadata.insert("annotations".into(), Value::Object(annotations));
     top.insert("metadata".into(), Value::Object(metadata));
-    let mut text = gofmt::json(&Value::Object(top));
+    let mut text = crd_audit_engine::render::json(&Value::Object(top));
     text.push('\n');
     (text, others)
 }
@@ -302,7 +301,7 @@ fn items<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 /// A signed integer as the decoded int64 (a varint of its two's complement).
 fn int_of(v: &Value) -> i64 {
     match v {
-        Value::Number(n) => gofmt::decoded_int(n).unwrap_or(0),
+        Value::Number(n) => crd_audit_engine::render::decoded_int(n).unwrap_or(0),
         _ => 0,
     }
 }

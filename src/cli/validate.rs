@@ -6,11 +6,11 @@
 use super::inputs::{self, Sourced};
 use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
-use crd_audit_engine::cause::{Cause, Path};
-use crd_audit_engine::crd::Crd;
+use crd_audit_engine::Crd;
 use crd_audit_engine::load::stream::Piece;
 use crd_audit_engine::load::{Document, LoadError};
-use crd_audit_engine::validate::{CrdValidator, Mode, Verdict};
+use crd_audit_engine::{Cause, Path};
+use crd_audit_engine::{CrdValidator, Mode, Verdict};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -107,15 +107,15 @@ fn unknown_kind(obj: &Value) -> Verdict {
     let message = if !obj.is_object() {
         format!(
             "not an object (a {})",
-            crd_audit_engine::go::json::json_kind(obj).replace("bool", "boolean")
+            crd_audit_engine::render::json_kind(obj).replace("bool", "boolean")
         )
     } else if kind.is_empty() || api_version.is_empty() {
         "apiVersion and kind are required to find the object's CRD".to_string()
     } else {
         format!(
             "no matches for kind {} in version {}: no CRD given with --crd defines it",
-            crd_audit_engine::go::strconv::quote(&kind),
-            crd_audit_engine::go::strconv::quote(&api_version)
+            crd_audit_engine::render::quote(&kind),
+            crd_audit_engine::render::quote(&api_version)
         )
     };
     Verdict {
@@ -186,7 +186,7 @@ fn parse(job: Job) -> Parsed {
     let mut docs = Vec::new();
     for piece in job.pieces {
         match piece {
-            Ok(p) => match crd_audit_engine::guard::catch(|| p.parse(&job.file)) {
+            Ok(p) => match crd_audit_engine::panic_guard::catch(|| p.parse(&job.file)) {
                 Ok(parsed) => docs.extend(parsed),
                 Err(m) => {
                     let mut e = internal_load_error(&job.file, m);
@@ -277,7 +277,7 @@ type CatalogCell = OnceLock<Option<Catalog>>;
 /// [`judge`], with a bug outside the per-object guard reported for the whole job.
 fn judge_guarded(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
     let (seq, file) = (parsed.seq, parsed.file.clone());
-    crd_audit_engine::guard::catch(|| judge(catalog, mode, parsed)).unwrap_or_else(|m| Done {
+    crd_audit_engine::panic_guard::catch(|| judge(catalog, mode, parsed)).unwrap_or_else(|m| Done {
         seq,
         docs: vec![Err(internal_load_error(&file, m))],
         file,
@@ -287,7 +287,7 @@ fn judge_guarded(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
 /// [`parse`], with a bug outside the per-piece guard reported for the whole job.
 fn parse_guarded(job: Job) -> Parsed {
     let (seq, file) = (job.seq, job.file.clone());
-    crd_audit_engine::guard::catch(|| parse(job)).unwrap_or_else(|m| Parsed {
+    crd_audit_engine::panic_guard::catch(|| parse(job)).unwrap_or_else(|m| Parsed {
         seq,
         docs: vec![Err(internal_load_error(&file, m))],
         file,
@@ -331,7 +331,7 @@ fn work(
             catalog.wait(); // the input ended before the CRDs were ready
             continue;
         };
-        crd_audit_engine::guard::fault_point("worker", &job.file);
+        crd_audit_engine::panic_guard::fault_point("worker", &job.file);
         let bytes = job.bytes;
         let parsed = parse_guarded(job);
         match catalog.get() {
@@ -351,7 +351,7 @@ fn work(
 /// Runs a thread's work; a panic (a bug) outside the per-document guards is reported once
 /// and stops only that thread.
 fn contained(what: &str, stopped: &AtomicUsize, f: impl FnOnce()) {
-    if let Err(m) = crd_audit_engine::guard::catch(f) {
+    if let Err(m) = crd_audit_engine::panic_guard::catch(f) {
         eprintln!("error: crd-audit: the {what} stopped (a bug): {m}");
         stopped.fetch_add(1, Ordering::Relaxed);
     }
@@ -426,10 +426,11 @@ pub fn run(args: &Args) -> u8 {
         // when the CRDs are ready (more would only slow the compilation down).
         spawn_worker(done_tx.clone());
         // The workers wait for the catalog: it must be set whatever happens.
-        let loaded = crd_audit_engine::guard::catch(|| load_catalog(args)).unwrap_or_else(|m| {
-            eprintln!("error: crd-audit failed while reading the CRDs (a bug): {m}");
-            None
-        });
+        let loaded =
+            crd_audit_engine::panic_guard::catch(|| load_catalog(args)).unwrap_or_else(|m| {
+                eprintln!("error: crd-audit failed while reading the CRDs (a bug): {m}");
+                None
+            });
         let ok = loaded.is_some();
         let _ = catalog.set(loaded);
         if !ok {
@@ -448,7 +449,7 @@ pub fn run(args: &Args) -> u8 {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
         // A bug here must not leave the workers blocked on a full channel: the receiver goes
         // with the closure.
-        let wrote = crd_audit_engine::guard::catch(|| {
+        let wrote = crd_audit_engine::panic_guard::catch(|| {
             let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
             let (mut next_seq, mut next_index) = (0, 0);
             let mut current_file: Option<Arc<str>> = None;
@@ -602,7 +603,7 @@ fn write_text(out: &mut impl Write, source: &str, v: &Verdict) -> std::io::Resul
         writeln!(
             out,
             "{head}: warning: unknown field {}",
-            crd_audit_engine::go::strconv::quote(p)
+            crd_audit_engine::render::quote(p)
         )?;
     }
     if let Some(e) = &v.request_error {

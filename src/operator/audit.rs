@@ -3,9 +3,9 @@
 //! objects (or objects with unknown fields) their key, version and first errors. Valid
 //! objects leave nothing behind.
 
-use crd_audit_engine::cause::{BadValue, Cause};
-use crd_audit_engine::crd::Crd;
-use crd_audit_engine::validate::{CrdValidator, Mode};
+use crd_audit_engine::Crd;
+use crd_audit_engine::{BadValue, Cause};
+use crd_audit_engine::{CrdValidator, Mode};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -109,7 +109,7 @@ pub fn redacted(c: &Cause) -> String {
         BadValue::Bool(_) => "<bool>".to_string(),
         BadValue::Json(Value::Null) => return c.message(),
         BadValue::Json(v) | BadValue::Rendered { value: v, .. } => {
-            format!("<{}>", crd_audit_engine::gofmt::json_kind(v))
+            format!("<{}>", crd_audit_engine::render::json_kind(v))
         }
     };
     let mut copy = c.clone();

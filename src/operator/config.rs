@@ -61,7 +61,7 @@ fn duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error
     }
     match Raw::deserialize(d)? {
         Raw::Seconds(s) => Ok(Duration::from_secs(s)),
-        Raw::Text(t) => crd_audit_engine::go::time::parse_duration(&t)
+        Raw::Text(t) => crd_audit_engine::parse_duration(&t)
             .ok()
             .filter(|ns| *ns >= 0)
             .map(|ns| Duration::from_nanos(ns.unsigned_abs()))

@@ -10,9 +10,9 @@ use super::metrics::{CrdLabels, Metrics};
 use super::report_status::{self, LastChange};
 use super::schema_audit::{SchemaAudit, SchemaAuditStatus};
 use super::write_limit::WriteLimiter;
-use crd_audit_engine::crd::Crd;
-use crd_audit_engine::structural::check::{CheckReport, check_crd_guarded};
-use crd_audit_engine::validate::CrdValidator;
+use crd_audit_engine::Crd;
+use crd_audit_engine::CrdValidator;
+use crd_audit_engine::{CheckReport, check_crd_guarded};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -328,7 +328,7 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, String> {
     let _permit = ctx.judges.acquire().await;
-    match tokio::task::spawn_blocking(move || crd_audit_engine::guard::catch(f)).await {
+    match tokio::task::spawn_blocking(move || crd_audit_engine::panic_guard::catch(f)).await {
         Ok(r) => r,
         Err(e) => Err(e.to_string()),
     }
@@ -391,7 +391,7 @@ async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         Seen::Changed(old) => {
             let (old, new) = (old.clone(), crd.clone());
             let changed = blocking(ctx, move || {
-                let changes = crd_audit_engine::diff::diff(&old, &new);
+                let changes = crd_audit_engine::diff(&old, &new);
                 LastChange::from_diff(&old, &new, &changes)
             })
             .await;
@@ -538,7 +538,7 @@ async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
             // Changed while no operator ran: diff the change now.
             let (o, n) = (Arc::new(old), crd.clone());
             let change = blocking(ctx, move || {
-                LastChange::from_diff(&o, &n, &crd_audit_engine::diff::diff(&o, &n))
+                LastChange::from_diff(&o, &n, &crd_audit_engine::diff(&o, &n))
             })
             .await
             .ok();

@@ -7,8 +7,8 @@
 use super::audit::{Audit, Judgement, Key, Target, Transition, annotation_text, judge};
 use super::controller::{Ctx, object_resource, object_value};
 use super::events::PendingEvent;
-use crd_audit_engine::crd::Crd;
-use crd_audit_engine::validate::CrdValidator;
+use crd_audit_engine::Crd;
+use crd_audit_engine::CrdValidator;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};

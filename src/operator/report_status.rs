@@ -8,9 +8,9 @@ use super::audit::{Audit, MAX_MESSAGE_BYTES, bounded};
 use super::schema_audit::{
     ChangeEntry, InvalidObject, SchemaAuditStatus, SchemaChange, VersionAudit,
 };
-use crd_audit_engine::crd::{Crd, Scope};
-use crd_audit_engine::diff::{Change, Class};
-use crd_audit_engine::structural::check::CheckReport;
+use crd_audit_engine::CheckReport;
+use crd_audit_engine::{Change, Class};
+use crd_audit_engine::{Crd, Scope};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -433,7 +433,7 @@ pub fn recorded_revision(crd: &Crd, rev: &Value) -> Option<Crd> {
 mod tests {
     use super::*;
     use crate::operator::audit::{Judgement, judge};
-    use crd_audit_engine::validate::CrdValidator;
+    use crd_audit_engine::CrdValidator;
 
     fn crd(generation: i64, enum_values: usize) -> Crd {
         let values: Vec<String> = (0..enum_values).map(|i| format!("value-{i:05}")).collect();
@@ -452,7 +452,7 @@ mod tests {
     fn reports_are_bounded() {
         let old = crd(1, 12_000);
         let new = crd(2, 1);
-        let changes = crd_audit_engine::diff::diff(&old, &new);
+        let changes = crd_audit_engine::diff(&old, &new);
         let change = LastChange::from_diff(&old, &new, &changes);
         assert!(change.tightened);
         let v = CrdValidator::new(&new);
@@ -464,7 +464,7 @@ mod tests {
             let j: Judgement = judge(&v, obj, false);
             audit.record(j);
         }
-        let check = crd_audit_engine::structural::check::check_crd(&new);
+        let check = crd_audit_engine::check_crd(&new);
         let st = status(&Inputs {
             crd: &new,
             check: &check,
@@ -509,9 +509,9 @@ mod tests {
     fn a_restarted_operator_keeps_the_tightening() {
         let old = crd(1, 3);
         let new = crd(2, 1);
-        let change = LastChange::from_diff(&old, &new, &crd_audit_engine::diff::diff(&old, &new));
+        let change = LastChange::from_diff(&old, &new, &crd_audit_engine::diff(&old, &new));
         let audit = Audit::default();
-        let check = crd_audit_engine::structural::check::check_crd(&new);
+        let check = crd_audit_engine::check_crd(&new);
         let mut st = status(&Inputs {
             crd: &new,
             check: &check,
@@ -553,7 +553,7 @@ mod tests {
         let rev = audited_revision(&c).unwrap();
         let back = recorded_revision(&c, &rev).unwrap();
         assert_eq!(back.generation, 4);
-        assert!(crd_audit_engine::diff::diff(&back, &c).is_empty());
+        assert!(crd_audit_engine::diff(&back, &c).is_empty());
         let mut other = c.clone();
         other.uid = "u-2".into();
         assert!(recorded_revision(&other, &rev).is_none());

@@ -131,8 +131,8 @@ mod tests {
     #[test]
     fn the_report_crd_is_structural_and_valid() {
         let v = serde_json::to_value(SchemaAudit::crd()).unwrap();
-        let crd = crd_audit_engine::crd::Crd::from_value(&v).unwrap();
-        let report = crd_audit_engine::structural::check::check_crd(&crd);
+        let crd = crd_audit_engine::Crd::from_value(&v).unwrap();
+        let report = crd_audit_engine::check_crd(&crd);
         assert!(!report.has_findings(), "{report:?}");
     }
 
@@ -140,8 +140,8 @@ mod tests {
     #[test]
     fn a_full_status_is_not_pruned() {
         let crd_value = serde_json::to_value(SchemaAudit::crd()).unwrap();
-        let crd = crd_audit_engine::crd::Crd::from_value(&crd_value).unwrap();
-        let v = crd_audit_engine::validate::CrdValidator::new(&crd);
+        let crd = crd_audit_engine::Crd::from_value(&crd_value).unwrap();
+        let v = crd_audit_engine::CrdValidator::new(&crd);
         let status = SchemaAuditStatus {
             observed_generation: Some(3),
             conditions: vec![Condition {
@@ -192,7 +192,7 @@ mod tests {
         );
         report.status = Some(status);
         let obj = serde_json::to_value(&report).unwrap();
-        let verdict = v.validate(obj, crd_audit_engine::validate::Mode::Stored);
+        let verdict = v.validate(obj, crd_audit_engine::Mode::Stored);
         assert!(verdict.valid(), "{:?}", verdict.errors);
         assert!(verdict.pruned.is_empty(), "{:?}", verdict.pruned);
     }

@@ -1,18 +1,112 @@
-pub mod cause;
-pub mod cel;
-pub mod crd;
-pub mod diff;
+//! The crd-audit engine: CustomResourceDefinition schemas and the objects stored under them,
+//! judged with the semantics of kube-apiserver (apiextensions-apiserver, kube-openapi,
+//! apiserver's CEL), down to field paths, cause types and messages.
+//!
+//! It is pure and synchronous: it takes [`serde_json::Value`]s and returns findings, with no
+//! I/O, no Kubernetes client and no async runtime.
+//!
+//! - [`Crd`] decodes a CRD document (`apiextensions.k8s.io/v1`, and `v1beta1` converted).
+//! - [`check_crd`] reports what the API server says of the CRD itself: the
+//!   `NonStructuralSchema` condition's causes, the errors a create would return (invalid
+//!   defaults, CEL compilation and cost, list types, ...), warnings, stored versions no longer
+//!   served.
+//! - [`CrdValidator`] compiles the CRD's schemas and CEL rules once and judges objects
+//!   ([`CrdValidator::validate`]) as a create would, or as stored data ([`Mode::Stored`]):
+//!   pruning, defaulting, ObjectMeta, OpenAPI with the Kubernetes extensions, formats,
+//!   list types, embedded resources and CEL `x-kubernetes-validations`, with upstream's cost
+//!   limits.
+//! - [`diff()`] classifies the changes between two revisions of a CRD (tightening,
+//!   loosening, neutral).
+//! - [`load`] reads YAML and JSON documents the way kubectl and the API server decode them,
+//!   with their positions and bounded memory.
+//!
+//! ```
+//! use crd_audit_engine::{Crd, CrdValidator, Mode};
+//! use serde_json::json;
+//!
+//! let crd = Crd::from_value(&json!({
+//!     "apiVersion": "apiextensions.k8s.io/v1",
+//!     "kind": "CustomResourceDefinition",
+//!     "metadata": {"name": "widgets.example.com"},
+//!     "spec": {
+//!         "group": "example.com",
+//!         "names": {"kind": "Widget", "plural": "widgets"},
+//!         "scope": "Namespaced",
+//!         "versions": [{
+//!             "name": "v1", "served": true, "storage": true,
+//!             "schema": {"openAPIV3Schema": {
+//!                 "type": "object",
+//!                 "properties": {"spec": {
+//!                     "type": "object",
+//!                     "properties": {"replicas": {"type": "integer", "maximum": 10}},
+//!                 }},
+//!             }},
+//!         }],
+//!     },
+//! }))?;
+//! let validator = CrdValidator::new(&crd);
+//! let object = json!({
+//!     "apiVersion": "example.com/v1",
+//!     "kind": "Widget",
+//!     "metadata": {"name": "big"},
+//!     "spec": {"replicas": 20, "colour": "red"},
+//! });
+//! let verdict = validator.validate(object, Mode::Create);
+//! assert_eq!(verdict.code, 422);
+//! assert_eq!(
+//!     verdict.errors[0].to_string(),
+//!     "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10"
+//! );
+//! assert_eq!(verdict.pruned, ["spec.colour"]);
+//! # Ok::<(), crd_audit_engine::CrdError>(())
+//! ```
+//!
+//! The modules below the public API are internal (each names the upstream code it mirrors);
+//! the feature `internals` exposes them to the project's own tests, benchmarks and fuzz
+//! targets, and is not a stable API.
+
+/// Declares engine modules that are internal, unless the `internals` feature is on.
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        pub(crate) mod $name;
+    )*};
+}
+
+internal_modules!(
+    go, k8s, guard, cause, schema, crd, cel, validate, structural, diff,
+);
+
+pub mod load;
+
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod fuzz;
-pub mod go;
-pub mod gofmt;
-pub mod guard;
-pub mod k8s;
-pub mod load;
-pub mod schema;
-pub mod structural;
 #[cfg(any(test, feature = "internals"))]
 #[doc(hidden)]
 pub mod testing;
-pub mod validate;
+
+pub use cause::{BadValue, Cause, ErrorType, Path};
+pub use crd::{Crd, CrdError, Scope};
+pub use diff::{Change, Class, diff};
+pub use structural::check::{CheckReport, check_crd, check_crd_guarded, check_crd_owned_guarded};
+pub use validate::{CrdValidator, Mode, Verdict};
+
+/// Go's renderings of values, as upstream's messages print them: for callers that word
+/// findings of their own the way the API server would.
+pub mod render {
+    pub use crate::go::json::{decoded_int, json_kind, json_string, marshal as json, number_json};
+    pub use crate::go::strconv::quote;
+}
+
+/// Catching a panic (a bug) while judging one object or CRD, so that it becomes a finding for
+/// that input instead of the end of the process.
+pub mod panic_guard {
+    pub use crate::guard::{catch, fault_point};
+}
+
+/// Go's `time.ParseDuration`, as Kubernetes configuration files write durations.
+pub use go::time::parse_duration;

@@ -316,7 +316,7 @@ impl AliasBudget {
     }
 }
 
-/// go-yaml's message for a document refused by [`AliasBudget`].
+/// go-yaml's message for a document refused by its alias budget.
 pub const EXCESSIVE_ALIASING: &str = "yaml: document contains excessive aliasing";
 
 /// The type go-yaml v2 resolves a scalar to (its short tag, as error messages name it).
@@ -415,7 +415,7 @@ pub fn resolve_plain(s: &str) -> Result<Value, String> {
 }
 
 /// A float64 after `json.Marshal` and the API server's number decoding: an integral value
-/// whose shortest digits fit int64 becomes that int64 (see [`crate::go::strconv::shortest_integer`]).
+/// whose shortest digits fit int64 becomes that int64 (Go's shortest formatting).
 pub fn float_after_json_round_trip(f: f64) -> Value {
     if let Some(i) = crate::go::strconv::shortest_integer(f).and_then(|i| i64::try_from(i).ok()) {
         return Value::from(i);

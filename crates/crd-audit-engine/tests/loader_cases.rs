@@ -3,7 +3,6 @@
 //! expectations are stored beside the inputs in `tests/data/loader/` (see the `regen-*`
 //! scripts there).
 
-use crd_audit_engine::gofmt;
 use crd_audit_engine::load::parse_str;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -39,7 +38,8 @@ fn scalars_resolve_as_go_yaml_resolves_them() {
             .and_then(Value::as_str)
             .map(|j| j.replace(":-0}", ":0}").replace("\\ufffd", "\u{fffd}"));
         match (&docs[0], want, case.get("error")) {
-            (Ok(doc), Some(want), None) if gofmt::json(&doc.value) == want => {}
+            (Ok(doc), Some(want), None)
+                if crd_audit_engine::go::json::marshal(&doc.value) == want => {}
             (Err(e), None, Some(want)) if e.message == want.as_str().unwrap() => {}
             (got, _, _) => failures.push(format!("{input:?}: got {got:?}, oracle {case}")),
         }

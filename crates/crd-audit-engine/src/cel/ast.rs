@@ -80,12 +80,6 @@ pub enum ExprKind {
         name: String,
         fields: Vec<(String, Expr, bool)>,
     },
-    /// `cel.bind(var, init, body)`.
-    Bind {
-        var: String,
-        init: Box<Expr>,
-        body: Box<Expr>,
-    },
 }
 
 /// An expression node with its byte offset in the source (for messages).
@@ -133,10 +127,6 @@ impl Expr {
                 if let Some(t) = transform {
                     t.visit(f);
                 }
-            }
-            ExprKind::Bind { init, body, .. } => {
-                init.visit(f);
-                body.visit(f);
             }
             ExprKind::Struct { fields, .. } => fields.iter().for_each(|(_, v, _)| v.visit(f)),
         }

@@ -17,6 +17,7 @@ pub const STATIC_ESTIMATED_CRD_COST_LIMIT: u64 = 100_000_000;
 
 // ---- CRD accounting ----
 
+#[cfg(test)]
 /// How often a schema node's rules can run, given the chain of enclosing nodes from the
 /// root (outermost first, the node itself not included): the product of the `maxItems` /
 /// `maxProperties` of every enclosing list and map, or `None` when one of them is unbounded.

@@ -146,11 +146,6 @@ impl<'t> Interp<'t> {
         }
     }
 
-    /// Charges for traversing `len` units (string bytes, list items) at cel-go's factor.
-    pub fn charge_traversal(&mut self, len: usize) -> Result<(), EvalError> {
-        self.charge((len as f64 * STRING_TRAVERSAL_FACTOR).ceil() as u64)
-    }
-
     pub fn eval<'e, 'a>(&mut self, e: &'e Expr, env: &mut Env<'e, 'a>) -> EvalResult<'a> {
         match &e.kind {
             ExprKind::Lit(l) => Ok(literal(l)),
@@ -260,13 +255,6 @@ impl<'t> Interp<'t> {
                 "unknown type: {}",
                 name.trim_start_matches('.')
             ))),
-            ExprKind::Bind { var, init, body } => {
-                let v = self.eval(init, env)?;
-                env.push((var.as_str(), v));
-                let r = self.eval(body, env);
-                env.pop();
-                r
-            }
             ExprKind::Loop {
                 kind,
                 var,
@@ -935,12 +923,4 @@ pub fn is_zero(v: &Val) -> bool {
 /// A string value made from owned text.
 pub fn owned<'a>(s: String) -> Val<'a> {
     Val::Str(Str::Owned(s.into()))
-}
-
-/// A string value's text.
-pub fn as_str<'v>(v: &'v Val) -> Option<&'v str> {
-    match v {
-        Val::Str(s) => Some(s.as_str()),
-        _ => None,
-    }
 }

@@ -93,11 +93,6 @@ fn fold(e: &Expr) -> Result<bool, String> {
             }
             Ok(false)
         }
-        ExprKind::Bind { init, body, .. } => {
-            fold(init)?;
-            fold(body)?;
-            Ok(false)
-        }
         ExprKind::Loop {
             range,
             filter,

@@ -83,29 +83,6 @@ impl DeclTypes {
         &self.nodes[id as usize]
     }
 
-    /// The CEL type name of a node (`string`, `list(string)`, `map(string, int)`, `object`...).
-    pub fn type_name(&self, id: TypeId) -> String {
-        let n = self.node(id);
-        match n.kind {
-            Kind::Object => "object".into(),
-            Kind::Map => format!(
-                "map(string, {})",
-                n.elem.map_or("dyn".into(), |e| self.type_name(e))
-            ),
-            Kind::List => format!(
-                "list({})",
-                n.elem.map_or("dyn".into(), |e| self.type_name(e))
-            ),
-            Kind::String => "string".into(),
-            Kind::Int => "int".into(),
-            Kind::Double => "double".into(),
-            Kind::Bool => "bool".into(),
-            Kind::IntOrString | Kind::Any => "dyn".into(),
-            Kind::Bytes => "bytes".into(),
-            Kind::Duration => "google.protobuf.Duration".into(),
-            Kind::Timestamp => "google.protobuf.Timestamp".into(),
-        }
-    }
 }
 
 fn build(s: &Props, nodes: &mut Vec<TypeNode>, root: bool) -> TypeId {
@@ -322,6 +299,7 @@ fn push(
 
 use super::parser::RESERVED;
 
+#[cfg(test)]
 /// The JSON property a CEL field name refers to: `__dash__` is `-`, `__dot__` is `.`,
 /// `__slash__` is `/`, `__underscores__` is `__`, and `__{keyword}__` is a reserved word.
 pub fn unescape_field(name: &str) -> std::borrow::Cow<'_, str> {
@@ -388,15 +366,6 @@ pub fn escape_field(name: &str) -> Option<String> {
         i += 1;
     }
     Some(out)
-}
-
-/// Whether a JSON property name can be reached from CEL (after escaping).
-pub fn is_accessible(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
 }
 
 #[cfg(test)]

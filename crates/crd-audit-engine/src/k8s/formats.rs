@@ -101,6 +101,7 @@ impl Format {
             .map(|&(_, f)| f)
     }
 
+    #[cfg(test)]
     /// The normalised registry name (`datetime`, `k8sshortname`, ...).
     pub fn normalized_name(self) -> &'static str {
         FORMATS
@@ -156,6 +157,7 @@ pub fn is_valid(format: &str, s: &str) -> bool {
     Format::parse(format).is_none_or(|f| f.check(s))
 }
 
+#[cfg(test)]
 /// Whether CRD creation knows this format on a string or untyped schema (else it warns
 /// `unrecognized format "<f>"`). The empty format is always fine. See [`format_warning`] for
 /// the rule on other types.

@@ -620,11 +620,6 @@ impl Quantity {
         }
     }
 
-    /// The format this quantity prints in.
-    pub fn format(&self) -> QuantityFormat {
-        self.format
-    }
-
     /// Exact comparison (`Quantity.Cmp`); also available as `Ord::cmp`.
     pub fn compare(&self, other: &Quantity) -> Ordering {
         if let (

@@ -4,7 +4,7 @@
 //!
 //! YAML is cut at `---` separator lines (followed by nothing but spaces or a comment), as
 //! kubectl's YAML reader cuts it; a JSON stream is cut after each top-level value. Each piece
-//! is decoded by [`parse_str_at`](super::parse_str_at), and documents are numbered and
+//! is decoded by [`super::parse_str_at`], and documents are numbered and
 //! located as if the whole input had been decoded at once (an empty YAML document after a
 //! separator counts, as in [`parse_str`](super::parse_str)).
 //!

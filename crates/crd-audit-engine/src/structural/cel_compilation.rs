@@ -8,7 +8,7 @@
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::cel::compile::compile;
 use crate::cel::types::{DeclTypes, TypeId};
-use crate::gofmt;
+use crate::go;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool, ValidationRule};
 
 const SUPPORTED_REASONS: [&str; 4] = [
@@ -144,16 +144,16 @@ fn walk(
 fn rendered(r: &ValidationRule) -> BadValue {
     let opt = |o: &Option<String>| {
         o.as_ref().map_or("null".to_string(), |s| {
-            gofmt::json(&serde_json::Value::String(s.clone()))
+            go::json::marshal(&serde_json::Value::String(s.clone()))
         })
     };
     let json = format!(
         "{{\"Rule\":{},\"Message\":{},\"MessageExpression\":{},\"Reason\":{},\"FieldPath\":{},\"OptionalOldSelf\":{}}}",
-        gofmt::json(&r.rule.clone().into()),
-        gofmt::json(&r.message.clone().into()),
-        gofmt::json(&r.message_expression.clone().into()),
+        go::json::marshal(&r.rule.clone().into()),
+        go::json::marshal(&r.message.clone().into()),
+        go::json::marshal(&r.message_expression.clone().into()),
         opt(&r.reason),
-        gofmt::json(&r.field_path.clone().into()),
+        go::json::marshal(&r.field_path.clone().into()),
         r.optional_old_self
             .map_or("null".to_string(), |b| b.to_string()),
     );

@@ -76,7 +76,7 @@ pub fn check_crd_guarded(crd: &Crd) -> CheckReport {
     crate::guard::catch(|| check_crd(crd)).unwrap_or_else(|message| internal(&crd.name, message))
 }
 
-/// [`check_crd_owned`], with a panic (a bug) caught as in [`check_crd_guarded`].
+/// `check_crd_owned` (which takes the CRD by value), with a panic (a bug) caught as in [`check_crd_guarded`].
 pub fn check_crd_owned_guarded(crd: Crd) -> CheckReport {
     let name = crd.name.clone();
     crate::guard::catch(move || check_crd_owned(crd))

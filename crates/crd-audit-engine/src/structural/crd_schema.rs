@@ -19,6 +19,7 @@ struct Context<'a> {
 
 /// Checks one schema (a version's `openAPIV3Schema`) at `path`: [`check_root`] and
 /// [`check_schema`].
+#[cfg(test)]
 pub fn check(s: &Props, path: &Path, out: &mut Vec<Cause>) {
     check_root(s, path, out);
     check_schema(s, path, out);

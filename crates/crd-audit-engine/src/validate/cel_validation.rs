@@ -122,10 +122,6 @@ impl CelValidator {
         Some(v)
     }
 
-    pub fn rule_count(&self) -> usize {
-        self.count
-    }
-
     fn mark_below(&mut self, t: TypeId) -> bool {
         let n = self.types.node(t);
         let children: Vec<TypeId> = n.fields.values().copied().chain(n.elem).collect();
@@ -393,7 +389,7 @@ impl Run<'_> {
                 Err(e) if e.0.starts_with(COST_LIMIT_EXCEEDED) => {
                     return Err(format!(
                         "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
-                        crate::gofmt::quote(&r.rule.message_expression)
+                        crate::go::strconv::quote(&r.rule.message_expression)
                     ));
                 }
                 Ok(Val::Str(s)) => {

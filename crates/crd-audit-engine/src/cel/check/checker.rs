@@ -283,29 +283,6 @@ impl<'t> Checker<'t> {
                 let _ = fields;
                 (CelType::Error, TKind::Struct(Vec::new()))
             }
-            ExprKind::Bind { var, init, body } => {
-                let (t, init_id) = self.expr(init);
-                self.scopes.push((var.clone(), t));
-                let (r, body_id) = self.expr(body);
-                self.scopes.pop();
-                let empty = self.node(
-                    TKind::List(Vec::new()),
-                    &CelType::list(CelType::Dyn),
-                    e.offset,
-                );
-                let stop = self.node(TKind::Lit(Literal::Bool(false)), &CelType::Bool, e.offset);
-                let kind = TKind::Compr {
-                    range: empty,
-                    var: "#unused".into(),
-                    var2: None,
-                    accu: var.clone(),
-                    init: init_id,
-                    cond: stop,
-                    step: init_id,
-                    result: body_id,
-                };
-                (r, kind)
-            }
             ExprKind::Loop {
                 kind,
                 var,

@@ -123,10 +123,6 @@ impl Validators<'_> {
                     self.walk(t, in_format);
                 }
             }
-            ExprKind::Bind { init, body, .. } => {
-                self.walk(init, in_format);
-                self.walk(body, in_format);
-            }
             ExprKind::Struct { fields, .. } => {
                 fields.iter().for_each(|(_, v, _)| self.walk(v, in_format))
             }

@@ -109,6 +109,7 @@ impl GoRegex {
         self.re.is_match(s)
     }
 
+    #[cfg(test)]
     /// The pattern handed to the `regex` crate (for diagnostics).
     pub fn translated(&self) -> &str {
         self.re.as_str()

@@ -5,7 +5,7 @@
 //! (`apiextensions-apiserver/pkg/apiserver/schema/objectmeta/coerce.go`).
 
 use crate::cause::{BadValue, Cause, Path};
-use crate::gofmt;
+use crate::go;
 use serde_json::{Map, Value};
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +104,7 @@ impl Decoded {
     }
 }
 
-use crate::gofmt::json_kind;
+use crate::go::json::json_kind;
 
 /// `None` when a number decodes into an `int64`, else the literal as `encoding/json` wrote it.
 fn int64_overflow_literal(n: &serde_json::Number) -> Option<String> {
@@ -114,7 +114,7 @@ fn int64_overflow_literal(n: &serde_json::Number) -> Option<String> {
     if let Some(u) = n.as_u64() {
         return Some(u.to_string());
     }
-    let lit = gofmt::float_json(n.as_f64().unwrap_or(0.0));
+    let lit = go::json::float_json(n.as_f64().unwrap_or(0.0));
     if lit.parse::<i64>().is_ok() {
         None
     } else {

@@ -9,7 +9,7 @@
 //!    - [`embedded_request_error`]: one `x-kubernetes-embedded-resource` object (the schema
 //!      coercer): `apiVersion`/`kind` that are not strings, or a `metadata` that does not
 //!      decode. The text is a field error (`spec.t.kind: Invalid value: true: must be a string`).
-//!    - [`objectmeta_decode_error`]: the bare decoder message for a `metadata` value.
+//!    - [`decode::objectmeta_decode_error`]: the bare decoder message for a `metadata` value.
 //!
 //!    The decoder reports the first type error in field order (maps are re-marshalled with
 //!    sorted keys first), except that an error from a `metav1.Time` field (`creationTimestamp`,
@@ -26,7 +26,7 @@
 //!
 //! 3. **Embedded resources (422).** [`validate_embedded_resource`] reproduces
 //!    `validateEmbeddedResource` for one embedded object (`apiVersion`/`kind` required and
-//!    checked, metadata validated by [`validate_embedded_meta`]: path-segment names rather than
+//!    checked, metadata validated by [`meta::validate_embedded_meta`]: path-segment names rather than
 //!    DNS names, a name that is empty counts as valid, namespace only checked when set,
 //!    `generation` must not be negative). Walking the schema to find embedded objects is the
 //!    caller's job.
@@ -50,10 +50,10 @@ mod owner_references;
 mod tests;
 
 pub use decode::{
-    embedded_request_cause, embedded_request_error, objectmeta_decode_error, request_error,
+    embedded_request_cause, embedded_request_error, request_error,
 };
 pub use meta::{
-    prepare_for_create, validate_embedded_meta, validate_embedded_resource, validate_object_meta,
+    prepare_for_create, validate_embedded_resource, validate_object_meta,
 };
 
 /// Total size of keys and values of `metadata.annotations` (256 KiB).

@@ -3,7 +3,7 @@
 
 use super::meta::{MetaPath, as_map, invalid_str, str_of};
 use crate::cause::{BadValue, Cause};
-use crate::gofmt;
+use crate::go;
 use serde_json::{Map, Value};
 
 /// An owner reference as decoded into `metav1.OwnerReference`.
@@ -32,13 +32,13 @@ impl<'a> OwnerRef<'a> {
     /// `json.Marshal` of the Go struct (field order of the struct, pointers omitted when nil).
     fn write_json(&self, out: &mut String) {
         out.push_str("{\"apiVersion\":");
-        gofmt::json_string(self.api_version, out);
+        go::json::json_string(self.api_version, out);
         out.push_str(",\"kind\":");
-        gofmt::json_string(self.kind, out);
+        go::json::json_string(self.kind, out);
         out.push_str(",\"name\":");
-        gofmt::json_string(self.name, out);
+        go::json::json_string(self.name, out);
         out.push_str(",\"uid\":");
-        gofmt::json_string(self.uid, out);
+        go::json::json_string(self.uid, out);
         if let Some(c) = self.controller {
             out.push_str(if c {
                 ",\"controller\":true"

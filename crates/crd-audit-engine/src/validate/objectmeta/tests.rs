@@ -1,7 +1,7 @@
 //! Tests of ObjectMeta decoding and validation, against the conformance corpus and by case.
 
-use super::decode::rfc3339_error;
-use super::meta::go_to_lower;
+use super::decode::{objectmeta_decode_error, rfc3339_error};
+use super::meta::{go_to_lower, validate_embedded_meta};
 use super::*;
 use crate::cause::{Cause, Path};
 use crate::k8s::names::*;

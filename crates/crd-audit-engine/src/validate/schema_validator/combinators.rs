@@ -52,7 +52,7 @@ impl SchemaValidator {
                     s.err(|| {
                         plain(format!(
                             "{} must validate at least one schema (anyOf)",
-                            gofmt::quote(&p.render())
+                            go::strconv::quote(&p.render())
                         ))
                     });
                     if let Some((b, r)) = best {
@@ -86,7 +86,7 @@ impl SchemaValidator {
                 s.err(|| {
                     plain(format!(
                         "{} must validate one and only one schema (oneOf). {extra}",
-                        gofmt::quote(&p.render())
+                        go::strconv::quote(&p.render())
                     ))
                 });
                 if let Some((b, r)) = best {
@@ -114,7 +114,7 @@ impl SchemaValidator {
                 s.err(|| {
                     plain(format!(
                         "{} must validate all the schemas (allOf){extra}",
-                        gofmt::quote(&p.render())
+                        go::strconv::quote(&p.render())
                     ))
                 });
             }
@@ -125,7 +125,7 @@ impl SchemaValidator {
             s.err(|| {
                 plain(format!(
                     "{} must not validate the schema (not)",
-                    gofmt::quote(&p.render())
+                    go::strconv::quote(&p.render())
                 ))
             });
         }
@@ -144,7 +144,7 @@ impl SchemaValidator {
                                 s.err(|| {
                                     plain(format!(
                                         "{} has a dependency on {dk}",
-                                        gofmt::quote(&p.render())
+                                        go::strconv::quote(&p.render())
                                     ))
                                 });
                             }

@@ -40,7 +40,7 @@ pub(super) fn enum_error(name: String, v: &Value, values: &[Value]) -> OErr {
         if i > 0 {
             listed.push(' ');
         }
-        gofmt::value_v(e, &mut listed);
+        go::fmt::value_v(e, &mut listed);
     }
     listed.push(']');
     let msg = format!("{name} in body should be one of {listed}");
@@ -48,7 +48,7 @@ pub(super) fn enum_error(name: String, v: &Value, values: &[Value]) -> OErr {
         .iter()
         .map(|e| match e {
             Value::String(s) => s.clone(),
-            other => gofmt::json(other),
+            other => go::json::marshal(other),
         })
         .collect();
     OErr {

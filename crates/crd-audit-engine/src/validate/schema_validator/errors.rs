@@ -110,7 +110,7 @@ impl Sink {
 pub(super) fn type_error(name: String, type_name: &str, got: &str) -> OErr {
     let msg = format!(
         "{name} in body must be of type {type_name}: {}",
-        gofmt::quote(got)
+        go::strconv::quote(got)
     );
     OErr {
         name,

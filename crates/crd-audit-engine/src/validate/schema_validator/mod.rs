@@ -25,7 +25,7 @@
 //! [`values`] holds the Go value semantics.
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
-use crate::gofmt;
+use crate::go;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool};
 use crate::validate::property_index::PropertyIndex;
 use crate::go::regexp as goregex;
@@ -237,6 +237,7 @@ impl SchemaValidator {
     }
 
     /// Whether the value is valid (no causes), without building any error.
+    #[cfg(test)]
     pub fn is_valid(&self, value: &Value) -> bool {
         let mut sink = Sink::counting();
         self.node(self.root, value, &Seg::Root, &mut sink);

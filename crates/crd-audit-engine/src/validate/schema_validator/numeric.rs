@@ -8,7 +8,7 @@ use super::*;
 pub(super) fn range_ok(node: &Node, v: Num) -> bool {
     let int = || match v {
         Num::I(i) => Some(i as i128),
-        Num::F(f) => gofmt::shortest_integer(f),
+        Num::F(f) => go::strconv::shortest_integer(f),
     };
     let within = |lo: i128, hi: i128| int().is_some_and(|i| (lo..=hi).contains(&i));
     match node.range_type {

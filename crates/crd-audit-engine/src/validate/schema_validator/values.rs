@@ -17,7 +17,7 @@ pub(super) enum Num {
 
 impl Num {
     pub(super) fn of(n: &Number) -> Num {
-        match gofmt::decoded_int(n) {
+        match go::json::decoded_int(n) {
             Some(i) => Num::I(i),
             None => Num::F(n.as_f64().unwrap_or(0.0)),
         }
@@ -40,7 +40,7 @@ impl Num {
     pub(super) fn v(self) -> String {
         match self {
             Num::I(i) => i.to_string(),
-            Num::F(f) => gofmt::float_v(f),
+            Num::F(f) => go::fmt::float_v(f),
         }
     }
 }
