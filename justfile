@@ -44,7 +44,7 @@ manifests:
 
 # Schema and CEL validation throughput (compare with `oracle bench`).
 bench:
-    cargo bench --bench schema_validation
+    cargo bench -p crd-audit-engine --bench schema_validation
 
 # Whole-process throughput against `oracle validate` (needs ../shared/oracle/build.sh once).
 bench-process case="gateway-api-standard-httproutes":

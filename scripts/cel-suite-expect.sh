@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates the expected outputs of the CEL suite (tests/cel_suite/expected/*.jsonl) with
+# Regenerates the expected outputs of the CEL suite (crates/crd-audit-engine/tests/cel_suite/expected/*.jsonl) with
 # the oracle (the upstream Kubernetes 1.36 code, see ../shared/oracle/README.md).
 #
 #   scripts/cel-suite-expect.sh            all case files
@@ -17,7 +17,7 @@ CEL_SUITE_FILES=$(echo "$@" | tr ' ' ',')
 export CEL_SUITE_FILES
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-CRD_AUDIT_E2E=off CEL_SUITE_EMIT="$work" cargo test -q --test cel_suite -- --exact emit_inputs >/dev/null
+CRD_AUDIT_E2E=off CEL_SUITE_EMIT="$work" cargo test -q -p crd-audit-engine --test cel_suite -- --exact emit_inputs >/dev/null
 n=0
 for d in "$work"/*/*/; do
   if ! "$ORACLE" structural "$d/crd.yaml" > "$d/structural.json" 2>"$d/err" ||
@@ -37,5 +37,5 @@ for d in "$work"/*/*/; do
   fi
   n=$((n + 1))
 done
-CRD_AUDIT_E2E=off CEL_SUITE_ASSEMBLE="$work" cargo test -q --test cel_suite -- --exact assemble_expectations >/dev/null
+CRD_AUDIT_E2E=off CEL_SUITE_ASSEMBLE="$work" cargo test -q -p crd-audit-engine --test cel_suite -- --exact assemble_expectations >/dev/null
 echo "cel-suite-expect: $n cases judged by $ORACLE" >&2

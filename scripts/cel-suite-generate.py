@@ -4,7 +4,7 @@
 functions, nested a few levels, each as a rule (`E == E`, so compile errors, runtime errors
 and costs show) or shown as a string, over two objects.
 
-    scripts/cel-suite-generate.py SEED COUNT [dyn] > tests/cel_suite/cases/NN-name.yaml
+    scripts/cel-suite-generate.py SEED COUNT [dyn] > crates/crd-audit-engine/tests/cel_suite/cases/NN-name.yaml
     scripts/cel-suite-expect.sh NN-name
 
 With `dyn`, most leaves are hidden from the type checker behind `dyn()`, so that more

@@ -1,6 +1,6 @@
 //! The loader against the oracle (`oracle tojson`: sigs.k8s.io/yaml as kubectl uses it):
 //! scalars of every YAML 1.1 type and tag, and go-yaml's guard against alias bombs. The
-//! expectations are stored beside the inputs in `tests/data/loader/` (see the `regen-*`
+//! expectations are stored beside the inputs in `crates/crd-audit-engine/tests/data/loader/` (see the `regen-*`
 //! scripts there).
 
 use crd_audit_engine::load::parse_str;
