@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates NAME.oracle.json for every NAME.yaml here: `oracle structural NAME.yaml` (CRD
 # create validation and the NonStructuralSchema condition; see
-# /work/shared/oracle/README.md).
+# ../shared/oracle/README.md).
 # Usage: ORACLE=path/to/oracle ./regen.sh
 set -eu
 cd "$(dirname "$0")"

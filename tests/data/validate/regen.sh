@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates oracle.jsonl in every case directory here: `oracle validate crd.yaml
-# objects.yaml` (kube-apiserver's create path; see /work/shared/oracle/README.md), or
+# objects.yaml` (kube-apiserver's create path; see ../shared/oracle/README.md), or
 # oracle-input.yaml instead of objects.yaml when a case has one (the objects as kubectl
 # sends them, when that differs from what the oracle reads, as for lists inside lists).
 # Usage: ORACLE=path/to/oracle ./regen.sh [CASE...]
