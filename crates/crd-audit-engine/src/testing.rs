@@ -53,3 +53,32 @@ pub fn conformance_cases(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// A JSON file of the corpus or of stored expectations.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A cause as compared with upstream's: (field, type, message).
+pub type Key = (String, String, String);
+
+/// The comparison key of a cause in upstream's JSON form.
+pub fn key_of(v: &serde_json::Value) -> Key {
+    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+    (s("field"), s("type"), s("message"))
+}
+
+/// The multiset difference of causes: (expected but missing from ours, extra in ours).
+pub fn multiset_diff(expected: &[Key], actual: &[Key]) -> (Vec<Key>, Vec<Key>) {
+    let mut rest: Vec<Key> = actual.to_vec();
+    let mut missing = Vec::new();
+    for e in expected {
+        if let Some(i) = rest.iter().position(|a| a == e) {
+            rest.swap_remove(i);
+        } else {
+            missing.push(e.clone());
+        }
+    }
+    (missing, rest)
+}
