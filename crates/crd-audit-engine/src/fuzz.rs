@@ -40,6 +40,14 @@ pub fn load(data: &[u8]) {
         }
         if let Ok(text) = std::str::from_utf8(data) {
             let _ = crate::load::parse_str("fuzz", text);
+            // Positions of fields, as findings look them up.
+            for doc in 0..2 {
+                if let Some(p) = crate::load::positions::DocumentPositions::read(text, doc, 0) {
+                    for field in ["", "a", "spec.a[0]", "a[b].c", "metadata.labels[x.y/z]"] {
+                        let _ = p.locate(field);
+                    }
+                }
+            }
         }
     });
 }

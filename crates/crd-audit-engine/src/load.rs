@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 pub mod list;
+pub mod positions;
 pub mod stream;
 
 /// Deepest nesting of mappings and sequences accepted in one document.
