@@ -500,8 +500,10 @@ fn a_closed_pipe_ends_quietly_with_the_status_so_far() {
         assert_eq!(
             first.trim_end(),
             format!(
-                "{}#0 Thing default/t0: {}",
+                "{}:{} Thing default/t0: {}",
                 file.display(),
+                // `path:line:column:`: the document, or the field of the finding.
+                if status == 0 { "1:1:" } else { "4:8:" },
                 if status == 0 {
                     "valid"
                 } else {

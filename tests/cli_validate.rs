@@ -93,12 +93,12 @@ fn stdin_json_streams_and_text_output() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("<stdin>#0 Thing default/a: valid"),
+        stdout.contains("<stdin>:1:1: Thing default/a: valid"),
         "{stdout}"
     );
     assert!(
         stdout.contains(
-            "<stdin>#1 Thing default/b: spec.count: Invalid value: 9: spec.count in body should be less than or equal to 5"
+            "<stdin>:2:79: Thing default/b: spec.count: Invalid value: 9: spec.count in body should be less than or equal to 5"
         ),
         "{stdout}"
     );
@@ -355,4 +355,66 @@ fn memory_does_not_grow_with_the_input() {
         large < small + 16 * 1024,
         "peak RSS grew from {small} KiB to {large} KiB"
     );
+}
+
+/// Findings carry the line and column of their field (the deepest node of it that exists),
+/// in text (`path:line:column:`) and JSON output, for YAML in block and flow style, JSON, the
+/// documents of a stream and the items of a `List`.
+#[test]
+fn findings_name_the_line_and_column_of_their_field() {
+    let crd = "examples/crds/widgets.yaml";
+    let yaml = "# a comment\n\
+                apiVersion: example.crd-audit.dev/v1\n\
+                kind: Widget\n\
+                metadata: {name: a, namespace: default}\n\
+                spec:\n  size: huge\n  replicas: 3\n\
+                ---\n\
+                apiVersion: v1\n\
+                kind: List\n\
+                items:\n\
+                - apiVersion: example.crd-audit.dev/v1\n  kind: Widget\n  metadata: {name: b, namespace: default}\n  spec: {size: small, replicas: 30}\n\
+                - apiVersion: example.crd-audit.dev/v1\n  kind: Widget\n  metadata: {name: c, namespace: default}\n  spec:\n    size: small\n    ports: [{name: x, port: 1}, {name: x, port: 2}]\n";
+    let file = temp_file("positions/objects.yaml", yaml.as_bytes());
+    let path = file.to_str().unwrap();
+    let out = run(&["validate", "--crd", crd, "-o", "json", path], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines = json_lines(&out);
+    let at = |l: &Value| (l["line"].as_u64().unwrap(), l["column"].as_u64().unwrap());
+    let first_error = |l: &Value| at(&l["errors"][0]);
+    assert_eq!(lines.len(), 3);
+    // Block style: `size:` on line 6, column 3; the object at its first line.
+    assert_eq!((at(&lines[0]), first_error(&lines[0])), ((2, 1), (6, 3)));
+    // A List's items: each at its item, its findings in flow style.
+    assert_eq!(lines[1]["errors"][0]["field"], "spec.replicas");
+    assert_eq!((at(&lines[1]), first_error(&lines[1])), ((12, 3), (15, 23)));
+    assert_eq!(lines[2]["errors"][0]["field"], "spec.ports[1]");
+    assert_eq!(first_error(&lines[2]), (21, 33));
+    // Text output starts with `path:line:column:`.
+    let out = run(&["validate", "--crd", crd, path], None);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "{path}:6:3: Widget default/a: spec.size: Unsupported value: \"huge\""
+        )),
+        "{stdout}"
+    );
+    // JSON input: positions too.
+    let json = "{\"apiVersion\": \"example.crd-audit.dev/v1\", \"kind\": \"Widget\",\n\
+                \"metadata\": {\"name\": \"d\", \"namespace\": \"default\"},\n\
+                \"spec\": {\"size\": \"small\", \"replicas\": 99}}\n";
+    let file = temp_file("positions/object.json", json.as_bytes());
+    let out = run(
+        &[
+            "validate",
+            "--crd",
+            crd,
+            "-o",
+            "json",
+            file.to_str().unwrap(),
+        ],
+        None,
+    );
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["errors"][0]["field"], "spec.replicas");
+    assert_eq!(first_error(&lines[0]), (3, 27));
 }

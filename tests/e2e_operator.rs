@@ -147,7 +147,14 @@ fn controller_audits_a_real_api_server() {
         .collect();
     assert_eq!(validate_lines.len(), 3);
     for (p, v) in plan_lines.iter().zip(&validate_lines) {
-        assert_eq!((&p["name"], &p["errors"]), (&v["name"], &v["errors"]));
+        // validate places each finding in its file (line, column); plan reads the cluster.
+        let mut errors = v["errors"].clone();
+        for e in errors.as_array_mut().into_iter().flatten() {
+            let e = e.as_object_mut().unwrap();
+            assert!(e.remove("line").is_some_and(|l| l.as_u64() > Some(0)));
+            assert!(e.remove("column").is_some_and(|c| c.as_u64() > Some(0)));
+        }
+        assert_eq!((&p["name"], &p["errors"]), (&v["name"], &errors));
     }
 
     // 2. Tightening: every object lacks the new required field, one has a narrowed value.

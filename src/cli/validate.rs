@@ -7,6 +7,7 @@ use super::inputs::{self, Sourced};
 use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
+use crd_audit_engine::load::positions::{DocumentPositions, Position};
 use crd_audit_engine::load::stream::Piece;
 use crd_audit_engine::load::{Document, LoadError};
 use crd_audit_engine::{Cause, Path};
@@ -161,15 +162,43 @@ const JOB_BYTES: usize = 64 << 10;
 struct Done {
     seq: usize,
     file: Arc<str>,
-    /// Each item's verdict and whether a CRD was found for it.
-    docs: Vec<Result<Vec<(Verdict, bool)>, LoadError>>,
+    /// Each item's verdict, whether a CRD was found for it, and where its findings stand.
+    docs: Vec<Result<Vec<Judged>, LoadError>>,
 }
 
-/// A job's documents, decoded (which needs no CRD).
+/// A job's documents, decoded (which needs no CRD), each with the text of its piece (read
+/// again for the positions of findings, then dropped with the job).
 struct Parsed {
     seq: usize,
     file: Arc<str>,
-    docs: Vec<Result<Document, LoadError>>,
+    docs: Vec<(Result<Document, LoadError>, Option<SharedText>)>,
+}
+
+/// A piece's text, shared by its documents (`None` beyond [`POSITIONS_MAX_TEXT`]).
+type SharedText = Arc<PieceText>;
+
+/// One object's verdict, whether a CRD was found for it, and where its findings stand.
+type Judged = (Verdict, bool, Located);
+
+/// The largest piece whose text is kept (until its documents are judged) to place findings
+/// within their documents.
+const POSITIONS_MAX_TEXT: usize = 4 << 20;
+
+/// The text of one piece of input and the lines before it.
+struct PieceText {
+    text: String,
+    line_offset: usize,
+}
+
+/// Where an object and each of its findings stand in the input.
+#[derive(Default)]
+struct Located {
+    /// The object (its document, or its item of a `List`).
+    object: Position,
+    /// One per error of the verdict, in order.
+    errors: Vec<Position>,
+    /// One per pruned field, in order.
+    pruned: Vec<Position>,
 }
 
 /// An input error for a bug met while reading or judging input.
@@ -187,15 +216,24 @@ fn parse(job: Job) -> Parsed {
     for piece in job.pieces {
         match piece {
             Ok(p) => match crd_audit_engine::panic_guard::catch(|| p.parse(&job.file)) {
-                Ok(parsed) => docs.extend(parsed),
+                Ok(parsed) => {
+                    // Large pieces are not kept: their findings stand at their documents' lines.
+                    let text = (p.text.len() <= POSITIONS_MAX_TEXT).then(|| {
+                        Arc::new(PieceText {
+                            text: p.text,
+                            line_offset: p.line_offset,
+                        })
+                    });
+                    docs.extend(parsed.into_iter().map(|d| (d, text.clone())));
+                }
                 Err(m) => {
                     let mut e = internal_load_error(&job.file, m);
                     e.doc = Some(0);
                     e.line = Some(p.line_offset + 1);
-                    docs.push(Err(e));
+                    docs.push((Err(e), None));
                 }
             },
-            Err(e) => docs.push(Err(e)),
+            Err(e) => docs.push((Err(e), None)),
         }
     }
     Parsed {
@@ -209,8 +247,10 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
     let docs = parsed
         .docs
         .into_iter()
-        .map(|doc| {
+        .map(|(doc, text)| {
             doc.and_then(|doc| {
+                let (doc_index, doc_line) = (doc.index, doc.line);
+                let is_list = doc.value.get("items").is_some();
                 let sourced = Sourced {
                     file: String::new(),
                     doc,
@@ -220,12 +260,15 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
                     e.source_name = parsed.file.to_string();
                     e
                 })?;
+                // The document's positions, read once when a finding needs them.
+                let mut positions: Option<Option<DocumentPositions>> = None;
                 Ok(items
                     .into_iter()
                     .filter(|item| !item.doc.value.is_null())
-                    .map(|item| {
+                    .enumerate()
+                    .map(|(k, item)| {
                         let obj = item.doc.value;
-                        match catalog.find(&obj) {
+                        let (verdict, known) = match catalog.find(&obj) {
                             Some(Ok(v)) => (v.validate_guarded(obj, mode), true),
                             Some(Err(message)) => {
                                 let verdict = not_compiled(&obj, message);
@@ -237,7 +280,21 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
                                 crd_audit_engine::load::drop_value(obj);
                                 (verdict, false)
                             }
-                        }
+                        };
+                        let prefix = if is_list {
+                            format!("items[{k}]")
+                        } else {
+                            String::new()
+                        };
+                        let located = locate(&verdict, &prefix, doc_line, || {
+                            positions
+                                .get_or_insert_with(|| {
+                                    let t = text.as_ref()?;
+                                    DocumentPositions::read(&t.text, doc_index, t.line_offset)
+                                })
+                                .as_ref()
+                        });
+                        (verdict, known, located)
                     })
                     .collect())
             })
@@ -247,6 +304,40 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
         seq: parsed.seq,
         file: parsed.file,
         docs,
+    }
+}
+
+/// Where a verdict's object and findings stand: the object at its document's line (or its
+/// `List` item), each finding at the deepest node of its field that exists. Documents
+/// without findings are not read again.
+fn locate<'p>(
+    v: &Verdict,
+    prefix: &str,
+    doc_line: usize,
+    positions: impl FnOnce() -> Option<&'p DocumentPositions>,
+) -> Located {
+    let fallback = Position {
+        line: doc_line,
+        column: 1,
+    };
+    let findings = !v.errors.is_empty() || !v.pruned.is_empty() || v.request_error.is_some();
+    let Some(p) = findings.then(positions).flatten() else {
+        return Located {
+            object: fallback,
+            errors: vec![fallback; v.errors.len()],
+            pruned: vec![fallback; v.pruned.len()],
+        };
+    };
+    let at = |field: &str| match (prefix.is_empty(), field.is_empty()) {
+        (true, _) => p.locate(field),
+        (false, true) => p.locate(prefix),
+        (false, false) if field.starts_with('[') => p.locate(&format!("{prefix}{field}")),
+        (false, false) => p.locate(&format!("{prefix}.{field}")),
+    };
+    Located {
+        object: if prefix.is_empty() { fallback } else { at("") },
+        errors: v.errors.iter().map(|c| at(c.field.as_str())).collect(),
+        pruned: v.pruned.iter().map(|f| at(f)).collect(),
     }
 }
 
@@ -289,7 +380,7 @@ fn parse_guarded(job: Job) -> Parsed {
     let (seq, file) = (job.seq, job.file.clone());
     crd_audit_engine::panic_guard::catch(|| parse(job)).unwrap_or_else(|m| Parsed {
         seq,
-        docs: vec![Err(internal_load_error(&file, m))],
+        docs: vec![(Err(internal_load_error(&file, m)), None)],
         file,
     })
 }
@@ -476,11 +567,11 @@ pub fn run(args: &Args) -> u8 {
                         }
                     };
                     let source = format!("{}#{index}", done.file);
-                    for (verdict, known) in verdicts {
+                    for (verdict, known, located) in verdicts {
                         t.count(&verdict, known);
                         let written = match args.output {
-                            Format::Json => write_json(&mut out, &source, &verdict),
-                            Format::Text => write_text(&mut out, &source, &verdict),
+                            Format::Json => write_json(&mut out, &source, &verdict, &located),
+                            Format::Text => write_text(&mut out, &done.file, &verdict, &located),
                         };
                         if let Err(e) = written {
                             // Stop reading input; what is under way is drained.
@@ -575,10 +666,25 @@ impl Totals {
     }
 }
 
-fn write_json(out: &mut impl Write, source: &str, v: &Verdict) -> std::io::Result<()> {
+fn write_json(
+    out: &mut impl Write,
+    source: &str,
+    v: &Verdict,
+    at: &Located,
+) -> std::io::Result<()> {
     let mut m = serde_json::Map::new();
     m.insert("source".into(), Value::String(source.to_string()));
+    m.insert("line".into(), at.object.line.into());
+    m.insert("column".into(), at.object.column.into());
     m.extend(v.to_json());
+    if let Some(Value::Array(errors)) = m.get_mut("errors") {
+        for (e, p) in errors.iter_mut().zip(&at.errors) {
+            if let Value::Object(e) = e {
+                e.insert("line".into(), p.line.into());
+                e.insert("column".into(), p.column.into());
+            }
+        }
+    }
     serde_json::to_writer(&mut *out, &m)?;
     out.write_all(b"\n")
 }
@@ -597,23 +703,26 @@ fn object_name(v: &Verdict) -> String {
     }
 }
 
-fn write_text(out: &mut impl Write, source: &str, v: &Verdict) -> std::io::Result<()> {
-    let head = format!("{source} {}", object_name(v));
-    for p in &v.pruned {
+/// One line a finding, starting with `file:line:column:` as compilers print positions.
+fn write_text(out: &mut impl Write, file: &str, v: &Verdict, at: &Located) -> std::io::Result<()> {
+    let name = object_name(v);
+    let pos = |p: &Position| format!("{file}:{}:{}:", p.line, p.column);
+    for (f, p) in v.pruned.iter().zip(&at.pruned) {
         writeln!(
             out,
-            "{head}: warning: unknown field {}",
-            crd_audit_engine::render::quote(p)
+            "{} {name}: warning: unknown field {}",
+            pos(p),
+            crd_audit_engine::render::quote(f)
         )?;
     }
     if let Some(e) = &v.request_error {
-        return writeln!(out, "{head}: error: {e}");
+        return writeln!(out, "{} {name}: error: {e}", pos(&at.object));
     }
     if v.errors.is_empty() {
-        return writeln!(out, "{head}: valid");
+        return writeln!(out, "{} {name}: valid", pos(&at.object));
     }
-    for c in &v.errors {
-        writeln!(out, "{head}: {c}")?;
+    for (c, p) in v.errors.iter().zip(&at.errors) {
+        writeln!(out, "{} {name}: {c}", pos(p))?;
     }
     Ok(())
 }

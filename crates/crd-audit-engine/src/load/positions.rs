@@ -10,7 +10,7 @@ use saphyr_parser::{Event, Parser, Span};
 use std::collections::HashMap;
 
 /// A 1-based line and column in the input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Position {
     pub line: usize,
     pub column: usize,
