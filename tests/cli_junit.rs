@@ -227,7 +227,7 @@ fn diff_junit_matches_json() {
                 assert_eq!(element, "failure");
                 assert_eq!(kind, j["kind"].as_str().unwrap());
                 assert_eq!(first, j["reason"].as_str().unwrap());
-                assert_eq!(lines, &[first.clone()]);
+                assert_eq!(lines, std::slice::from_ref(first));
             }
             None => assert_ne!(j["class"], "tightening"),
         }
