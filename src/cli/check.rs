@@ -33,6 +33,7 @@ pub fn run(args: &Args) -> u8 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let (mut input_errors, mut findings, mut checked, mut internal_errors) = (0, 0, 0, 0);
+    let mut junit = super::junit::Report::new("check");
     for file in files {
         let mut docs = inputs::read_file(&file);
         loop {
@@ -54,6 +55,15 @@ pub fn run(args: &Args) -> u8 {
                 Err(e) => {
                     eprintln!("error: {e}");
                     input_errors += 1;
+                    if args.output == Format::Junit {
+                        let file = inputs::display_name(&file);
+                        let written =
+                            super::junit::check_input_error(&mut junit, &mut out, &file, &e);
+                        if let Err(e) = written {
+                            let status = status(input_errors + internal_errors, findings);
+                            return output::write_failed(&e, status);
+                        }
+                    }
                     continue;
                 }
             };
@@ -116,6 +126,13 @@ pub fn run(args: &Args) -> u8 {
                 let written = match args.output {
                     Format::Json => write_json(&mut out, &item, &report, &sizes, &size_findings),
                     Format::Text => write_text(&mut out, &item, &report, &size_findings),
+                    Format::Junit => super::junit::check_case(
+                        &mut junit,
+                        &mut out,
+                        &item,
+                        &report,
+                        &size_findings,
+                    ),
                 };
                 if let Err(e) = written {
                     let status = status(input_errors + internal_errors, findings);
@@ -134,6 +151,9 @@ pub fn run(args: &Args) -> u8 {
                 n => format!(", {n} internal error(s) (bugs in crd-audit)"),
             }
         );
+    }
+    if args.output == Format::Junit {
+        written = junit.finish(&mut out);
     }
     let status = status(input_errors + internal_errors, findings);
     match written.and_then(|()| out.flush()) {

@@ -67,9 +67,16 @@ pub fn run(args: &Args) -> u8 {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    if args.output == Format::Junit {
+        let written = super::junit::diff_report(&mut out, &new.name, &changes);
+        return match written.and_then(|()| out.flush()) {
+            Ok(()) => status,
+            Err(e) => output::write_failed(&e, status),
+        };
+    }
     for c in &changes {
         let written = match args.output {
-            Format::Json => writeln!(out, "{}", c.to_json()),
+            Format::Json | Format::Junit => writeln!(out, "{}", c.to_json()),
             Format::Text => {
                 let version = if c.version.is_empty() {
                     "*"

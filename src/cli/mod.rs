@@ -6,6 +6,7 @@ pub mod completions;
 pub mod controller;
 pub mod diff;
 pub mod inputs;
+pub mod junit;
 pub mod manifests;
 pub mod output;
 pub mod plan;

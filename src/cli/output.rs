@@ -2,12 +2,14 @@
 
 use clap::ValueEnum;
 
-/// `--output`: `text` for people (one finding a line), `json` for machines (one object a line).
+/// `--output`: `text` for people (one finding a line), `json` for machines (one object a line),
+/// `junit` for CI test reports (JUnit XML).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     #[default]
     Text,
     Json,
+    Junit,
 }
 
 /// The status of a command whose output could not be written completely, given the status

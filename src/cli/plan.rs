@@ -57,6 +57,7 @@ struct Planner<W: Write> {
     format: Format,
     summaries: BTreeMap<String, Summary>,
     failed: bool,
+    junit: super::junit::Report,
 }
 
 impl<W: Write> Planner<W> {
@@ -90,6 +91,17 @@ impl<W: Write> Planner<W> {
                     valid_before.map_or(Value::Null, Value::Bool),
                 );
                 writeln!(self.out, "{}", Value::Object(m))
+            }
+            Format::Junit => {
+                let suite = source.rsplit_once('#').map_or("cluster", |(f, _)| f);
+                let name = if verdict.namespace.is_empty() {
+                    format!("{} {}", verdict.kind, verdict.name)
+                } else {
+                    format!("{} {}/{}", verdict.kind, verdict.namespace, verdict.name)
+                };
+                let outcome = super::junit::object_outcome(&verdict, false);
+                self.junit
+                    .case(&mut self.out, suite, source, &name, &outcome)
             }
             Format::Text if verdict.valid() => Ok(()),
             Format::Text => {
@@ -127,8 +139,12 @@ impl<W: Write> Planner<W> {
                 Format::Text => {
                     let _ = writeln!(self.out, "{line}");
                 }
-                Format::Json => eprintln!("{line}"),
+                Format::Json | Format::Junit => eprintln!("{line}"),
             }
+        }
+        if self.format == Format::Junit && !self.failed {
+            let junit = std::mem::replace(&mut self.junit, super::junit::Report::new("plan"));
+            let _ = junit.finish(&mut self.out);
         }
         let _ = self.out.flush();
         breaking
@@ -198,6 +214,7 @@ pub fn run(args: &Args) -> u8 {
         format: args.output,
         summaries: BTreeMap::new(),
         failed: false,
+        junit: super::junit::Report::new("plan"),
     };
     let mut input_errors = 0;
     if let Some(cluster) = &cluster {
@@ -233,6 +250,16 @@ pub fn run(args: &Args) -> u8 {
                     Err(e) => {
                         eprintln!("error: {e}");
                         input_errors += 1;
+                        if args.output == Format::Junit {
+                            let file = inputs::display_name(&file);
+                            let written = super::junit::check_input_error(
+                                &mut p.junit,
+                                &mut p.out,
+                                &file,
+                                &e,
+                            );
+                            p.failed |= written.is_err();
+                        }
                     }
                 }
             }

@@ -540,6 +540,7 @@ pub fn run(args: &Args) -> u8 {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
         // A bug here must not leave the workers blocked on a full channel: the receiver goes
         // with the closure.
+        let mut junit = super::junit::Report::new("validate");
         let wrote = crd_audit_engine::panic_guard::catch(|| {
             let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
             let (mut next_seq, mut next_index) = (0, 0);
@@ -563,6 +564,21 @@ pub fn run(args: &Args) -> u8 {
                             }
                             eprintln!("error: {e}");
                             t.input_errors += 1;
+                            if args.output == Format::Junit {
+                                let source = format!("{}#{index}", done.file);
+                                let outcome = super::junit::Outcome::Error {
+                                    kind: "InputError".into(),
+                                    messages: vec![e.to_string()],
+                                };
+                                let name = format!("document {index}");
+                                let written =
+                                    junit.case(&mut out, &done.file, &source, &name, &outcome);
+                                if let Err(e) = written {
+                                    write_error = Some(e);
+                                    abort.store(true, Ordering::Relaxed);
+                                    return;
+                                }
+                            }
                             continue;
                         }
                     };
@@ -572,6 +588,13 @@ pub fn run(args: &Args) -> u8 {
                         let written = match args.output {
                             Format::Json => write_json(&mut out, &source, &verdict, &located),
                             Format::Text => write_text(&mut out, &done.file, &verdict, &located),
+                            Format::Junit => junit.case(
+                                &mut out,
+                                &done.file,
+                                &source,
+                                &object_name(&verdict),
+                                &super::junit::object_outcome(&verdict, args.strict),
+                            ),
                         };
                         if let Err(e) = written {
                             // Stop reading input; what is under way is drained.
@@ -624,6 +647,12 @@ pub fn run(args: &Args) -> u8 {
                     t.rules_not_evaluated
                 );
             }
+        }
+        if args.output == Format::Junit
+            && write_error.is_none()
+            && let Err(e) = junit.finish(&mut out)
+        {
+            write_error = Some(e);
         }
         if let Err(e) = out.flush()
             && write_error.is_none()
