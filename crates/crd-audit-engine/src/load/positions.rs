@@ -71,43 +71,60 @@ impl DocumentPositions {
                 key: Option<(String, Position)>,
                 at: Position,
                 anchor: usize,
+                first: usize,
             },
             Seq {
                 items: Vec<(Position, Node)>,
                 at: Position,
                 anchor: usize,
+                first: usize,
             },
         }
         let mut stack: Vec<Frame> = Vec::new();
-        let mut anchors: HashMap<usize, Node> = HashMap::new();
+        // Each anchor's node and how many nodes it holds (an alias copies them all).
+        let mut anchors: HashMap<usize, (Node, usize)> = HashMap::new();
         let mut nodes = 0usize;
         let mut root: Option<(Position, Node)> = None;
         loop {
             let (event, span) = parser.next_event()?.ok()?;
             let at = position(&span, line_offset);
-            let done: Option<(Position, Node, usize, Option<String>)> = match event {
+            // (position, node, anchor, scalar text, nodes the node holds)
+            let done: Option<(Position, Node, usize, Option<String>, usize)> = match event {
                 Event::DocumentEnd | Event::StreamEnd | Event::DocumentStart(_) => {
                     break;
                 }
                 Event::Nothing | Event::StreamStart => None,
-                Event::Alias(id) => Some((at, anchors.get(&id).cloned()?, 0, None)),
+                Event::Alias(id) => {
+                    let (node, size) = anchors.get(&id)?;
+                    // Counted before the copy is made: an alias bomb stops here.
+                    nodes += size;
+                    if nodes > MAX_NODES {
+                        return None;
+                    }
+                    Some((at, node.clone(), 0, None, *size))
+                }
                 Event::Scalar(text, _, anchor, _) => {
-                    Some((at, Node::Leaf, anchor, Some(text.into_owned())))
+                    nodes += 1;
+                    Some((at, Node::Leaf, anchor, Some(text.into_owned()), 1))
                 }
                 Event::MappingStart(anchor, _) => {
+                    nodes += 1;
                     stack.push(Frame::Map {
                         entries: Vec::new(),
                         key: None,
                         at,
                         anchor,
+                        first: nodes,
                     });
                     None
                 }
                 Event::SequenceStart(anchor, _) => {
+                    nodes += 1;
                     stack.push(Frame::Seq {
                         items: Vec::new(),
                         at,
                         anchor,
+                        first: nodes,
                     });
                     None
                 }
@@ -116,24 +133,29 @@ impl DocumentPositions {
                         entries,
                         at,
                         anchor,
+                        first,
                         ..
-                    } => Some((at, Node::Map(entries), anchor, None)),
+                    } => Some((at, Node::Map(entries), anchor, None, nodes - first + 1)),
                     Frame::Seq { .. } => return None,
                 },
                 Event::SequenceEnd => match stack.pop()? {
-                    Frame::Seq { items, at, anchor } => Some((at, Node::Seq(items), anchor, None)),
+                    Frame::Seq {
+                        items,
+                        at,
+                        anchor,
+                        first,
+                    } => Some((at, Node::Seq(items), anchor, None, nodes - first + 1)),
                     Frame::Map { .. } => return None,
                 },
             };
-            let Some((at, node, anchor, scalar)) = done else {
+            let Some((at, node, anchor, scalar, size)) = done else {
                 continue;
             };
-            nodes += 1;
             if nodes > MAX_NODES {
                 return None;
             }
             if anchor != 0 {
-                anchors.insert(anchor, node.clone());
+                anchors.insert(anchor, (node.clone(), size));
             }
             match stack.last_mut() {
                 None => root = Some((at, node)),
@@ -277,6 +299,20 @@ mod tests {
         assert!(DocumentPositions::read(text, 4, 0).is_none());
         // Malformed text offers no positions.
         assert!(DocumentPositions::read("a: [1\n", 0, 0).is_none());
+    }
+
+    #[test]
+    fn alias_bombs_offer_no_positions() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        // 10^9 nodes if expanded: refused once the count passes the bound, nothing copied.
+        assert!(DocumentPositions::read(&text, 0, 0).is_none());
+        // A few aliases are fine.
+        let p = DocumentPositions::read("a: &x {b: 1}\nc: [*x, *x]\n", 0, 0).unwrap();
+        assert_eq!(p.locate("c[1].b"), at(1, 8));
     }
 
     #[test]
