@@ -476,6 +476,9 @@ pub fn run(args: &Args) -> u8 {
         let (abort, catalog, job_rx, stopped) = (&abort, &catalog, &job_rx, &stopped);
         // Reader: cuts the inputs into pieces, in order, and batches them into jobs.
         scope.spawn(move || {
+            // The sender outlives the guard, so that the job queue closes only once a stop is
+            // counted.
+            let job_tx = job_tx;
             contained("input reader", stopped, || {
                 let mut seq = 0;
                 for path in &files {
@@ -501,15 +504,19 @@ pub fn run(args: &Args) -> u8 {
                         }
                     }
                 }
-            })
+            });
+            drop(job_tx);
         });
         let spawn_worker = |done: mpsc::SyncSender<Done>| {
             std::thread::Builder::new()
                 .stack_size(64 << 20)
                 .spawn_scoped(scope, move || {
+                    // As with the reader: the result channel closes only once a stop is
+                    // counted (a panic drops the worker's own sender while unwinding).
                     contained("validation worker", stopped, || {
-                        work(job_rx, catalog, mode, done)
-                    })
+                        work(job_rx, catalog, mode, done.clone())
+                    });
+                    drop(done);
                 })
                 .expect("spawn a validation worker");
         };
