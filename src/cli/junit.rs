@@ -217,8 +217,7 @@ pub fn check_input_error(
     r.case(out, file, &classname, &name, &outcome)
 }
 
-/// `check`: one CRD's test case, named by the CRD, with its findings (a bug met or a value
-/// that could not be decoded makes it an error).
+/// `check`: a CRD's test case (see [`check_outcome`]).
 pub fn check_case(
     r: &mut Report,
     out: &mut impl Write,
@@ -226,55 +225,32 @@ pub fn check_case(
     report: &crd_audit_engine::CheckReport,
     size_findings: &[super::size_limits::Finding],
 ) -> std::io::Result<()> {
-    use super::size_limits::Severity;
-    let mut found: Vec<(&str, String)> = Vec::new();
-    if let Some(e) = &report.internal_error {
-        found.push(("InternalError", e.clone()));
-    }
-    found.extend(
-        report
-            .decode_errors
-            .iter()
-            .map(|e| ("InputError", e.to_string())),
-    );
-    let errors = !found.is_empty();
-    found.extend(
-        report
-            .non_structural
-            .iter()
-            .map(|c| ("NonStructuralSchema", c.message())),
-    );
-    found.extend(
-        report
-            .crd_errors
-            .iter()
-            .map(|c| ("CRDInvalid", c.message())),
-    );
-    found.extend(report.stored_versions_not_served.iter().map(|v| {
-        (
-            "StoredVersionNotServed",
-            format!("version {v:?} is listed in status.storedVersions but is not served"),
-        )
-    }));
-    found.extend(
-        size_findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .map(|f| ("TooLarge", f.message.clone())),
-    );
-    let outcome = match found.first() {
-        None => Outcome::Pass,
-        Some((kind, _)) => {
-            let kind = kind.to_string();
-            let messages = found.into_iter().map(|(_, m)| m).collect();
-            if errors {
-                Outcome::Error { kind, messages }
-            } else {
-                Outcome::Failure { kind, messages }
-            }
-        }
-    };
+    let outcome = check_outcome(report, size_findings);
     r.case(out, &item.file, &item.source(), &report.crd, &outcome)
+}
+
+/// A CRD's outcome: its problems as a failure (warnings are not), an error when it could
+/// not be judged.
+pub fn check_outcome(
+    report: &crd_audit_engine::CheckReport,
+    size_findings: &[super::size_limits::Finding],
+) -> Outcome {
+    use super::crd_findings::Level;
+    let found: Vec<_> = super::crd_findings::list(report, size_findings)
+        .into_iter()
+        .filter(|f| f.level != Level::Warning)
+        .collect();
+    let Some(first) = found.first() else {
+        return Outcome::Pass;
+    };
+    let kind = first.kind.to_string();
+    let errors = first.level == Level::Error;
+    let messages = found.into_iter().map(|f| f.message).collect();
+    if errors {
+        Outcome::Error { kind, messages }
+    } else {
+        Outcome::Failure { kind, messages }
+    }
 }
 
 /// `diff`: the whole document: one suite for the CRD, a test case per change, tightening

@@ -1,9 +1,11 @@
 //! The `crd-audit` command line: one module per command, sharing input reading and output.
 
+pub mod audit;
 pub mod check;
 pub mod cluster;
 pub mod completions;
 pub mod controller;
+pub mod crd_findings;
 pub mod diff;
 pub mod inputs;
 pub mod junit;
@@ -66,6 +68,14 @@ pub enum Command {
     /// Show which objects become invalid if a CRD revision is applied (judged as stored
     /// data: the whole object, status included). Exit code 1 when any object breaks.
     Plan(plan::Args),
+    /// Audit the cluster of the kubeconfig context once, read-only: check every CRD and
+    /// judge every object of every CRD as stored data at the storage version.
+    ///
+    /// Only GET and LIST requests are sent. Findings are printed as they are found and a
+    /// table per CRD ends the output; on a terminal, stderr shows progress. Takes the
+    /// operator's group and namespace filters (--config, or the flags).
+    /// Exit code 0: nothing found; 1: findings; 2: the cluster could not be read completely.
+    Audit(audit::Args),
     /// Run the in-cluster operator: audit every CRD and its objects continuously and keep a
     /// SchemaAudit report per CRD.
     Controller(controller::Args),
@@ -120,6 +130,7 @@ pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
         Command::Validate(args) => validate::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Plan(args) => plan::run(&args),
+        Command::Audit(args) => audit::run(&args),
         Command::Controller(args) => controller::run(&args),
         Command::Manifests(args) => manifests::run(&args),
     };

@@ -25,11 +25,21 @@ pub struct Args {
     /// documents that are not CRDs are skipped.
     #[arg(
         long = "crd",
-        required = true,
+        required_unless_present = "crds_from_cluster",
         value_name = "CRD",
         value_delimiter = ','
     )]
     pub crds: Vec<PathBuf>,
+    /// Judge against the CRDs installed in the cluster of the kubeconfig context (read-only);
+    /// a CRD also given with --crd replaces the cluster's one of the same group and kind.
+    #[arg(long)]
+    pub crds_from_cluster: bool,
+    /// Kubeconfig for --crds-from-cluster (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, value_name = "FILE", requires = "crds_from_cluster")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context for --crds-from-cluster (default: the current one).
+    #[arg(long, requires = "crds_from_cluster")]
+    pub context: Option<String>,
     /// Object files or directories (`-` reads standard input): multi-document YAML or JSON,
     /// `kind: List` documents unpacked.
     #[arg(required = true, value_name = "OBJECTS")]
@@ -51,6 +61,8 @@ pub struct Args {
 /// The CRDs given, compiled, by group and kind (or why one could not be compiled).
 pub struct Catalog {
     by_kind: HashMap<(String, String), Result<CrdValidator, String>>,
+    /// Where the CRDs come from, for the message about an object none defines.
+    origin: &'static str,
 }
 
 impl Catalog {
@@ -68,7 +80,10 @@ impl Catalog {
             }
             by_kind.insert(key, CrdValidator::new_guarded(crd));
         }
-        Ok(Catalog { by_kind })
+        Ok(Catalog {
+            by_kind,
+            origin: "given with --crd",
+        })
     }
 
     /// The compiled CRD for an object's `apiVersion` and `kind` (`Err` with the message of
@@ -100,7 +115,7 @@ fn not_compiled(obj: &Value, message: &str) -> Verdict {
 }
 
 /// The line for an object no given CRD defines.
-fn unknown_kind(obj: &Value) -> Verdict {
+fn unknown_kind(obj: &Value, origin: &str) -> Verdict {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
     let meta = obj.get("metadata");
     let api_version = text(obj.get("apiVersion"));
@@ -114,7 +129,7 @@ fn unknown_kind(obj: &Value) -> Verdict {
         "apiVersion and kind are required to find the object's CRD".to_string()
     } else {
         format!(
-            "no matches for kind {} in version {}: no CRD given with --crd defines it",
+            "no matches for kind {} in version {}: no CRD {origin} defines it",
             crd_audit_engine::render::quote(&kind),
             crd_audit_engine::render::quote(&api_version)
         )
@@ -276,7 +291,7 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
                                 (verdict, true)
                             }
                             None => {
-                                let verdict = unknown_kind(&obj);
+                                let verdict = unknown_kind(&obj, catalog.origin);
                                 crd_audit_engine::load::drop_value(obj);
                                 (verdict, false)
                             }
@@ -343,7 +358,7 @@ fn locate<'p>(
 
 /// Reads and compiles the `--crd` inputs, printing what is wrong with them.
 fn load_catalog(args: &Args) -> Option<Catalog> {
-    let crds = match inputs::read_crds(&args.crds) {
+    let mut crds = match inputs::read_crds(&args.crds) {
         Ok(c) => c,
         Err(errors) => {
             for e in errors {
@@ -352,14 +367,58 @@ fn load_catalog(args: &Args) -> Option<Catalog> {
             return None;
         }
     };
-    if crds.is_empty() {
+    if args.crds_from_cluster {
+        match cluster_crds(args, &crds) {
+            Ok(c) => crds.extend(c),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return None;
+            }
+        }
+    } else if crds.is_empty() {
         eprintln!("error: no CustomResourceDefinition found in the --crd inputs");
         return None;
     }
-    let catalog = Catalog::new(&crds);
+    let catalog = Catalog::new(&crds).map(|mut c| {
+        c.origin = match (args.crds_from_cluster, args.crds.is_empty()) {
+            (false, _) => "given with --crd",
+            (true, true) => "in the cluster",
+            (true, false) => "in the cluster or given with --crd",
+        };
+        c
+    });
     // The decoded CRDs are not needed any more and the process ends soon: skip freeing them.
     std::mem::forget(crds);
     catalog.map_err(|e| eprintln!("error: {e}")).ok()
+}
+
+/// The CRDs installed in the cluster, but for those of a group and kind that a file gives.
+fn cluster_crds(args: &Args, given: &[(String, Crd)]) -> Result<Vec<(String, Crd)>, String> {
+    let cluster =
+        super::cluster::Cluster::connect(args.kubeconfig.as_deref(), args.context.as_deref())?;
+    let replaced: std::collections::HashSet<(&str, &str)> = given
+        .iter()
+        .map(|(_, c)| (c.group.as_str(), c.kind.as_str()))
+        .collect();
+    let mut crds = Vec::new();
+    let mut unreadable = Vec::new();
+    cluster
+        .each_crd(&mut |raw| match Crd::from_value(&raw) {
+            Ok(c) if replaced.contains(&(c.group.as_str(), c.kind.as_str())) => {}
+            Ok(c) => crds.push((format!("cluster:{}", c.name), c)),
+            Err(e) => unreadable.push(format!(
+                "CRD {} in the cluster: {}: {}",
+                raw["metadata"]["name"].as_str().unwrap_or(""),
+                e.path,
+                e.message
+            )),
+        })
+        .map_err(|e| format!("reading the CRDs of the cluster: {e}"))?;
+    // A CRD the engine cannot read only matters to its own objects: say so and go on.
+    for u in unreadable {
+        eprintln!("warning: {u}");
+    }
+    Ok(crds)
 }
 
 /// The CRDs once compiled (`None` when they could not be read).

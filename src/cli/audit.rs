@@ -1,0 +1,838 @@
+//! `crd-audit audit`: a read-only, one-shot audit of a cluster: every CRD is checked as
+//! `check` does, and every object of every CRD is judged as stored data at the CRD's storage
+//! version, as the operator judges it, with the operator's group and namespace filters.
+//!
+//! Only GET and LIST requests are sent. Objects are read a page at a time, judged and
+//! dropped: what stays is a row of counts per CRD. Findings are written as they are found;
+//! a summary table ends the text output. On a terminal, stderr shows a progress bar.
+
+use super::cluster::{Cluster, ReadError};
+use super::crd_findings::{self, Level};
+use super::junit::{self, Outcome};
+use super::output::{self, Format};
+use super::size_limits;
+use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
+use crate::operator::audit::redacted;
+use crate::operator::config::Config;
+use crd_audit_engine::{Cause, CheckReport, Crd, CrdValidator, Mode, Verdict};
+use serde_json::{Value, json};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster
+    /// ServiceAccount).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context (default: the current one).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// The operator's configuration file: its `includeGroups`, `excludeGroups`,
+    /// `excludeNamespaces`, `celEnabled` and `redactValues` apply.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Audit only CRDs whose group matches the glob (repeat for several; default: all).
+    #[arg(long = "include-group", value_name = "GLOB")]
+    pub include_groups: Vec<String>,
+    /// Skip CRDs whose group matches the glob.
+    #[arg(long = "exclude-group", value_name = "GLOB")]
+    pub exclude_groups: Vec<String>,
+    /// Skip objects in namespaces that match the glob.
+    #[arg(long = "exclude-namespace", value_name = "GLOB")]
+    pub exclude_namespaces: Vec<String>,
+    /// Replace values in messages by their type and length, as the operator's reports do
+    /// (the default unless --config says otherwise is to show them, as `validate` does).
+    #[arg(long)]
+    pub redact_values: bool,
+    /// No progress bar, even on a terminal.
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t)]
+    pub output: Format,
+}
+
+/// The settings of the audit: the operator's configuration (from --config, or its defaults
+/// with values shown), and the filters of the command line added to it.
+pub fn settings(args: &Args) -> Result<Config, String> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Config::parse(&path.display().to_string(), &text)?
+        }
+        None => Config {
+            redact_values: false,
+            ..Config::default()
+        },
+    };
+    config
+        .include_groups
+        .extend(args.include_groups.iter().cloned());
+    config
+        .exclude_groups
+        .extend(args.exclude_groups.iter().cloned());
+    config
+        .exclude_namespaces
+        .extend(args.exclude_namespaces.iter().cloned());
+    config.redact_values |= args.redact_values;
+    Ok(config)
+}
+
+/// A CRD to audit, checked.
+struct Checked {
+    crd: Crd,
+    report: CheckReport,
+    sizes: Vec<size_limits::Finding>,
+}
+
+/// What the audit of one CRD found (a row of the summary table).
+#[derive(Debug, Default)]
+struct Row {
+    crd: String,
+    storage: String,
+    objects: u64,
+    invalid: u64,
+    unknown_fields: u64,
+    crd_findings: usize,
+    crd_warnings: usize,
+    /// Why the objects could not all be read or judged.
+    error: Option<String>,
+    internal_errors: u64,
+}
+
+/// The CRD as `kubectl get -o yaml` would give it to someone who wants to apply it again:
+/// without what the server fills in (status, managed fields, the last-applied copy), so
+/// that its size is the size of the manifest.
+fn as_manifest(mut crd: Value) -> Value {
+    if let Some(o) = crd.as_object_mut() {
+        o.remove("status");
+    }
+    if let Some(m) = crd.get_mut("metadata").and_then(Value::as_object_mut) {
+        for k in [
+            "managedFields",
+            "resourceVersion",
+            "uid",
+            "generation",
+            "creationTimestamp",
+            "selfLink",
+        ] {
+            m.remove(k);
+        }
+        if let Some(a) = m.get_mut("annotations").and_then(Value::as_object_mut) {
+            a.remove("kubectl.kubernetes.io/last-applied-configuration");
+            if a.is_empty() {
+                m.remove("annotations");
+            }
+        }
+    }
+    crd
+}
+
+/// Reads and checks every CRD the settings audit.
+fn read_crds(cluster: &Cluster, config: &Config) -> Result<Vec<Checked>, String> {
+    let mut checked = Vec::new();
+    let mut unreadable = Vec::new();
+    cluster
+        .each_crd(&mut |raw| {
+            let name = raw["metadata"]["name"].as_str().unwrap_or("").to_string();
+            let group = raw["spec"]["group"].as_str().unwrap_or("");
+            if !config.audits_group(group) {
+                return;
+            }
+            let crd = match Crd::from_value(&raw) {
+                Ok(c) => c,
+                Err(e) => {
+                    unreadable.push(format!("CRD {name}: {}: {}", e.path, e.message));
+                    return;
+                }
+            };
+            let sizes = size_limits::findings(&size_limits::measure(&as_manifest(raw)));
+            let report = crd_audit_engine::check_crd_guarded(&crd);
+            checked.push(Checked { crd, report, sizes });
+        })
+        .map_err(|e| format!("reading the CRDs: {e}"))?;
+    for u in &unreadable {
+        eprintln!("error: {u}");
+    }
+    if !unreadable.is_empty() {
+        return Err(format!("{} CRD(s) could not be read", unreadable.len()));
+    }
+    Ok(checked)
+}
+
+/// The progress bar on stderr (only on a terminal).
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    crds: usize,
+    done: usize,
+}
+
+impl Progress {
+    fn new(shown: bool, crds: usize) -> Progress {
+        let bar = shown.then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr_with_hz(4),
+            );
+            // Two lines: the objects (read of the servers' count, rate, time left), then
+            // the CRDs (done of all, the one under way).
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {elapsed_precise} [{bar:30}] {human_pos}/{human_len} objects, {rate}, ETA {eta}\n  {wide_msg}",
+                )
+                .map(|s| {
+                    s.with_key(
+                        "rate",
+                        |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                            let _ = write!(w, "{:.0}/s", state.per_sec());
+                        },
+                    )
+                })
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.enable_steady_tick(Duration::from_millis(250));
+            bar
+        });
+        Progress { bar, crds, done: 0 }
+    }
+
+    fn counting(&self, i: usize, name: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(format!(
+                "counting objects: CRD {}/{} {name}",
+                i + 1,
+                self.crds
+            ));
+        }
+    }
+
+    fn set_total(&self, objects: u64) {
+        if let Some(b) = &self.bar {
+            b.set_length(objects);
+            b.reset_eta();
+        }
+    }
+
+    fn crd(&self, name: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(format!(
+                "CRDs {}/{} done, auditing {name}",
+                self.done, self.crds
+            ));
+        }
+    }
+
+    fn object(&self) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+            if b.length().is_some_and(|l| b.position() > l) {
+                b.set_length(b.position());
+            }
+        }
+    }
+
+    fn crd_done(&mut self) {
+        self.done += 1;
+    }
+
+    /// Runs `f` with the bar hidden (for writing to a terminal that also shows it).
+    fn suspend<T>(&self, f: impl FnOnce() -> T) -> T {
+        match &self.bar {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Writes the findings in the chosen format.
+struct Writer<W: Write> {
+    out: W,
+    format: Format,
+    redact: bool,
+    junit: junit::Report,
+    /// stdout is the terminal the progress bar is drawn on: flush every finding at once.
+    flush_each: bool,
+}
+
+/// `Kind namespace/name` of a verdict, as kubectl names an object.
+fn object_name(v: &Verdict) -> String {
+    if v.namespace.is_empty() {
+        format!("{} {}", v.kind, v.name)
+    } else {
+        format!("{} {}/{}", v.kind, v.namespace, v.name)
+    }
+}
+
+impl<W: Write> Writer<W> {
+    fn message(&self, c: &Cause) -> String {
+        if self.redact {
+            redacted(c)
+        } else {
+            c.message()
+        }
+    }
+
+    fn crd(&mut self, c: &Checked) -> std::io::Result<()> {
+        let name = &c.crd.name;
+        match self.format {
+            Format::Text => {
+                for f in crd_findings::list(&c.report, &c.sizes) {
+                    writeln!(self.out, "{name}: {}: {}", f.kind, f.message)?;
+                }
+            }
+            Format::Json => {
+                let causes = |l: &[Cause]| l.iter().map(Cause::to_json).collect::<Vec<_>>();
+                let mut v = json!({
+                    "record": "crd",
+                    "crd": name,
+                    "nonStructural": causes(&c.report.non_structural),
+                    "crdErrors": causes(&c.report.crd_errors),
+                    "warnings": c.report.warnings,
+                    "storedVersionsNotServed": c.report.stored_versions_not_served,
+                    "sizeFindings": c.sizes.iter().map(|f| json!({
+                        "severity": f.severity.as_str(),
+                        "limit": f.limit_name,
+                        "bytes": f.bytes,
+                        "limitBytes": f.limit_bytes,
+                        "message": f.message,
+                    })).collect::<Vec<_>>(),
+                });
+                if let Some(e) = &c.report.internal_error {
+                    v["internalError"] = json!(e);
+                }
+                writeln!(self.out, "{v}")?;
+            }
+            Format::Junit => {
+                let outcome = junit::check_outcome(&c.report, &c.sizes);
+                self.junit
+                    .case(&mut self.out, name, name, &format!("CRD {name}"), &outcome)?;
+            }
+        }
+        self.flush()
+    }
+
+    /// An object with findings (invalid, or with fields its schema does not know).
+    fn object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
+        let who = object_name(v);
+        match self.format {
+            Format::Text => {
+                for f in &v.pruned {
+                    writeln!(
+                        self.out,
+                        "{crd} {who}: warning: unknown field {}",
+                        crd_audit_engine::render::quote(f)
+                    )?;
+                }
+                if let Some(e) = &v.request_error {
+                    writeln!(self.out, "{crd} {who}: error: {e}")?;
+                }
+                for c in &v.errors {
+                    writeln!(self.out, "{crd} {who}: {}", self.message(c))?;
+                }
+            }
+            Format::Json => {
+                let mut m = serde_json::Map::new();
+                m.insert("record".into(), json!("object"));
+                m.insert("crd".into(), json!(crd));
+                m.extend(v.to_json());
+                if self.redact
+                    && let Some(Value::Array(errors)) = m.get_mut("errors")
+                {
+                    for (e, c) in errors.iter_mut().zip(&v.errors) {
+                        e["message"] = json!(redacted(c));
+                        e["badValue"] = Value::Null;
+                        e["detail"] = json!("");
+                    }
+                }
+                serde_json::to_writer(&mut self.out, &m)?;
+                self.out.write_all(b"\n")?;
+            }
+            Format::Junit => {
+                let mut outcome = junit::object_outcome(v, false);
+                if self.redact
+                    && let Outcome::Failure { messages, .. } = &mut outcome
+                {
+                    *messages = v.errors.iter().map(redacted).collect();
+                }
+                if !matches!(outcome, Outcome::Pass) {
+                    let name = format!("{who} ({})", v.api_version);
+                    self.junit.case(&mut self.out, crd, crd, &name, &outcome)?;
+                }
+            }
+        }
+        self.flush()
+    }
+
+    /// The end of a CRD's objects.
+    fn crd_done(&mut self, row: &Row) -> std::io::Result<()> {
+        match self.format {
+            Format::Text => {
+                if let Some(e) = &row.error {
+                    writeln!(self.out, "{}: error: {e}", row.crd)?;
+                }
+            }
+            Format::Json => {
+                let mut v = json!({
+                    "record": "crdSummary",
+                    "crd": row.crd,
+                    "storageVersion": row.storage,
+                    "objects": row.objects,
+                    "invalid": row.invalid,
+                    "unknownFields": row.unknown_fields,
+                    "crdFindings": row.crd_findings,
+                    "crdWarnings": row.crd_warnings,
+                });
+                if let Some(e) = &row.error {
+                    v["error"] = json!(e);
+                }
+                writeln!(self.out, "{v}")?;
+            }
+            Format::Junit => {
+                let valid = row.objects - row.invalid;
+                let name = format!("{valid} valid object(s) of {}", row.objects);
+                self.junit
+                    .case(&mut self.out, &row.crd, &row.crd, &name, &Outcome::Pass)?;
+                if let Some(e) = &row.error {
+                    let outcome = Outcome::Error {
+                        kind: "ReadError".into(),
+                        messages: vec![e.clone()],
+                    };
+                    self.junit.case(
+                        &mut self.out,
+                        &row.crd,
+                        &row.crd,
+                        "reading objects",
+                        &outcome,
+                    )?;
+                }
+            }
+        }
+        self.flush()
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.flush_each {
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// The totals of the whole audit.
+#[derive(Default)]
+struct Totals {
+    crds: usize,
+    objects: u64,
+    invalid: u64,
+    unknown_fields: u64,
+    crds_with_findings: usize,
+    crds_with_invalid: usize,
+    errors: usize,
+    internal_errors: u64,
+}
+
+impl Totals {
+    fn of(rows: &[Row]) -> Totals {
+        let mut t = Totals {
+            crds: rows.len(),
+            ..Totals::default()
+        };
+        for r in rows {
+            t.objects += r.objects;
+            t.invalid += r.invalid;
+            t.unknown_fields += r.unknown_fields;
+            t.crds_with_findings += usize::from(r.crd_findings > 0);
+            t.crds_with_invalid += usize::from(r.invalid > 0);
+            t.errors += usize::from(r.error.is_some());
+            t.internal_errors += r.internal_errors;
+        }
+        t
+    }
+
+    fn status(&self) -> u8 {
+        if self.errors > 0 || self.internal_errors > 0 {
+            EXIT_INPUT_ERROR
+        } else if self.invalid > 0 || self.crds_with_findings > 0 {
+            EXIT_FINDINGS
+        } else {
+            EXIT_CLEAN
+        }
+    }
+
+    fn line(&self, elapsed: Duration) -> String {
+        format!(
+            "audited {} CRD(s) and {} object(s) in {:.1}s: {} invalid object(s) under {} CRD(s), {} with unknown fields, {} CRD(s) with findings, {} error(s){}",
+            self.crds,
+            self.objects,
+            elapsed.as_secs_f64(),
+            self.invalid,
+            self.crds_with_invalid,
+            self.unknown_fields,
+            self.crds_with_findings,
+            self.errors,
+            match self.internal_errors {
+                0 => String::new(),
+                n => format!(", {n} internal error(s) (bugs in crd-audit)"),
+            }
+        )
+    }
+}
+
+/// The summary table: one row per CRD, columns aligned as kubectl aligns them.
+fn table(rows: &[Row]) -> String {
+    let header = [
+        "CRD",
+        "STORAGE",
+        "OBJECTS",
+        "INVALID",
+        "UNKNOWN-FIELDS",
+        "CRD-FINDINGS",
+        "CRD-WARNINGS",
+        "ERROR",
+    ];
+    let cells: Vec<[String; 8]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.crd.clone(),
+                r.storage.clone(),
+                r.objects.to_string(),
+                r.invalid.to_string(),
+                r.unknown_fields.to_string(),
+                r.crd_findings.to_string(),
+                r.crd_warnings.to_string(),
+                r.error.as_deref().map_or("", short_error).to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for row in &cells {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut s = String::new();
+    let mut line = |cols: &[&str]| {
+        let mut l = String::new();
+        for (i, (c, w)) in cols.iter().zip(widths).enumerate() {
+            if i + 1 == cols.len() {
+                l.push_str(c);
+            } else {
+                l.push_str(&format!("{c:<w$}   "));
+            }
+        }
+        s.push_str(l.trim_end());
+        s.push('\n');
+    };
+    line(&header);
+    for row in &cells {
+        line(&row.each_ref().map(String::as_str));
+    }
+    s
+}
+
+/// The kind of a read error for the table (the full message is printed before it).
+fn short_error(e: &str) -> &str {
+    if e.contains("HTTP 403") {
+        "Forbidden"
+    } else if e.contains("HTTP 404") {
+        "NotFound"
+    } else if e.contains("internal error") {
+        "InternalError"
+    } else {
+        "ReadError"
+    }
+}
+
+pub fn run(args: &Args) -> u8 {
+    let started = Instant::now();
+    let config = match settings(args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    };
+    let cluster = match Cluster::connect(args.kubeconfig.as_deref(), args.context.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    };
+    let checked = match read_crds(&cluster, &config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    };
+    let shown = !args.no_progress && std::io::stderr().is_terminal();
+    let mut progress = Progress::new(shown, checked.len());
+    if shown {
+        // The bar's total: the servers' counts (one small LIST per CRD).
+        let mut total = 0;
+        for (i, c) in checked.iter().enumerate() {
+            progress.counting(i, &c.crd.name);
+            if let Some(v) = c.crd.storage_version() {
+                total += cluster.count_objects(&c.crd, &v.name).unwrap_or(0);
+            }
+        }
+        progress.set_total(total);
+    }
+    let stdout = std::io::stdout();
+    let flush_each = shown && stdout.is_terminal();
+    let mut w = Writer {
+        out: std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
+        format: args.output,
+        redact: config.redact_values,
+        junit: junit::Report::new("audit"),
+        flush_each,
+    };
+    let mut rows = Vec::with_capacity(checked.len());
+    let mut written = Ok(());
+    for c in checked {
+        progress.crd(&c.crd.name);
+        let row = audit_crd(&cluster, &config, &c, &mut w, &progress);
+        progress.crd_done();
+        match row {
+            Ok(row) => rows.push(row),
+            Err(e) => {
+                written = Err(e);
+                break;
+            }
+        }
+    }
+    progress.finish();
+    let totals = Totals::of(&rows);
+    if written.is_ok() {
+        written = progress.suspend(|| match w.format {
+            Format::Text => {
+                let table = if rows.is_empty() {
+                    String::new()
+                } else {
+                    format!("\n{}", table(&rows))
+                };
+                w.out
+                    .write_all(table.as_bytes())
+                    .and_then(|()| writeln!(w.out, "{}", totals.line(started.elapsed())))
+            }
+            Format::Json => writeln!(
+                w.out,
+                "{}",
+                json!({
+                    "record": "summary",
+                    "crds": totals.crds,
+                    "objects": totals.objects,
+                    "invalid": totals.invalid,
+                    "unknownFields": totals.unknown_fields,
+                    "crdsWithFindings": totals.crds_with_findings,
+                    "errors": totals.errors,
+                    "internalErrors": totals.internal_errors,
+                })
+            ),
+            Format::Junit => {
+                let report = std::mem::replace(&mut w.junit, junit::Report::new("audit"));
+                report.finish(&mut w.out).map(|()| {
+                    // The table is for people: on stderr beside the XML.
+                    eprint!("{}", table(&rows));
+                    eprintln!("{}", totals.line(started.elapsed()));
+                })
+            }
+        });
+    }
+    let status = totals.status();
+    match written.and_then(|()| w.out.flush()) {
+        Ok(()) => status,
+        Err(e) => output::write_failed(&e, status),
+    }
+}
+
+/// Audits one CRD's objects; `Err` only when the output cannot be written.
+fn audit_crd<W: Write>(
+    cluster: &Cluster,
+    config: &Config,
+    c: &Checked,
+    w: &mut Writer<W>,
+    progress: &Progress,
+) -> std::io::Result<Row> {
+    let found = crd_findings::list(&c.report, &c.sizes);
+    let mut row = Row {
+        crd: c.crd.name.clone(),
+        crd_findings: found.iter().filter(|f| f.level != Level::Warning).count(),
+        crd_warnings: found.iter().filter(|f| f.level == Level::Warning).count(),
+        ..Row::default()
+    };
+    if c.report.internal_error.is_some() {
+        row.internal_errors += 1;
+    }
+    progress.suspend(|| w.crd(c))?;
+    let Some(storage) = c.crd.storage_version().map(|v| v.name.clone()) else {
+        progress.suspend(|| w.crd_done(&row))?;
+        return Ok(row);
+    };
+    row.storage = storage.clone();
+    let validator = match CrdValidator::new_guarded(&c.crd) {
+        Ok(mut v) => {
+            if !config.cel_enabled {
+                v.disable_cel();
+            }
+            v
+        }
+        Err(e) => {
+            row.error = Some(format!("compiling the CRD failed (internal error): {e}"));
+            row.internal_errors += 1;
+            progress.suspend(|| w.crd_done(&row))?;
+            return Ok(row);
+        }
+    };
+    let mut failed_write: Option<std::io::Error> = None;
+    let read = cluster.each_object(&c.crd, &storage, &mut |obj| {
+        progress.object();
+        if failed_write.is_some() {
+            return;
+        }
+        let ns = obj["metadata"]["namespace"].as_str().unwrap_or("");
+        if !config.audits_namespace(ns) {
+            return;
+        }
+        let verdict = validator.validate_guarded(obj, Mode::Stored);
+        row.objects += 1;
+        if verdict.internal_error {
+            row.internal_errors += 1;
+        }
+        if !verdict.valid() {
+            row.invalid += 1;
+        }
+        if !verdict.pruned.is_empty() {
+            row.unknown_fields += 1;
+        }
+        if (!verdict.valid() || !verdict.pruned.is_empty())
+            && let Err(e) = progress.suspend(|| w.object(&c.crd.name, &verdict))
+        {
+            failed_write = Some(e);
+        }
+    });
+    if let Some(e) = failed_write {
+        return Err(e);
+    }
+    if let Err(e) = read {
+        row.error = Some(describe_read_error(&e));
+    }
+    progress.suspend(|| w.crd_done(&row))?;
+    Ok(row)
+}
+
+fn describe_read_error(e: &ReadError) -> String {
+    if e.forbidden() {
+        format!("{e} (the audit needs get and list on every audited resource)")
+    } else {
+        e.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_aligns_columns_and_names_read_errors() {
+        let rows = [
+            Row {
+                crd: "widgets.example.com".into(),
+                storage: "v1".into(),
+                objects: 1200,
+                invalid: 3,
+                ..Row::default()
+            },
+            Row {
+                crd: "a.b".into(),
+                storage: "v1beta1".into(),
+                error: Some("listing as: x (Forbidden, HTTP 403)".into()),
+                ..Row::default()
+            },
+        ];
+        let t = table(&rows);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let col = |l: &str, word: &str| l.find(word).unwrap();
+        assert_eq!(col(lines[0], "STORAGE"), col(lines[1], "v1"));
+        assert_eq!(col(lines[0], "STORAGE"), col(lines[2], "v1beta1"));
+        assert_eq!(col(lines[0], "OBJECTS"), col(lines[1], "1200"));
+        assert!(lines[2].ends_with("Forbidden"), "{t}");
+        assert!(!lines[1].ends_with(' '));
+    }
+
+    #[test]
+    fn findings_fail_errors_fail_harder() {
+        let mut rows = vec![Row {
+            crd: "a".into(),
+            crd_warnings: 2,
+            ..Row::default()
+        }];
+        assert_eq!(Totals::of(&rows).status(), EXIT_CLEAN);
+        rows[0].invalid = 1;
+        assert_eq!(Totals::of(&rows).status(), EXIT_FINDINGS);
+        rows[0].invalid = 0;
+        rows[0].crd_findings = 1;
+        assert_eq!(Totals::of(&rows).status(), EXIT_FINDINGS);
+        rows[0].error = Some("x".into());
+        assert_eq!(Totals::of(&rows).status(), EXIT_INPUT_ERROR);
+    }
+
+    #[test]
+    fn a_manifest_drops_what_the_server_fills_in() {
+        let crd = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "a.b", "uid": "u", "resourceVersion": "1", "generation": 2,
+                "creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": [{}],
+                "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"}},
+            "spec": {"group": "b"},
+            "status": {"storedVersions": ["v1"]},
+        });
+        assert_eq!(
+            as_manifest(crd),
+            json!({
+                "apiVersion": "apiextensions.k8s.io/v1",
+                "kind": "CustomResourceDefinition",
+                "metadata": {"name": "a.b"},
+                "spec": {"group": "b"},
+            })
+        );
+    }
+
+    #[test]
+    fn command_line_filters_add_to_the_configuration() {
+        use clap::Parser;
+        let cli = crate::cli::Cli::parse_from([
+            "crd-audit",
+            "audit",
+            "--exclude-group",
+            "*.k8s.io",
+            "--include-group",
+            "example.com",
+            "--exclude-namespace",
+            "kube-*",
+        ]);
+        let crate::cli::Command::Audit(args) = cli.command else {
+            panic!("not the audit command");
+        };
+        let c = settings(&args).unwrap();
+        assert!(!c.redact_values);
+        assert!(c.audits_group("example.com"));
+        assert!(!c.audits_group("other.com"));
+        assert!(!c.audits_namespace("kube-system"));
+        assert!(c.audits_namespace("default"));
+    }
+}

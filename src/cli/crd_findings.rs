@@ -1,0 +1,90 @@
+//! What checking one CRD found, as one list of kinds and messages, for the outputs that show
+//! findings one by one (`audit`'s text, JUnit test cases).
+
+use super::size_limits::{self, Severity};
+use crd_audit_engine::CheckReport;
+
+/// How much a finding weighs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// The CRD could not be judged (a bug in crd-audit, a schema that cannot be decoded).
+    Error,
+    /// A problem: the CRD is not structural, would be refused, is too large, ...
+    Finding,
+    /// Worth knowing, not a problem on its own.
+    Warning,
+}
+
+pub struct Finding {
+    /// `NonStructuralSchema`, `CRDInvalid`, `TooLarge`, `Warning`, ...
+    pub kind: &'static str,
+    pub level: Level,
+    pub message: String,
+}
+
+/// Every finding of a CRD: errors first, then problems, then warnings.
+pub fn list(report: &CheckReport, sizes: &[size_limits::Finding]) -> Vec<Finding> {
+    let mut found = Vec::new();
+    let mut push = |kind, level, message: String| {
+        found.push(Finding {
+            kind,
+            level,
+            message,
+        })
+    };
+    if let Some(e) = &report.internal_error {
+        push("InternalError", Level::Error, e.clone());
+    }
+    for e in &report.decode_errors {
+        push("InputError", Level::Error, e.clone());
+    }
+    for c in &report.non_structural {
+        push("NonStructuralSchema", Level::Finding, c.message());
+    }
+    for c in &report.crd_errors {
+        push("CRDInvalid", Level::Finding, c.message());
+    }
+    for v in &report.stored_versions_not_served {
+        push(
+            "StoredVersionNotServed",
+            Level::Finding,
+            format!("version {v:?} is listed in status.storedVersions but is not served"),
+        );
+    }
+    for f in sizes {
+        match f.severity {
+            Severity::Error => push("TooLarge", Level::Finding, f.message.clone()),
+            Severity::Warning => push("Warning", Level::Warning, f.message.clone()),
+        }
+    }
+    for w in &report.warnings {
+        push("Warning", Level::Warning, w.clone());
+    }
+    found
+}
+
+/// Whether a CRD's findings make a command fail: anything but warnings.
+pub fn failing(found: &[Finding]) -> bool {
+    found.iter().any(|f| f.level != Level::Warning)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crd_audit_engine::{Cause, Path};
+
+    #[test]
+    fn errors_come_first_and_warnings_alone_do_not_fail() {
+        let mut r = CheckReport {
+            crd: "a.b".into(),
+            warnings: vec!["w".into()],
+            ..CheckReport::default()
+        };
+        assert!(!failing(&list(&r, &[])));
+        r.crd_errors.push(Cause::required(Path::new("spec"), "x"));
+        r.internal_error = Some("boom".into());
+        let kinds: Vec<_> = list(&r, &[]).iter().map(|f| f.kind).collect();
+        assert_eq!(kinds, ["InternalError", "CRDInvalid", "Warning"]);
+        assert!(failing(&list(&r, &[])));
+    }
+}
