@@ -20,6 +20,9 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Objects handed from the reading thread to the judging one at a time.
+const BATCH: usize = 128;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster
@@ -696,37 +699,77 @@ fn audit_crd<W: Write>(
             return Ok(row);
         }
     };
+    // One thread reads pages while this one judges what was read: the LIST's transfer and
+    // decoding overlap the judging. A few batches at most are in between.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Value>>(4);
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let mut failed_write: Option<std::io::Error> = None;
-    let read = cluster.each_object(&c.crd, &storage, &mut |obj| {
-        progress.object();
-        if failed_write.is_some() {
-            return;
+    let read = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut batch = Vec::with_capacity(BATCH);
+            let read = crd_audit_engine::panic_guard::catch(|| {
+                cluster.each_object_while(&c.crd, &storage, &mut |obj| {
+                    progress.object();
+                    let ns = obj["metadata"]["namespace"].as_str().unwrap_or("");
+                    if config.audits_namespace(ns) {
+                        batch.push(obj);
+                    }
+                    if batch.len() >= BATCH && tx.send(std::mem::take(&mut batch)).is_err() {
+                        return false;
+                    }
+                    !stop.load(std::sync::atomic::Ordering::Relaxed)
+                })
+            });
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+            drop(tx);
+            read.unwrap_or_else(|panic| {
+                Err(ReadError {
+                    status: None,
+                    message: format!("reading the objects failed (internal error): {panic}"),
+                })
+            })
+        });
+        for batch in rx.iter() {
+            if failed_write.is_some() {
+                continue; // drain, so that the reader can finish
+            }
+            for obj in batch {
+                let verdict = validator.validate_guarded(obj, Mode::Stored);
+                row.objects += 1;
+                if verdict.internal_error {
+                    row.internal_errors += 1;
+                }
+                if !verdict.valid() {
+                    row.invalid += 1;
+                }
+                if !verdict.pruned.is_empty() {
+                    row.unknown_fields += 1;
+                }
+                if (!verdict.valid() || !verdict.pruned.is_empty())
+                    && let Err(e) = progress.suspend(|| w.object(&c.crd.name, &verdict))
+                {
+                    failed_write = Some(e);
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    break;
+                }
+            }
         }
-        let ns = obj["metadata"]["namespace"].as_str().unwrap_or("");
-        if !config.audits_namespace(ns) {
-            return;
-        }
-        let verdict = validator.validate_guarded(obj, Mode::Stored);
-        row.objects += 1;
-        if verdict.internal_error {
-            row.internal_errors += 1;
-        }
-        if !verdict.valid() {
-            row.invalid += 1;
-        }
-        if !verdict.pruned.is_empty() {
-            row.unknown_fields += 1;
-        }
-        if (!verdict.valid() || !verdict.pruned.is_empty())
-            && let Err(e) = progress.suspend(|| w.object(&c.crd.name, &verdict))
-        {
-            failed_write = Some(e);
-        }
+        reader.join().unwrap_or_else(|_| {
+            Err(ReadError {
+                status: None,
+                message: "the reader stopped (internal error)".into(),
+            })
+        })
     });
     if let Some(e) = failed_write {
         return Err(e);
     }
     if let Err(e) = read {
+        if e.message.contains("internal error") {
+            row.internal_errors += 1;
+        }
         row.error = Some(describe_read_error(&e));
     }
     progress.suspend(|| w.crd_done(&row))?;

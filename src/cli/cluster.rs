@@ -110,8 +110,10 @@ impl Cluster {
 
     /// Every CRD of the cluster.
     pub fn each_crd(&self, each: &mut dyn FnMut(Value)) -> Result<(), ReadError> {
-        let ar = crd_resource();
-        self.each(&ar, each)
+        self.each(&crd_resource(), &mut |v| {
+            each(v);
+            true
+        })
     }
 
     /// Every object of a CRD at a version, in all namespaces.
@@ -120,6 +122,19 @@ impl Cluster {
         crd: &crd_audit_engine::Crd,
         version: &str,
         each: &mut dyn FnMut(Value),
+    ) -> Result<(), ReadError> {
+        self.each(&object_resource(crd, version), &mut |v| {
+            each(v);
+            true
+        })
+    }
+
+    /// Like [`Cluster::each_object`], until `each` returns false.
+    pub fn each_object_while(
+        &self,
+        crd: &crd_audit_engine::Crd,
+        version: &str,
+        each: &mut dyn FnMut(Value) -> bool,
     ) -> Result<(), ReadError> {
         self.each(&object_resource(crd, version), each)
     }
@@ -158,7 +173,7 @@ impl Cluster {
         }
     }
 
-    fn each(&self, ar: &ApiResource, each: &mut dyn FnMut(Value)) -> Result<(), ReadError> {
+    fn each(&self, ar: &ApiResource, each: &mut dyn FnMut(Value) -> bool) -> Result<(), ReadError> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), ar);
         let mut params = ListParams::default().limit(PAGE);
         loop {
@@ -175,7 +190,9 @@ impl Cluster {
             };
             let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
             for item in page.items {
-                each(object_value(item, ar));
+                if !each(object_value(item, ar)) {
+                    return Ok(());
+                }
             }
             match next {
                 Some(token) => params = params.continue_token(&token),
