@@ -417,6 +417,18 @@ fn audit_and_validate_read_a_real_cluster() {
     });
     assert_eq!(summary_of(&records(&out), WIDGETS)["invalid"], json!(3));
 
+    // An API server that goes away while the audit starts: requests are tried again until
+    // it is back, and the audit completes with the same findings.
+    std::thread::scope(|scope| {
+        let restart = scope.spawn(|| env.restart_apiserver(std::time::Duration::from_secs(2)));
+        // restart_apiserver kills the server first; give it a moment to be gone.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let out = crd_audit(&["audit", "--kubeconfig", &kc, "-o", "json"]);
+        restart.join().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert_eq!(records(&out)["summary"][0]["invalid"], json!(4));
+    });
+
     // validate --crds-from-cluster: local manifests judged by the installed CRDs; a CRD
     // given with --crd replaces the cluster's one.
     let manifests = env.run_dir.join("widgets.yaml");
