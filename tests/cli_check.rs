@@ -14,7 +14,7 @@ fn clean_crd_exits_zero_and_says_ok() {
     );
     let out = run(&["check", "-"], Some(crd.as_bytes()));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("<stdin>#0 things.example.com: ok"));
+    assert!(text(&out.stdout).contains("<stdin>:1:1: things.example.com: ok"));
 }
 
 #[test]
@@ -53,7 +53,7 @@ fn malformed_yaml_names_file_document_and_line() {
     assert!(err.contains("broken.yaml#1"), "{err}");
     assert!(err.contains("line"), "{err}");
     // the first, valid document was still checked
-    assert!(text(&out.stdout).contains("broken.yaml#0 things.example.com"));
+    assert!(text(&out.stdout).contains("broken.yaml:1:1: things.example.com: ok"));
 }
 
 #[test]

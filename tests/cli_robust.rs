@@ -180,11 +180,13 @@ fn a_panic_checking_one_crd_is_that_crds_internal_error() {
     assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(
-        stdout.contains("<stdin>#0 things.example.com: InternalError: crd-audit failed while checking this CRD (a bug): injected panic at check for things.example.com"),
+        stdout.contains("<stdin>:1:1: things.example.com: InternalError: crd-audit failed while checking this CRD (a bug): injected panic at check for things.example.com"),
         "{stdout}"
     );
+    // The second CRD starts after the first and the separator line.
+    let second = CRD.lines().count() + 2;
     assert!(
-        stdout.contains("<stdin>#1 others.example.com: ok"),
+        stdout.contains(&format!("<stdin>:{second}:1: others.example.com: ok")),
         "{stdout}"
     );
     assert!(
@@ -251,9 +253,9 @@ fn directory_walks_do_not_follow_symlink_loops() {
     assert_eq!(
         listed,
         [
-            format!("{d}/crd.yaml#0 things.example.com: ok"),
-            format!("{d}/sub/linked/third.yaml#0 thirds.example.com: ok"),
-            format!("{d}/sub/other.yaml#0 others.example.com: ok"),
+            format!("{d}/crd.yaml:1:1: things.example.com: ok"),
+            format!("{d}/sub/linked/third.yaml:1:1: thirds.example.com: ok"),
+            format!("{d}/sub/other.yaml:1:1: others.example.com: ok"),
         ],
         "{stdout}"
     );
@@ -286,13 +288,13 @@ fn pipes_and_devices_are_read_as_streams() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(
-        stdout.contains(&format!("{}#0 things.example.com: ok", fifo.display())),
+        stdout.contains(&format!("{}:1:1: things.example.com: ok", fifo.display())),
         "{stdout}"
     );
 
     let out = run_env_within(&["check", "/dev/stdin"], &[], Some(CRD.as_bytes()), LIMIT);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("/dev/stdin#0 things.example.com: ok"));
+    assert!(text(&out.stdout).contains("/dev/stdin:1:1: things.example.com: ok"));
 
     // A missing file is still an error that names it.
     let missing = dir.join("missing.yaml");

@@ -7,6 +7,7 @@ pub mod controller;
 pub mod diff;
 pub mod inputs;
 pub mod junit;
+pub mod locate;
 pub mod manifests;
 pub mod output;
 pub mod plan;
