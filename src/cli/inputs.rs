@@ -109,13 +109,10 @@ fn walk(dir: &Path, ancestors: &mut Vec<DirId>, out: &mut Vec<PathBuf>) -> std::
     Ok(())
 }
 
-/// The name an input is reported by.
+/// The name an input is reported by: the path as given (`-` for standard input, as it was
+/// given).
 pub fn display_name(path: &Path) -> String {
-    if path.as_os_str() == "-" {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
+    path.display().to_string()
 }
 
 /// Reads one file (or stdin for `-`) document by document: memory is bounded by the largest
