@@ -14,7 +14,7 @@ fn clean_crd_exits_zero_and_says_ok() {
     );
     let out = run(&["check", "-"], Some(crd.as_bytes()));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("<stdin>#0 things.example.com: ok"));
+    assert!(text(&out.stdout).starts_with("-:1:1: things.example.com: ok\n"));
 }
 
 #[test]
@@ -53,7 +53,7 @@ fn malformed_yaml_names_file_document_and_line() {
     assert!(err.contains("broken.yaml#1"), "{err}");
     assert!(err.contains("line"), "{err}");
     // the first, valid document was still checked
-    assert!(text(&out.stdout).contains("broken.yaml#0 things.example.com"));
+    assert!(text(&out.stdout).contains("broken.yaml:1:1: things.example.com: ok"));
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn non_crd_documents_are_input_errors() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("<stdin>#0") && err.contains("not a CustomResourceDefinition"),
+        err.contains("error: -#0 ") && err.contains("not a CustomResourceDefinition"),
         "{err}"
     );
 }
@@ -89,7 +89,7 @@ fn schemas_nested_ten_thousand_levels_are_refused_cleanly() {
     let out = run(&["check", "-"], Some(crd.as_bytes()));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("<stdin>#0"),
+        text(&out.stderr).contains("error: -#0 "),
         "{}",
         text(&out.stderr)
     );
@@ -129,9 +129,8 @@ fn schemas_nested_beyond_the_schema_limit_name_the_path() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains(
-            "error: <stdin>#1 (line 3): spec.versions[0].schema.openAPIV3Schema.properties[a]"
-        ) && err.contains("nested deeper"),
+        err.contains("error: -#1 (line 3): spec.versions[0].schema.openAPIV3Schema.properties[a]")
+            && err.contains("nested deeper"),
         "{err}"
     );
 }

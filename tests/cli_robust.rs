@@ -180,11 +180,13 @@ fn a_panic_checking_one_crd_is_that_crds_internal_error() {
     assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(
-        stdout.contains("<stdin>#0 things.example.com: InternalError: crd-audit failed while checking this CRD (a bug): injected panic at check for things.example.com"),
+        stdout.contains("-:1:1: things.example.com: InternalError: crd-audit failed while checking this CRD (a bug): injected panic at check for things.example.com"),
         "{stdout}"
     );
+    // The second CRD starts after the first and the separator line.
+    let second = CRD.lines().count() + 2;
     assert!(
-        stdout.contains("<stdin>#1 others.example.com: ok"),
+        stdout.contains(&format!("-:{second}:1: others.example.com: ok")),
         "{stdout}"
     );
     assert!(
@@ -251,9 +253,9 @@ fn directory_walks_do_not_follow_symlink_loops() {
     assert_eq!(
         listed,
         [
-            format!("{d}/crd.yaml#0 things.example.com: ok"),
-            format!("{d}/sub/linked/third.yaml#0 thirds.example.com: ok"),
-            format!("{d}/sub/other.yaml#0 others.example.com: ok"),
+            format!("{d}/crd.yaml:1:1: things.example.com: ok"),
+            format!("{d}/sub/linked/third.yaml:1:1: thirds.example.com: ok"),
+            format!("{d}/sub/other.yaml:1:1: others.example.com: ok"),
         ],
         "{stdout}"
     );
@@ -286,13 +288,13 @@ fn pipes_and_devices_are_read_as_streams() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(
-        stdout.contains(&format!("{}#0 things.example.com: ok", fifo.display())),
+        stdout.contains(&format!("{}:1:1: things.example.com: ok", fifo.display())),
         "{stdout}"
     );
 
     let out = run_env_within(&["check", "/dev/stdin"], &[], Some(CRD.as_bytes()), LIMIT);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("/dev/stdin#0 things.example.com: ok"));
+    assert!(text(&out.stdout).contains("/dev/stdin:1:1: things.example.com: ok"));
 
     // A missing file is still an error that names it.
     let missing = dir.join("missing.yaml");
@@ -329,7 +331,7 @@ fn a_malformed_json_document_does_not_hide_the_next_ones() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(
         stderr.trim(),
-        "error: <stdin>#1 (line 2): invalid JSON: expected value"
+        "error: -#1 (line 2): invalid JSON: expected value"
     );
     let lines = json_lines(&out);
     let names: Vec<&str> = lines.iter().map(|l| l["name"].as_str().unwrap()).collect();
@@ -338,7 +340,7 @@ fn a_malformed_json_document_does_not_hide_the_next_ones() {
         .iter()
         .map(|l| l["source"].as_str().unwrap())
         .collect();
-    assert_eq!(sources, ["<stdin>#0", "<stdin>#2", "<stdin>#3"]);
+    assert_eq!(sources, ["-#0", "-#2", "-#3"]);
 }
 
 #[test]
@@ -443,7 +445,7 @@ fn a_document_over_64_mib_is_refused_in_bounded_memory() {
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert_eq!(
             stderr.trim(),
-            "error: <stdin>#1 (line 6): document larger than 64 MiB (kube-apiserver accepts requests of up to 3 MiB)"
+            "error: -#1 (line 6): document larger than 64 MiB (kube-apiserver accepts requests of up to 3 MiB)"
         );
         let names: Vec<String> = json_lines(&out)
             .iter()

@@ -93,12 +93,12 @@ fn stdin_json_streams_and_text_output() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("<stdin>:1:1: Thing default/a: valid"),
+        stdout.starts_with("-:1:1: Thing default/a: valid\n"),
         "{stdout}"
     );
     assert!(
         stdout.contains(
-            "<stdin>:2:79: Thing default/b: spec.count: Invalid value: 9: spec.count in body should be less than or equal to 5"
+            "\n-:2:79: Thing default/b: spec.count: Invalid value: 9: spec.count in body should be less than or equal to 5"
         ),
         "{stdout}"
     );

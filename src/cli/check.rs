@@ -1,11 +1,13 @@
 //! `crd-audit check CRD...`: structural violations and CRD-level problems.
 
 use super::inputs::{self, Sourced};
+use super::locate::{self, LazyPositions};
 use super::output::{self, Format};
 use super::size_limits::{self, Severity};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Cause;
 use crd_audit_engine::Crd;
+use crd_audit_engine::load::positions::{DocumentPositions, Position};
 use crd_audit_engine::{CheckReport, check_crd_owned_guarded};
 use serde_json::json;
 use std::io::Write;
@@ -35,16 +37,16 @@ pub fn run(args: &Args) -> u8 {
     let (mut input_errors, mut findings, mut checked, mut internal_errors) = (0, 0, 0, 0);
     let mut junit = super::junit::Report::new("check");
     for file in files {
-        let mut docs = inputs::read_file(&file);
+        let name = inputs::display_name(&file);
+        let mut docs = inputs::read_file_located(&file);
         loop {
             // A bug in the reader ends this input, not the run.
-            let doc = match crd_audit_engine::panic_guard::catch(|| docs.next()) {
+            let (doc, text) = match crd_audit_engine::panic_guard::catch(|| docs.next()) {
                 Ok(Some(d)) => d,
                 Ok(None) => break,
                 Err(m) => {
                     eprintln!(
-                        "error: {}: crd-audit failed while reading this input (a bug): {m}",
-                        inputs::display_name(&file)
+                        "error: {name}: crd-audit failed while reading this input (a bug): {m}"
                     );
                     internal_errors += 1;
                     break;
@@ -56,9 +58,8 @@ pub fn run(args: &Args) -> u8 {
                     eprintln!("error: {e}");
                     input_errors += 1;
                     if args.output == Format::Junit {
-                        let file = inputs::display_name(&file);
                         let written =
-                            super::junit::check_input_error(&mut junit, &mut out, &file, &e);
+                            super::junit::check_input_error(&mut junit, &mut out, &name, &e);
                         if let Err(e) = written {
                             let status = status(input_errors + internal_errors, findings);
                             return output::write_failed(&e, status);
@@ -67,6 +68,7 @@ pub fn run(args: &Args) -> u8 {
                     continue;
                 }
             };
+            let paths = locate::item_paths(&doc.doc.value);
             let items = match inputs::try_unpack_lists(doc) {
                 Ok(items) => items,
                 Err((e, _)) => {
@@ -75,10 +77,13 @@ pub fn run(args: &Args) -> u8 {
                     continue;
                 }
             };
-            for mut item in items {
+            // The document's positions, read once when a finding needs them.
+            let mut positions = LazyPositions::new(text);
+            for (k, mut item) in items.into_iter().enumerate() {
                 if item.doc.value.is_null() {
                     continue; // an empty document
                 }
+                let prefix = paths.get(k).map_or("", String::as_str);
                 // Sizes are measured on the document as read, before the CRD takes it.
                 let sizes = size_limits::measure(&item.doc.value);
                 let size_findings = size_limits::findings(&sizes);
@@ -109,6 +114,7 @@ pub fn run(args: &Args) -> u8 {
                         continue;
                     }
                 };
+                let stored_versions = crd.stored_versions.clone();
                 let report = check_crd_owned_guarded(crd);
                 checked += 1;
                 let too_large = size_findings.iter().any(|f| f.severity == Severity::Error);
@@ -123,9 +129,15 @@ pub fn run(args: &Args) -> u8 {
                     eprintln!("error: {} (line {}): {e}", item.source(), item.doc.line);
                     input_errors += 1;
                 }
+                let found = Found {
+                    report: &report,
+                    sizes: &size_findings,
+                    stored_versions: &stored_versions,
+                };
+                let at = found.locate(prefix, item.doc.line, || positions.get());
                 let written = match args.output {
-                    Format::Json => write_json(&mut out, &item, &report, &sizes, &size_findings),
-                    Format::Text => write_text(&mut out, &item, &report, &size_findings),
+                    Format::Json => write_json(&mut out, &item, &found, &sizes, &at),
+                    Format::Text => write_text(&mut out, &name, &found, &at),
                     Format::Junit => super::junit::check_case(
                         &mut junit,
                         &mut out,
@@ -172,36 +184,143 @@ fn status(errors: usize, findings: usize) -> u8 {
     }
 }
 
-fn causes_json(list: &[Cause]) -> serde_json::Value {
-    serde_json::Value::Array(list.iter().map(Cause::to_json).collect())
+/// One CRD's findings.
+struct Found<'a> {
+    report: &'a CheckReport,
+    sizes: &'a [size_limits::Finding],
+    /// The CRD's `status.storedVersions`.
+    stored_versions: &'a [String],
+}
+
+/// Where a CRD and each of its findings stand in its file.
+struct Positions {
+    object: Position,
+    non_structural: Vec<Position>,
+    crd_errors: Vec<Position>,
+    /// The field of each warning, and where it stands.
+    warnings: Vec<(String, Position)>,
+    stored_versions_not_served: Vec<(String, Position)>,
+    sizes: Vec<Position>,
+}
+
+impl Found<'_> {
+    fn any(&self) -> bool {
+        self.report.has_findings() || !self.report.warnings.is_empty() || !self.sizes.is_empty()
+    }
+
+    /// The field of each stored version that is not served (`status.storedVersions[i]`).
+    fn stored_version_fields(&self) -> Vec<String> {
+        self.report
+            .stored_versions_not_served
+            .iter()
+            .map(|v| match self.stored_versions.iter().position(|s| s == v) {
+                Some(i) => format!("status.storedVersions[{i}]"),
+                None => "status.storedVersions".to_string(),
+            })
+            .collect()
+    }
+
+    /// Where the CRD (at `prefix` in its document) and its findings stand: each finding at
+    /// the deepest node of its field that exists, those about the whole CRD at the CRD.
+    /// Documents without findings are not read again.
+    fn locate<'p>(
+        &self,
+        prefix: &str,
+        doc_line: usize,
+        positions: impl FnOnce() -> Option<&'p DocumentPositions>,
+    ) -> Positions {
+        let r = self.report;
+        let p = self.any().then(positions).flatten();
+        let object = locate::object_position(prefix, doc_line, p);
+        let at = |field: &str| match p {
+            Some(p) if !field.is_empty() => p.locate(&locate::join(
+                prefix,
+                &locate::crd_document_field(p, prefix, field),
+            )),
+            _ => object,
+        };
+        let causes = |list: &[Cause]| list.iter().map(|c| at(c.field.as_str())).collect();
+        let with_fields = |fields: Vec<String>| {
+            fields
+                .into_iter()
+                .map(|f| {
+                    let p = at(&f);
+                    (f, p)
+                })
+                .collect()
+        };
+        let mut warning_fields: Vec<String> =
+            r.warning_fields.iter().map(|f| f.to_string()).collect();
+        warning_fields.resize(r.warnings.len(), String::new());
+        Positions {
+            object,
+            non_structural: causes(&r.non_structural),
+            crd_errors: causes(&r.crd_errors),
+            warnings: with_fields(warning_fields),
+            stored_versions_not_served: with_fields(self.stored_version_fields()),
+            sizes: self
+                .sizes
+                .iter()
+                .map(|f| match f.limit_name {
+                    "lastAppliedAnnotation" => at("metadata.annotations"),
+                    _ => object,
+                })
+                .collect(),
+        }
+    }
+}
+
+fn causes_json(list: &[Cause], at: &[Position]) -> serde_json::Value {
+    let mut out = Vec::with_capacity(list.len());
+    for (c, p) in list.iter().zip(at) {
+        let mut v = c.to_json();
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("line".into(), p.line.into());
+            m.insert("column".into(), p.column.into());
+        }
+        out.push(v);
+    }
+    serde_json::Value::Array(out)
 }
 
 fn write_json(
     out: &mut impl Write,
     item: &Sourced,
-    r: &CheckReport,
+    found: &Found,
     sizes: &size_limits::Sizes,
-    size_findings: &[size_limits::Finding],
+    at: &Positions,
 ) -> std::io::Result<()> {
+    let r = found.report;
+    let fields = |list: &[(String, Position)]| {
+        list.iter()
+            .map(|(f, p)| json!({"field": f, "line": p.line, "column": p.column}))
+            .collect::<Vec<_>>()
+    };
     let mut v = json!({
         "source": item.source(),
+        "line": at.object.line,
+        "column": at.object.column,
         "crd": r.crd,
-        "nonStructural": causes_json(&r.non_structural),
-        "crdErrors": causes_json(&r.crd_errors),
+        "nonStructural": causes_json(&r.non_structural, &at.non_structural),
+        "crdErrors": causes_json(&r.crd_errors, &at.crd_errors),
         "warnings": r.warnings,
+        "warningPositions": fields(&at.warnings),
         "storedVersionsNotServed": r.stored_versions_not_served,
+        "storedVersionsNotServedPositions": fields(&at.stored_versions_not_served),
         "sizes": {
             "requestBody": sizes.request_body,
             "lastAppliedAnnotation": sizes.last_applied,
             "annotationsWithLastApplied": sizes.annotations_with_last_applied,
             "storedProtobuf": sizes.stored_protobuf,
         },
-        "sizeFindings": size_findings.iter().map(|f| json!({
+        "sizeFindings": found.sizes.iter().zip(&at.sizes).map(|(f, p)| json!({
             "severity": f.severity.as_str(),
             "limit": f.limit_name,
             "bytes": f.bytes,
             "limitBytes": f.limit_bytes,
             "message": f.message,
+            "line": p.line,
+            "column": p.column,
         })).collect::<Vec<_>>(),
     });
     if let Some(e) = &r.internal_error {
@@ -214,39 +333,46 @@ fn write_json(
     writeln!(out, "{v}")
 }
 
+/// One line a finding, starting with `file:line:column:` as compilers print positions.
 fn write_text(
     out: &mut impl Write,
-    item: &Sourced,
-    r: &CheckReport,
-    size_findings: &[size_limits::Finding],
+    file: &str,
+    found: &Found,
+    at: &Positions,
 ) -> std::io::Result<()> {
-    let head = format!("{} {}", item.source(), r.crd);
+    let r = found.report;
+    let head = |p: &Position| format!("{file}:{}:{}: {}", p.line, p.column, r.crd);
     if let Some(e) = &r.internal_error {
-        writeln!(out, "{head}: InternalError: {e}")?;
+        writeln!(out, "{}: InternalError: {e}", head(&at.object))?;
     }
-    for c in &r.non_structural {
-        writeln!(out, "{head}: NonStructuralSchema: {}", c.message())?;
+    for (c, p) in r.non_structural.iter().zip(&at.non_structural) {
+        writeln!(out, "{}: NonStructuralSchema: {}", head(p), c.message())?;
     }
-    for c in &r.crd_errors {
-        writeln!(out, "{head}: CRDInvalid: {}", c.message())?;
+    for (c, p) in r.crd_errors.iter().zip(&at.crd_errors) {
+        writeln!(out, "{}: CRDInvalid: {}", head(p), c.message())?;
     }
-    for v in &r.stored_versions_not_served {
+    for (v, (_, p)) in r
+        .stored_versions_not_served
+        .iter()
+        .zip(&at.stored_versions_not_served)
+    {
         writeln!(
             out,
-            "{head}: StoredVersionNotServed: version {v:?} is listed in status.storedVersions but is not served"
+            "{}: StoredVersionNotServed: version {v:?} is listed in status.storedVersions but is not served",
+            head(p)
         )?;
     }
-    for f in size_findings {
+    for (f, p) in found.sizes.iter().zip(&at.sizes) {
         match f.severity {
-            Severity::Error => writeln!(out, "{head}: TooLarge: {}", f.message)?,
-            Severity::Warning => writeln!(out, "{head}: Warning: {}", f.message)?,
+            Severity::Error => writeln!(out, "{}: TooLarge: {}", head(p), f.message)?,
+            Severity::Warning => writeln!(out, "{}: Warning: {}", head(p), f.message)?,
         }
     }
-    for w in &r.warnings {
-        writeln!(out, "{head}: Warning: {w}")?;
+    for (w, (_, p)) in r.warnings.iter().zip(&at.warnings) {
+        writeln!(out, "{}: Warning: {w}", head(p))?;
     }
-    if !r.has_findings() && !size_findings.iter().any(|f| f.severity == Severity::Error) {
-        writeln!(out, "{head}: ok")?;
+    if !r.has_findings() && !found.sizes.iter().any(|f| f.severity == Severity::Error) {
+        writeln!(out, "{}: ok", head(&at.object))?;
     }
     Ok(())
 }

@@ -1,11 +1,14 @@
 //! Reading the command line's inputs: files, directories (recursively, `*.yaml`, `*.yml`,
 //! `*.json`), and `-` for standard input; every document with its `file#index` source.
 
+use super::locate::{DocText, POSITIONS_MAX_TEXT, PieceText};
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::stream::{DocumentStream, Piece, PieceReader};
 use crd_audit_engine::load::{Document, LoadError};
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One input document with the name of the place it came from.
 pub struct Sourced {
@@ -106,13 +109,10 @@ fn walk(dir: &Path, ancestors: &mut Vec<DirId>, out: &mut Vec<PathBuf>) -> std::
     Ok(())
 }
 
-/// The name an input is reported by.
+/// The name an input is reported by: the path as given (`-` for standard input, as it was
+/// given).
 pub fn display_name(path: &Path) -> String {
-    if path.as_os_str() == "-" {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
+    path.display().to_string()
 }
 
 /// Reads one file (or stdin for `-`) document by document: memory is bounded by the largest
@@ -130,6 +130,73 @@ pub fn read_file(path: &Path) -> Box<dyn Iterator<Item = Result<Sourced, LoadErr
             doc,
         })
     }))
+}
+
+/// A document read with [`read_file_located`], and its text when it is kept for positions.
+pub type LocatedDoc = (Result<Sourced, LoadError>, Option<DocText>);
+
+/// [`read_file`], keeping each document's text (up to [`POSITIONS_MAX_TEXT`] a piece) so
+/// that its findings can be placed at their fields.
+pub fn read_file_located(path: &Path) -> Box<dyn Iterator<Item = LocatedDoc>> {
+    Box::new(LocatedStream {
+        pieces: read_pieces(path),
+        file: display_name(path),
+        next_index: 0,
+        ready: VecDeque::new(),
+    })
+}
+
+struct LocatedStream {
+    pieces: Box<dyn Iterator<Item = Result<Piece, LoadError>>>,
+    file: String,
+    next_index: usize,
+    ready: VecDeque<LocatedDoc>,
+}
+
+impl Iterator for LocatedStream {
+    type Item = LocatedDoc;
+
+    fn next(&mut self) -> Option<LocatedDoc> {
+        while self.ready.is_empty() {
+            let piece = match self.pieces.next()? {
+                Ok(p) => p,
+                Err(mut e) => {
+                    e.doc = Some(self.next_index);
+                    self.next_index += 1;
+                    return Some((Err(e), None));
+                }
+            };
+            let docs = piece.parse(&self.file);
+            let text = (piece.text.len() <= POSITIONS_MAX_TEXT).then(|| {
+                Arc::new(PieceText {
+                    text: piece.text,
+                    line_offset: piece.line_offset,
+                })
+            });
+            // Numbered after the documents of the pieces before, as `DocumentStream` does;
+            // positions are read by the index within the piece.
+            for d in docs {
+                let index = self.next_index;
+                self.next_index += 1;
+                self.ready.push_back(match d {
+                    Ok(mut doc) => {
+                        let at = text.clone().map(|piece| DocText {
+                            piece,
+                            index: doc.index,
+                        });
+                        doc.index = index;
+                        let file = self.file.clone();
+                        (Ok(Sourced { file, doc }), at)
+                    }
+                    Err(mut e) => {
+                        e.doc = Some(index);
+                        (Err(e), None)
+                    }
+                });
+            }
+        }
+        self.ready.pop_front()
+    }
 }
 
 /// Reads one file (or stdin for `-`) as undecoded pieces of about one document each.

@@ -9,6 +9,7 @@ pub mod crd_findings;
 pub mod diff;
 pub mod inputs;
 pub mod junit;
+pub mod locate;
 pub mod manifests;
 pub mod output;
 pub mod plan;

@@ -8,10 +8,12 @@
 use super::cluster::Cluster;
 use super::diff::read_one_crd;
 use super::inputs;
+use super::locate::{self, LazyPositions, Located};
 use super::output::Format;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
-use crd_audit_engine::{CrdValidator, Mode};
+use crd_audit_engine::load::positions::Position;
+use crd_audit_engine::{CrdValidator, Mode, Verdict};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -60,8 +62,18 @@ struct Planner<W: Write> {
     junit: super::junit::Report,
 }
 
+/// Where an object of a file stands: its file, its path in its document (for the items of
+/// a `List`), its document's line, and the document's positions (read when needed).
+struct Place<'a> {
+    file: &'a str,
+    prefix: &'a str,
+    doc_line: usize,
+    positions: &'a mut LazyPositions,
+}
+
 impl<W: Write> Planner<W> {
-    fn judge(&mut self, source: &str, obj: Value) {
+    /// Judges one object, read from a file (`place`) or from the cluster.
+    fn judge(&mut self, source: &str, obj: Value, place: Option<Place>) {
         if obj.is_null() || !self.new.is_kind(&obj) {
             return; // other kinds are not this CRD's objects
         }
@@ -81,11 +93,34 @@ impl<W: Write> Planner<W> {
             (Some(false), false) => s.already_invalid += 1,
             _ => {}
         }
+        // Findings of objects from files stand at their fields; the positions are read only
+        // for objects with findings.
+        let located = place.map(|pl| {
+            let invalid = !verdict.valid();
+            let positions = pl.positions;
+            let at = locate::locate(&verdict, pl.prefix, pl.doc_line, move || {
+                if invalid { positions.get() } else { None }
+            });
+            (pl.file, at)
+        });
         let written = match self.format {
             Format::Json => {
                 let mut m = serde_json::Map::new();
                 m.insert("source".into(), Value::String(source.to_string()));
+                if let Some((_, at)) = &located {
+                    m.insert("line".into(), at.object.line.into());
+                    m.insert("column".into(), at.object.column.into());
+                }
                 m.extend(verdict.to_json());
+                if let (Some((_, at)), Some(Value::Array(errors))) = (&located, m.get_mut("errors"))
+                {
+                    for (e, p) in errors.iter_mut().zip(&at.errors) {
+                        if let Value::Object(e) = e {
+                            e.insert("line".into(), p.line.into());
+                            e.insert("column".into(), p.column.into());
+                        }
+                    }
+                }
                 m.insert(
                     "validBefore".into(),
                     valid_before.map_or(Value::Null, Value::Bool),
@@ -104,22 +139,7 @@ impl<W: Write> Planner<W> {
                     .case(&mut self.out, suite, source, &name, &outcome)
             }
             Format::Text if verdict.valid() => Ok(()),
-            Format::Text => {
-                let head = format!("{source} {} {}", verdict.kind, verdict.name);
-                let state = match valid_before {
-                    Some(true) => "breaks",
-                    Some(false) => "already invalid",
-                    None => "invalid under the new CRD",
-                };
-                let mut r = writeln!(self.out, "{head}: {state}");
-                for c in &verdict.errors {
-                    r = r.and_then(|()| writeln!(self.out, "{head}:   {c}"));
-                }
-                if let Some(e) = &verdict.request_error {
-                    r = r.and_then(|()| writeln!(self.out, "{head}:   {e}"));
-                }
-                r
-            }
+            Format::Text => write_text(&mut self.out, source, &verdict, valid_before, &located),
         };
         if written.is_err() {
             self.failed = true;
@@ -223,7 +243,7 @@ pub fn run(args: &Args) -> u8 {
             let r = cluster.each_object(&new, &version, &mut |obj| {
                 let meta = |k: &str| obj["metadata"][k].as_str().unwrap_or("").to_string();
                 let source = format!("cluster:{version}/{}/{}", meta("namespace"), meta("name"));
-                p.judge(&source, obj);
+                p.judge(&source, obj, None);
             });
             if let Err(e) = r {
                 eprintln!("error: {e}");
@@ -239,23 +259,32 @@ pub fn run(args: &Args) -> u8 {
             }
         };
         for file in files {
-            for doc in inputs::read_file(&file) {
+            let name = inputs::display_name(&file);
+            for (doc, text) in inputs::read_file_located(&file) {
                 match doc {
                     Ok(d) => {
-                        for item in inputs::unpack_lists(d) {
+                        let paths = locate::item_paths(&d.doc.value);
+                        let doc_line = d.doc.line;
+                        let mut positions = LazyPositions::new(text);
+                        for (k, item) in inputs::unpack_lists(d).into_iter().enumerate() {
                             let source = item.source();
-                            p.judge(&source, item.doc.value);
+                            let place = Place {
+                                file: &name,
+                                prefix: paths.get(k).map_or("", String::as_str),
+                                doc_line,
+                                positions: &mut positions,
+                            };
+                            p.judge(&source, item.doc.value, Some(place));
                         }
                     }
                     Err(e) => {
                         eprintln!("error: {e}");
                         input_errors += 1;
                         if args.output == Format::Junit {
-                            let file = inputs::display_name(&file);
                             let written = super::junit::check_input_error(
                                 &mut p.junit,
                                 &mut p.out,
-                                &file,
+                                &name,
                                 &e,
                             );
                             p.failed |= written.is_err();
@@ -274,6 +303,38 @@ pub fn run(args: &Args) -> u8 {
     } else {
         EXIT_CLEAN
     }
+}
+
+/// An object the new CRD refuses: a line saying so, then one a finding, each starting with
+/// `file:line:column:` as compilers print positions (objects from the cluster: with their
+/// source instead).
+fn write_text(
+    out: &mut impl Write,
+    source: &str,
+    verdict: &Verdict,
+    valid_before: Option<bool>,
+    located: &Option<(&str, Located)>,
+) -> std::io::Result<()> {
+    let name = format!("{} {}", verdict.kind, verdict.name);
+    let head = |p: Option<&Position>| match (located, p) {
+        (Some((file, _)), Some(p)) => format!("{file}:{}:{}: {name}", p.line, p.column),
+        _ => format!("{source} {name}"),
+    };
+    let object = located.as_ref().map(|(_, at)| &at.object);
+    let state = match valid_before {
+        Some(true) => "breaks",
+        Some(false) => "already invalid",
+        None => "invalid under the new CRD",
+    };
+    writeln!(out, "{}: {state}", head(object))?;
+    for (i, c) in verdict.errors.iter().enumerate() {
+        let p = located.as_ref().and_then(|(_, at)| at.errors.get(i));
+        writeln!(out, "{}:   {c}", head(p))?;
+    }
+    if let Some(e) = &verdict.request_error {
+        writeln!(out, "{}:   {e}", head(object))?;
+    }
+    Ok(())
 }
 
 /// The storage version, then every other served version whose schema differs from it.

@@ -4,6 +4,7 @@
 //! known, so memory does not grow with the input.
 
 use super::inputs::{self, Sourced};
+use super::locate::{Located, POSITIONS_MAX_TEXT, PieceText, locate};
 use super::output::{self, Format};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
@@ -195,27 +196,6 @@ type SharedText = Arc<PieceText>;
 /// One object's verdict, whether a CRD was found for it, and where its findings stand.
 type Judged = (Verdict, bool, Located);
 
-/// The largest piece whose text is kept (until its documents are judged) to place findings
-/// within their documents.
-const POSITIONS_MAX_TEXT: usize = 4 << 20;
-
-/// The text of one piece of input and the lines before it.
-struct PieceText {
-    text: String,
-    line_offset: usize,
-}
-
-/// Where an object and each of its findings stand in the input.
-#[derive(Default)]
-struct Located {
-    /// The object (its document, or its item of a `List`).
-    object: Position,
-    /// One per error of the verdict, in order.
-    errors: Vec<Position>,
-    /// One per pruned field, in order.
-    pruned: Vec<Position>,
-}
-
 /// An input error for a bug met while reading or judging input.
 fn internal_load_error(file: &str, message: String) -> LoadError {
     LoadError {
@@ -265,7 +245,7 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
         .map(|(doc, text)| {
             doc.and_then(|doc| {
                 let (doc_index, doc_line) = (doc.index, doc.line);
-                let is_list = doc.value.get("items").is_some();
+                let paths = super::locate::item_paths(&doc.value);
                 let sourced = Sourced {
                     file: String::new(),
                     doc,
@@ -279,8 +259,8 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
                 let mut positions: Option<Option<DocumentPositions>> = None;
                 Ok(items
                     .into_iter()
-                    .filter(|item| !item.doc.value.is_null())
                     .enumerate()
+                    .filter(|(_, item)| !item.doc.value.is_null())
                     .map(|(k, item)| {
                         let obj = item.doc.value;
                         let (verdict, known) = match catalog.find(&obj) {
@@ -296,12 +276,8 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
                                 (verdict, false)
                             }
                         };
-                        let prefix = if is_list {
-                            format!("items[{k}]")
-                        } else {
-                            String::new()
-                        };
-                        let located = locate(&verdict, &prefix, doc_line, || {
+                        let prefix = paths.get(k).map_or("", String::as_str);
+                        let located = locate(&verdict, prefix, doc_line, || {
                             positions
                                 .get_or_insert_with(|| {
                                     let t = text.as_ref()?;
@@ -319,40 +295,6 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
         seq: parsed.seq,
         file: parsed.file,
         docs,
-    }
-}
-
-/// Where a verdict's object and findings stand: the object at its document's line (or its
-/// `List` item), each finding at the deepest node of its field that exists. Documents
-/// without findings are not read again.
-fn locate<'p>(
-    v: &Verdict,
-    prefix: &str,
-    doc_line: usize,
-    positions: impl FnOnce() -> Option<&'p DocumentPositions>,
-) -> Located {
-    let fallback = Position {
-        line: doc_line,
-        column: 1,
-    };
-    let findings = !v.errors.is_empty() || !v.pruned.is_empty() || v.request_error.is_some();
-    let Some(p) = findings.then(positions).flatten() else {
-        return Located {
-            object: fallback,
-            errors: vec![fallback; v.errors.len()],
-            pruned: vec![fallback; v.pruned.len()],
-        };
-    };
-    let at = |field: &str| match (prefix.is_empty(), field.is_empty()) {
-        (true, _) => p.locate(field),
-        (false, true) => p.locate(prefix),
-        (false, false) if field.starts_with('[') => p.locate(&format!("{prefix}{field}")),
-        (false, false) => p.locate(&format!("{prefix}.{field}")),
-    };
-    Located {
-        object: if prefix.is_empty() { fallback } else { at("") },
-        errors: v.errors.iter().map(|c| at(c.field.as_str())).collect(),
-        pruned: v.pruned.iter().map(|f| at(f)).collect(),
     }
 }
 

@@ -175,6 +175,18 @@ impl DocumentPositions {
     /// exists in the document: the key of a mapping entry, the start of a sequence item, the
     /// document's start for the root.
     pub fn locate(&self, field: &str) -> Position {
+        self.walk(field).0
+    }
+
+    /// The position of `field` when the whole path exists in the document (`None` when
+    /// only a part of it does).
+    pub fn find(&self, field: &str) -> Option<Position> {
+        let (at, whole) = self.walk(field);
+        whole.then_some(at)
+    }
+
+    /// The deepest node of `field` that exists, and whether it is the field itself.
+    fn walk(&self, field: &str) -> (Position, bool) {
         let mut node = &self.root;
         let mut at = self.start;
         let mut rest = field;
@@ -232,7 +244,7 @@ impl DocumentPositions {
             }
             first = false;
         }
-        at
+        (at, rest.is_empty())
     }
 
     /// Where the document starts.
@@ -268,6 +280,12 @@ mod tests {
         // The root: the document's start.
         assert_eq!(p.locate(""), at(1, 1));
         assert_eq!(p.locate("status"), at(1, 1));
+        // Only a path that exists as a whole is found.
+        assert_eq!(p.find("spec.ports[1].port"), Some(at(13, 5)));
+        assert_eq!(p.find(""), Some(at(1, 1)));
+        assert_eq!(p.find("spec.missing"), None);
+        assert_eq!(p.find("spec.ports[7]"), None);
+        assert_eq!(p.find("spec.replicas.deeper"), None);
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub struct CheckReport {
     pub condition: Option<Condition>,
     pub crd_errors: Vec<Cause>,
     pub warnings: Vec<String>,
+    /// The field of each warning, in order: the `format` of the schema it is about, as a
+    /// path in the CRD as written (`spec.versions[i].schema.openAPIV3Schema...`).
+    pub warning_fields: Vec<Path>,
     pub stored_versions_not_served: Vec<String>,
     /// Schemas that cannot even be decoded (the server refuses such a request outright).
     pub decode_errors: Vec<String>,
@@ -204,8 +207,14 @@ fn finish(
     };
     non_structural(crd, &schemas, &mut report);
     crd_errors(crd, facts, &schemas, &mut report);
-    for s in schemas.iter().flatten() {
-        collect_warnings(s, &mut report.warnings);
+    for (i, s) in schemas.iter().enumerate() {
+        let Some(s) = s else { continue };
+        collect_warnings(
+            s,
+            &Crd::version_schema_path(i),
+            &mut report.warnings,
+            &mut report.warning_fields,
+        );
         if facts.shared {
             break;
         }
@@ -358,16 +367,40 @@ pub fn any_schema(s: &Props, pred: &impl Fn(&Props) -> bool) -> bool {
         })
 }
 
-/// Create warnings: formats the API server does not recognise.
-fn collect_warnings(s: &Props, out: &mut Vec<String>) {
-    visit(s, &mut |p: &Props| {
-        if let Some(w) = formats::format_warning(&p.type_, &p.format) {
-            out.push(w);
+/// Create warnings: formats the API server does not recognise, each with its field (`path`
+/// is the schema's), for every schema node (structure and junctors).
+fn collect_warnings(s: &Props, path: &Path, out: &mut Vec<String>, fields: &mut Vec<Path>) {
+    if let Some(w) = formats::format_warning(&s.type_, &s.format) {
+        out.push(w);
+        fields.push(path.child("format"));
+    }
+    for (k, p) in &s.properties {
+        collect_warnings(p, &path.child("properties").key(k), out, fields);
+    }
+    match &s.items {
+        Some(Items::Schema(item)) => collect_warnings(item, &path.child("items"), out, fields),
+        Some(Items::Array(list)) => {
+            for (i, item) in list.iter().enumerate() {
+                collect_warnings(item, &path.child("items").index(i), out, fields);
+            }
         }
-    });
+        None => {}
+    }
+    if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
+        collect_warnings(ap, &path.child("additionalProperties"), out, fields);
+    }
+    for (name, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (i, sub) in list.iter().enumerate() {
+            collect_warnings(sub, &path.child(name).index(i), out, fields);
+        }
+    }
+    if let Some(n) = &s.not {
+        collect_warnings(n, &path.child("not"), out, fields);
+    }
 }
 
-/// Calls `f` on every schema node (structure and junctors).
+/// Calls `f` on every schema node (structure and junctors), in the order of the warnings.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn visit(s: &Props, f: &mut impl FnMut(&Props)) {
     f(s);
     for p in s.properties.values() {
@@ -392,6 +425,44 @@ pub fn visit(s: &Props, f: &mut impl FnMut(&Props)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warnings_name_the_format_they_are_about() {
+        let crd = Crd::from_value(&serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {
+                "group": "example.com",
+                "scope": "Namespaced",
+                "names": {"plural": "things", "kind": "Thing"},
+                "versions": [
+                    {"name": "v1", "served": true, "storage": false,
+                     "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                         "a": {"type": "string", "format": "nope"},
+                         "b": {"type": "array", "items": {"type": "string", "format": "other"}},
+                         "c": {"type": "string", "anyOf": [{"format": "uuid"}, {"format": "x"}]}}}}},
+                    {"name": "v2", "served": true, "storage": true,
+                     "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                         "d": {"type": "object", "additionalProperties": {"type": "string", "format": "y"}}}}}}
+                ]
+            }
+        }))
+        .unwrap();
+        let r = check_crd(&crd);
+        let fields: Vec<&str> = r.warning_fields.iter().map(Path::as_str).collect();
+        assert_eq!(r.warnings.len(), fields.len(), "{:?}", r.warnings);
+        assert_eq!(
+            fields,
+            [
+                "spec.versions[0].schema.openAPIV3Schema.properties[a].format",
+                "spec.versions[0].schema.openAPIV3Schema.properties[b].items.format",
+                "spec.versions[0].schema.openAPIV3Schema.properties[c].anyOf[1].format",
+                "spec.versions[1].schema.openAPIV3Schema.properties[d].additionalProperties.format",
+            ]
+        );
+        assert_eq!(r.warnings[0], "unrecognized format \"nope\"");
+    }
 
     #[test]
     fn a_panic_while_checking_becomes_the_reports_internal_error() {
