@@ -11,6 +11,7 @@ pub mod locate;
 pub mod manifests;
 pub mod output;
 pub mod plan;
+pub mod sarif;
 pub mod size_limits;
 pub mod validate;
 
