@@ -363,6 +363,62 @@ fn audit_and_validate_read_a_real_cluster() {
     assert_eq!(suite(GIZMOS).attribute("failures"), Some("1"));
     assert_eq!(suite(LEGACY).attribute("failures"), Some("1"));
 
+    // SARIF: valid against the SARIF 2.1.0 schema; CRD findings and objects named by
+    // logical locations (there is no file), one result per finding.
+    let out = crd_audit(&["audit", "--kubeconfig", &kc, "-o", "sarif"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/data/sarif/sarif-schema-2.1.0.json").unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let named = |r: &Value| {
+        r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let objects: Vec<(String, String)> = results
+        .iter()
+        .filter(|r| r["ruleId"] != "NonStructuralSchema" && r["ruleId"] != "CRDInvalid")
+        .map(|r| (r["ruleId"].as_str().unwrap().to_string(), named(r)))
+        .collect();
+    assert_eq!(
+        objects,
+        [
+            (
+                "FieldValueNotSupported".to_string(),
+                format!("{GIZMOS}//g2/spec.size")
+            ),
+            (
+                "FieldValueInvalid".to_string(),
+                format!("{WIDGETS}/default/big/spec.replicas")
+            ),
+            (
+                "FieldValueInvalid".to_string(),
+                format!("{WIDGETS}/kube-team/biggest/spec.replicas")
+            ),
+            (
+                "FieldValueInvalid".to_string(),
+                format!("{WIDGETS}/team-a/bigger/spec.replicas")
+            ),
+        ]
+    );
+    assert!(
+        results
+            .iter()
+            .any(|r| r["ruleId"] == "NonStructuralSchema" && named(r).starts_with(LEGACY)),
+        "{log}"
+    );
+
     // A read-only user is all the audit needs; without list on a CRD's objects, that CRD
     // is reported as unreadable (exit code 2) and the others are still audited.
     let read_all = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",

@@ -11,6 +11,10 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.expect("directory entry").path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name == ".git" {
+            // The repository's store, or in a git worktree a file naming it: not ours.
+            continue;
+        }
         if path.is_dir() {
             if !SKIP.contains(&name) {
                 files(&path, out);

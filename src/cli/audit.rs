@@ -10,9 +10,10 @@ use super::cluster::{Cluster, ReadError};
 use super::crd_findings::{self, Level};
 use super::junit::{self, Outcome};
 use super::output::{self, Format};
+use super::sarif;
 use super::size_limits;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
-use crate::operator::audit::redacted;
+use crate::operator::audit::{redacted, redacted_cause};
 use crate::operator::config::Config;
 use crd_audit_engine::{Cause, CheckReport, Crd, CrdValidator, Mode, Verdict};
 use serde_json::{Value, json};
@@ -263,6 +264,7 @@ struct Writer<W: Write> {
     format: Format,
     redact: bool,
     junit: junit::Report,
+    sarif: sarif::Report,
     /// stdout is the terminal the progress bar is drawn on: flush every finding at once.
     flush_each: bool,
 }
@@ -315,6 +317,30 @@ impl<W: Write> Writer<W> {
                 }
                 writeln!(self.out, "{v}")?;
             }
+            Format::Sarif => {
+                for f in crd_findings::list(&c.report, &c.sizes) {
+                    let location = sarif::Location::Logical {
+                        name: if f.field.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{name}/{}", f.field)
+                        },
+                        kind: "resource",
+                    };
+                    self.sarif.result(
+                        &mut self.out,
+                        &sarif::Finding {
+                            rule: f.rule,
+                            level: None,
+                            message: &f.message,
+                            location: &location,
+                            object: name,
+                            field: &f.field,
+                            properties: Vec::new(),
+                        },
+                    )?;
+                }
+            }
             Format::Junit => {
                 let outcome = junit::check_outcome(&c.report, &c.sizes);
                 self.junit
@@ -360,6 +386,29 @@ impl<W: Write> Writer<W> {
                 serde_json::to_writer(&mut self.out, &m)?;
                 self.out.write_all(b"\n")?;
             }
+            Format::Sarif => {
+                let redacted_verdict;
+                let v = if self.redact {
+                    redacted_verdict = Verdict {
+                        errors: v.errors.iter().map(redacted_cause).collect(),
+                        ..v.clone()
+                    };
+                    &redacted_verdict
+                } else {
+                    v
+                };
+                let object = format!("{crd}/{}/{}", v.namespace, v.name);
+                let place = sarif::Place::Cluster { object: &object };
+                sarif::object_results(
+                    &mut self.sarif,
+                    &mut self.out,
+                    v,
+                    &place,
+                    true,
+                    false,
+                    None,
+                )?;
+            }
             Format::Junit => {
                 let mut outcome = junit::object_outcome(v, false);
                 if self.redact
@@ -399,6 +448,12 @@ impl<W: Write> Writer<W> {
                     v["error"] = json!(e);
                 }
                 writeln!(self.out, "{v}")?;
+            }
+            Format::Sarif => {
+                if let Some(e) = &row.error {
+                    self.sarif
+                        .notify(sarif::Level::Error, format!("{}: {e}", row.crd));
+                }
             }
             Format::Junit => {
                 let valid = row.objects - row.invalid;
@@ -600,6 +655,7 @@ pub fn run(args: &Args) -> u8 {
         format: args.output,
         redact: config.redact_values,
         junit: junit::Report::new("audit"),
+        sarif: sarif::audit_report(),
         flush_each,
     };
     let mut rows = Vec::with_capacity(checked.len());
@@ -644,9 +700,15 @@ pub fn run(args: &Args) -> u8 {
                     "internalErrors": totals.internal_errors,
                 })
             ),
-            Format::Junit => {
-                let report = std::mem::replace(&mut w.junit, junit::Report::new("audit"));
-                report.finish(&mut w.out).map(|()| {
+            Format::Sarif | Format::Junit => {
+                let finished = if w.format == Format::Sarif {
+                    let report = std::mem::replace(&mut w.sarif, sarif::Report::new("audit"));
+                    report.finish(&mut w.out, totals.status())
+                } else {
+                    let report = std::mem::replace(&mut w.junit, junit::Report::new("audit"));
+                    report.finish(&mut w.out)
+                };
+                finished.map(|()| {
                     // The table is for people: on stderr beside the XML.
                     eprint!("{}", table(&rows));
                     eprintln!("{}", totals.line(started.elapsed()));

@@ -36,6 +36,8 @@ pub fn run(args: &Args) -> u8 {
     let mut out = stdout.lock();
     let (mut input_errors, mut findings, mut checked, mut internal_errors) = (0, 0, 0, 0);
     let mut junit = super::junit::Report::new("check");
+    let mut sarif = super::sarif::check_report();
+    let sarif_output = args.output == Format::Sarif;
     for file in files {
         let name = inputs::display_name(&file);
         let mut docs = inputs::read_file_located(&file);
@@ -45,10 +47,12 @@ pub fn run(args: &Args) -> u8 {
                 Ok(Some(d)) => d,
                 Ok(None) => break,
                 Err(m) => {
-                    eprintln!(
-                        "error: {name}: crd-audit failed while reading this input (a bug): {m}"
-                    );
+                    let message = format!("crd-audit failed while reading this input (a bug): {m}");
+                    eprintln!("error: {name}: {message}");
                     internal_errors += 1;
+                    if sarif_output {
+                        sarif.notify(super::sarif::Level::Error, format!("{name}: {message}"));
+                    }
                     break;
                 }
             };
@@ -65,6 +69,12 @@ pub fn run(args: &Args) -> u8 {
                             return output::write_failed(&e, status);
                         }
                     }
+                    if sarif_output
+                        && let Err(e) = super::sarif::input_error(&mut sarif, &mut out, &name, &e)
+                    {
+                        let status = status(input_errors + internal_errors, findings);
+                        return output::write_failed(&e, status);
+                    }
                     continue;
                 }
             };
@@ -74,6 +84,12 @@ pub fn run(args: &Args) -> u8 {
                 Err((e, _)) => {
                     eprintln!("error: {e}");
                     input_errors += 1;
+                    if sarif_output
+                        && let Err(e) = super::sarif::input_error(&mut sarif, &mut out, &name, &e)
+                    {
+                        let status = status(input_errors + internal_errors, findings);
+                        return output::write_failed(&e, status);
+                    }
                     continue;
                 }
             };
@@ -94,23 +110,36 @@ pub fn run(args: &Args) -> u8 {
                 {
                     Ok(Ok(c)) => c,
                     Ok(Err(e)) => {
+                        let message = format!("{}: {}", e.path, e.message);
                         eprintln!(
-                            "error: {} (line {}): {}: {}",
+                            "error: {} (line {}): {message}",
                             item.source(),
                             item.doc.line,
-                            e.path,
-                            e.message
                         );
                         input_errors += 1;
+                        if sarif_output
+                            && let Err(e) = sarif_input_error(&mut sarif, &mut out, &item, message)
+                        {
+                            let status = status(input_errors + internal_errors, findings);
+                            return output::write_failed(&e, status);
+                        }
                         continue;
                     }
                     Err(m) => {
+                        let message =
+                            format!("crd-audit failed while reading this CRD (a bug): {m}");
                         eprintln!(
-                            "error: {} (line {}): crd-audit failed while reading this CRD (a bug): {m}",
+                            "error: {} (line {}): {message}",
                             item.source(),
                             item.doc.line
                         );
                         internal_errors += 1;
+                        if sarif_output {
+                            sarif.notify(
+                                super::sarif::Level::Error,
+                                format!("{} (line {}): {message}", item.source(), item.doc.line),
+                            );
+                        }
                         continue;
                     }
                 };
@@ -128,6 +157,12 @@ pub fn run(args: &Args) -> u8 {
                     // Values carry no positions: the line is the document's.
                     eprintln!("error: {} (line {}): {e}", item.source(), item.doc.line);
                     input_errors += 1;
+                    if sarif_output
+                        && let Err(e) = sarif_input_error(&mut sarif, &mut out, &item, e.clone())
+                    {
+                        let status = status(input_errors + internal_errors, findings);
+                        return output::write_failed(&e, status);
+                    }
                 }
                 let found = Found {
                     report: &report,
@@ -145,6 +180,7 @@ pub fn run(args: &Args) -> u8 {
                         &report,
                         &size_findings,
                     ),
+                    Format::Sarif => write_sarif(&mut sarif, &mut out, &item, &found, &at),
                 };
                 if let Err(e) = written {
                     let status = status(input_errors + internal_errors, findings);
@@ -168,10 +204,90 @@ pub fn run(args: &Args) -> u8 {
         written = junit.finish(&mut out);
     }
     let status = status(input_errors + internal_errors, findings);
+    if sarif_output {
+        written = sarif.finish(&mut out, status);
+    }
     match written.and_then(|()| out.flush()) {
         Ok(()) => status,
         Err(e) => output::write_failed(&e, status),
     }
+}
+
+/// A CRD that could not be read, as a SARIF result at its document.
+fn sarif_input_error(
+    r: &mut super::sarif::Report,
+    out: &mut impl Write,
+    item: &Sourced,
+    message: String,
+) -> std::io::Result<()> {
+    let e = crd_audit_engine::load::LoadError {
+        source_name: item.file.clone(),
+        doc: Some(item.doc.index),
+        line: Some(item.doc.line),
+        message,
+    };
+    super::sarif::input_error(r, out, &item.file, &e)
+}
+
+/// One CRD's findings as SARIF results, each at its field.
+fn write_sarif(
+    r: &mut super::sarif::Report,
+    out: &mut impl Write,
+    item: &Sourced,
+    found: &Found,
+    at: &Positions,
+) -> std::io::Result<()> {
+    use super::sarif::{Finding, Location, check_rules};
+    let report = found.report;
+    let source = item.source();
+    let mut result = |rule: &str, message: &str, field: &str, p: &Position| {
+        r.result(
+            out,
+            &Finding {
+                rule,
+                level: None,
+                message,
+                location: &Location::File {
+                    path: item.file.clone(),
+                    line: p.line,
+                    column: p.column,
+                },
+                object: &report.crd,
+                field,
+                properties: vec![("source", source.clone().into())],
+            },
+        )
+    };
+    if let Some(e) = &report.internal_error {
+        result(check_rules::INTERNAL_ERROR, e, "", &at.object)?;
+    }
+    for (c, p) in report.non_structural.iter().zip(&at.non_structural) {
+        result(
+            check_rules::NON_STRUCTURAL,
+            &c.message(),
+            c.field.as_str(),
+            p,
+        )?;
+    }
+    for (c, p) in report.crd_errors.iter().zip(&at.crd_errors) {
+        result(check_rules::CRD_INVALID, &c.message(), c.field.as_str(), p)?;
+    }
+    for (v, (field, p)) in report
+        .stored_versions_not_served
+        .iter()
+        .zip(&at.stored_versions_not_served)
+    {
+        let message = format!("version {v:?} is listed in status.storedVersions but is not served");
+        result(check_rules::STORED_VERSION_NOT_SERVED, &message, field, p)?;
+    }
+    for (f, p) in found.sizes.iter().zip(&at.sizes) {
+        let rule = super::sarif::size_rule(f.limit_name);
+        result(rule, &f.message, "", p)?;
+    }
+    for (w, (field, p)) in report.warnings.iter().zip(&at.warnings) {
+        result(check_rules::CRD_WARNING, w, field, p)?;
+    }
+    Ok(())
 }
 
 fn status(errors: usize, findings: usize) -> u8 {

@@ -1,6 +1,7 @@
 //! What checking one CRD found, as one list of kinds and messages, for the outputs that show
-//! findings one by one (`audit`'s text, JUnit test cases).
+//! findings one by one (`audit`'s text and SARIF, JUnit test cases).
 
+use super::sarif::{self, check_rules};
 use super::size_limits::{self, Severity};
 use crd_audit_engine::CheckReport;
 
@@ -18,47 +19,89 @@ pub enum Level {
 pub struct Finding {
     /// `NonStructuralSchema`, `CRDInvalid`, `TooLarge`, `Warning`, ...
     pub kind: &'static str,
+    /// The SARIF rule (src/cli/sarif.rs).
+    pub rule: &'static str,
     pub level: Level,
     pub message: String,
+    /// The field of the CRD it is about (empty for the whole CRD).
+    pub field: String,
 }
 
 /// Every finding of a CRD: errors first, then problems, then warnings.
 pub fn list(report: &CheckReport, sizes: &[size_limits::Finding]) -> Vec<Finding> {
     let mut found = Vec::new();
-    let mut push = |kind, level, message: String| {
+    let mut push = |kind, rule, level, message: String, field: &str| {
         found.push(Finding {
             kind,
+            rule,
             level,
             message,
+            field: field.to_string(),
         })
     };
     if let Some(e) = &report.internal_error {
-        push("InternalError", Level::Error, e.clone());
+        push(
+            "InternalError",
+            check_rules::INTERNAL_ERROR,
+            Level::Error,
+            e.clone(),
+            "",
+        );
     }
     for e in &report.decode_errors {
-        push("InputError", Level::Error, e.clone());
+        push(
+            "InputError",
+            check_rules::INPUT_ERROR,
+            Level::Error,
+            e.clone(),
+            "",
+        );
     }
     for c in &report.non_structural {
-        push("NonStructuralSchema", Level::Finding, c.message());
+        let rule = check_rules::NON_STRUCTURAL;
+        push(
+            "NonStructuralSchema",
+            rule,
+            Level::Finding,
+            c.message(),
+            c.field.as_str(),
+        );
     }
     for c in &report.crd_errors {
-        push("CRDInvalid", Level::Finding, c.message());
+        let rule = check_rules::CRD_INVALID;
+        push(
+            "CRDInvalid",
+            rule,
+            Level::Finding,
+            c.message(),
+            c.field.as_str(),
+        );
     }
     for v in &report.stored_versions_not_served {
         push(
             "StoredVersionNotServed",
+            check_rules::STORED_VERSION_NOT_SERVED,
             Level::Finding,
             format!("version {v:?} is listed in status.storedVersions but is not served"),
+            "status.storedVersions",
         );
     }
     for f in sizes {
+        let rule = sarif::size_rule(f.limit_name);
         match f.severity {
-            Severity::Error => push("TooLarge", Level::Finding, f.message.clone()),
-            Severity::Warning => push("Warning", Level::Warning, f.message.clone()),
+            Severity::Error => push("TooLarge", rule, Level::Finding, f.message.clone(), ""),
+            Severity::Warning => push("Warning", rule, Level::Warning, f.message.clone(), ""),
         }
     }
-    for w in &report.warnings {
-        push("Warning", Level::Warning, w.clone());
+    for (i, w) in report.warnings.iter().enumerate() {
+        let field = report.warning_fields.get(i).map_or("", |p| p.as_str());
+        push(
+            "Warning",
+            check_rules::CRD_WARNING,
+            Level::Warning,
+            w.clone(),
+            field,
+        );
     }
     found
 }

@@ -13,6 +13,7 @@ pub mod locate;
 pub mod manifests;
 pub mod output;
 pub mod plan;
+pub mod sarif;
 pub mod size_limits;
 pub mod validate;
 

@@ -3,13 +3,15 @@
 use clap::ValueEnum;
 
 /// `--output`: `text` for people (one finding a line), `json` for machines (one object a line),
-/// `junit` for CI test reports (JUnit XML).
+/// `junit` for CI test reports (JUnit XML), `sarif` for code scanning (SARIF 2.1.0, as GitHub
+/// reads it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     #[default]
     Text,
     Json,
     Junit,
+    Sarif,
 }
 
 /// The status of a command whose output could not be written completely, given the status

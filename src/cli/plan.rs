@@ -60,6 +60,9 @@ struct Planner<W: Write> {
     summaries: BTreeMap<String, Summary>,
     failed: bool,
     junit: super::junit::Report,
+    sarif: super::sarif::Report,
+    /// The CRD's name (objects read from the cluster are named after it in SARIF).
+    crd: String,
 }
 
 /// Where an object of a file stands: its file, its path in its document (for the items of
@@ -138,6 +141,27 @@ impl<W: Write> Planner<W> {
                 self.junit
                     .case(&mut self.out, suite, source, &name, &outcome)
             }
+            Format::Sarif if verdict.valid() => Ok(()),
+            Format::Sarif => {
+                let object = match (verdict.namespace.as_str(), &located) {
+                    (_, Some(_)) => String::new(),
+                    ("", None) => format!("{}/{}", self.crd, verdict.name),
+                    (ns, None) => format!("{}/{ns}/{}", self.crd, verdict.name),
+                };
+                let place = match &located {
+                    Some((file, at)) => super::sarif::Place::File { file, source, at },
+                    None => super::sarif::Place::Cluster { object: &object },
+                };
+                super::sarif::object_results(
+                    &mut self.sarif,
+                    &mut self.out,
+                    &verdict,
+                    &place,
+                    true,
+                    false,
+                    Some(super::sarif::plan_rule(valid_before)),
+                )
+            }
             Format::Text if verdict.valid() => Ok(()),
             Format::Text => write_text(&mut self.out, source, &verdict, valid_before, &located),
         };
@@ -146,8 +170,8 @@ impl<W: Write> Planner<W> {
         }
     }
 
-    /// Prints the summary; returns the number of objects the revision breaks.
-    fn finish(mut self) -> usize {
+    /// Prints the summary and ends the output; returns the exit status.
+    fn finish(mut self, input_errors: usize) -> u8 {
         let mut breaking = 0;
         for (version, s) in &self.summaries {
             breaking += s.newly_invalid;
@@ -159,15 +183,26 @@ impl<W: Write> Planner<W> {
                 Format::Text => {
                     let _ = writeln!(self.out, "{line}");
                 }
-                Format::Json | Format::Junit => eprintln!("{line}"),
+                Format::Json | Format::Junit | Format::Sarif => eprintln!("{line}"),
             }
         }
+        let status = if input_errors > 0 || self.failed {
+            EXIT_INPUT_ERROR
+        } else if breaking > 0 {
+            EXIT_FINDINGS
+        } else {
+            EXIT_CLEAN
+        };
         if self.format == Format::Junit && !self.failed {
             let junit = std::mem::replace(&mut self.junit, super::junit::Report::new("plan"));
             let _ = junit.finish(&mut self.out);
         }
+        if self.format == Format::Sarif && !self.failed {
+            let sarif = std::mem::replace(&mut self.sarif, super::sarif::plan_report());
+            let _ = sarif.finish(&mut self.out, status);
+        }
         let _ = self.out.flush();
-        breaking
+        status
     }
 }
 
@@ -235,6 +270,8 @@ pub fn run(args: &Args) -> u8 {
         summaries: BTreeMap::new(),
         failed: false,
         junit: super::junit::Report::new("plan"),
+        sarif: super::sarif::plan_report(),
+        crd: new.name.clone(),
     };
     let mut input_errors = 0;
     if let Some(cluster) = &cluster {
@@ -248,6 +285,7 @@ pub fn run(args: &Args) -> u8 {
             if let Err(e) = r {
                 eprintln!("error: {e}");
                 input_errors += 1;
+                p.sarif.notify(super::sarif::Level::Error, e.to_string());
             }
         }
     } else {
@@ -289,20 +327,17 @@ pub fn run(args: &Args) -> u8 {
                             );
                             p.failed |= written.is_err();
                         }
+                        if args.output == Format::Sarif {
+                            let written =
+                                super::sarif::input_error(&mut p.sarif, &mut p.out, &name, &e);
+                            p.failed |= written.is_err();
+                        }
                     }
                 }
             }
         }
     }
-    let failed = p.failed;
-    let breaking = p.finish();
-    if input_errors > 0 || failed {
-        EXIT_INPUT_ERROR
-    } else if breaking > 0 {
-        EXIT_FINDINGS
-    } else {
-        EXIT_CLEAN
-    }
+    p.finish(input_errors)
 }
 
 /// An object the new CRD refuses: a line saying so, then one a finding, each starting with

@@ -6,6 +6,7 @@
 use super::inputs::{self, Sourced};
 use super::locate::{Located, POSITIONS_MAX_TEXT, PieceText, locate};
 use super::output::{self, Format};
+use super::sarif::object_name;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::positions::{DocumentPositions, Position};
@@ -549,6 +550,7 @@ pub fn run(args: &Args) -> u8 {
         // A bug here must not leave the workers blocked on a full channel: the receiver goes
         // with the closure.
         let mut junit = super::junit::Report::new("validate");
+        let mut sarif = super::sarif::validate_report();
         let wrote = crd_audit_engine::panic_guard::catch(|| {
             let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
             let (mut next_seq, mut next_index) = (0, 0);
@@ -587,6 +589,14 @@ pub fn run(args: &Args) -> u8 {
                                     return;
                                 }
                             }
+                            if args.output == Format::Sarif
+                                && let Err(e) =
+                                    super::sarif::input_error(&mut sarif, &mut out, &done.file, &e)
+                            {
+                                write_error = Some(e);
+                                abort.store(true, Ordering::Relaxed);
+                                return;
+                            }
                             continue;
                         }
                     };
@@ -602,6 +612,19 @@ pub fn run(args: &Args) -> u8 {
                                 &source,
                                 &object_name(&verdict),
                                 &super::junit::object_outcome(&verdict, args.strict),
+                            ),
+                            Format::Sarif => super::sarif::object_results(
+                                &mut sarif,
+                                &mut out,
+                                &verdict,
+                                &super::sarif::Place::File {
+                                    file: &done.file,
+                                    source: &source,
+                                    at: &located,
+                                },
+                                known,
+                                args.strict,
+                                None,
                             ),
                         };
                         if let Err(e) = written {
@@ -662,6 +685,12 @@ pub fn run(args: &Args) -> u8 {
         {
             write_error = Some(e);
         }
+        if args.output == Format::Sarif
+            && write_error.is_none()
+            && let Err(e) = sarif.finish(&mut out, exit_status(true, &t, args.strict))
+        {
+            write_error = Some(e);
+        }
         if let Err(e) = out.flush()
             && write_error.is_none()
         {
@@ -671,16 +700,21 @@ pub fn run(args: &Args) -> u8 {
     });
     // Freeing the compiled CRDs would only delay the exit.
     std::mem::forget(catalog);
-    let status = if !crds_ok || t.input_errors > 0 || t.internal_errors > 0 {
-        EXIT_INPUT_ERROR
-    } else if t.invalid > 0 || (args.strict && t.pruned > 0) {
-        EXIT_FINDINGS
-    } else {
-        EXIT_CLEAN
-    };
+    let status = exit_status(crds_ok, &t, args.strict);
     match write_error {
         Some(e) => output::write_failed(&e, status),
         None => status,
+    }
+}
+
+/// The exit status of a run with these totals (`crds_ok`: the CRDs could be read).
+fn exit_status(crds_ok: bool, t: &Totals, strict: bool) -> u8 {
+    if !crds_ok || t.input_errors > 0 || t.internal_errors > 0 {
+        EXIT_INPUT_ERROR
+    } else if t.invalid > 0 || (strict && t.pruned > 0) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
     }
 }
 
@@ -724,20 +758,6 @@ fn write_json(
     }
     serde_json::to_writer(&mut *out, &m)?;
     out.write_all(b"\n")
-}
-
-/// `Kind namespace/name`, as kubectl names an object.
-fn object_name(v: &Verdict) -> String {
-    let name = if v.name.is_empty() {
-        "<no name>"
-    } else {
-        &v.name
-    };
-    if v.namespace.is_empty() {
-        format!("{} {name}", v.kind)
-    } else {
-        format!("{} {}/{name}", v.kind, v.namespace)
-    }
 }
 
 /// One line a finding, starting with `file:line:column:` as compilers print positions.

@@ -101,13 +101,18 @@ pub fn annotation_text(i: &Invalid) -> String {
 /// A message with its bad value replaced by its type and length (`<string, 12 chars>`), in
 /// the message and wherever the detail repeats it.
 pub fn redacted(c: &Cause) -> String {
+    redacted_cause(c).message()
+}
+
+/// The cause with its bad value replaced by its type and length (see [`redacted`]).
+pub fn redacted_cause(c: &Cause) -> Cause {
     let shown = c.bad_value.render();
     let placeholder = match &c.bad_value {
-        BadValue::Omit => return c.message(),
+        BadValue::Omit => return c.clone(),
         BadValue::Str(s) => format!("<string, {} chars>", s.chars().count()),
         BadValue::Int(_) | BadValue::Float(_) => "<number>".to_string(),
         BadValue::Bool(_) => "<bool>".to_string(),
-        BadValue::Json(Value::Null) => return c.message(),
+        BadValue::Json(Value::Null) => return c.clone(),
         BadValue::Json(v) | BadValue::Rendered { value: v, .. } => {
             format!("<{}>", crd_audit_engine::render::json_kind(v))
         }
@@ -127,7 +132,7 @@ pub fn redacted(c: &Cause) -> String {
             copy.detail = copy.detail.replace(raw.as_str(), &placeholder);
         }
     }
-    copy.message()
+    copy
 }
 
 fn digest(messages: &[String]) -> u64 {

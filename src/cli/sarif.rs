@@ -1,0 +1,1129 @@
+//! `--output sarif`: SARIF 2.1.0 (OASIS), as GitHub code scanning and other SARIF viewers
+//! read it.
+//!
+//! A [`Report`] is one SARIF log with one run: the rules it may report are declared with
+//! [`Report::rule`], each finding is written with [`Report::result`] as soon as it is known,
+//! and [`Report::finish`] ends the document with the tool (its rules), the invocation and
+//! what was left out. Results are written as they come, so memory does not grow with the
+//! input: only the count of each fingerprint is kept (for at most [`MAX_RESULTS`] results).
+//!
+//! A finding in a file stands at its region (`physicalLocation`: the path as given, relative
+//! ones against `%SRCROOT%`); one without a file (an object read from a cluster) is named
+//! by a `logicalLocation` such as `widgets.example.com/default/my-widget/spec.replicas`.
+//!
+//! GitHub's limits are kept: at most 25,000 results a run (the rest is counted and said in
+//! the run's `properties` and in a notification of the invocation), one location a result,
+//! rule names and descriptions within their bounds.
+
+use crd_audit_engine::load::LoadError;
+use crd_audit_engine::{Cause, ErrorType, Verdict};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::io::Write;
+
+/// Most results one run holds (GitHub code scanning refuses more).
+pub const MAX_RESULTS: usize = 25_000;
+
+/// Where crd-audit is described (the driver's `informationUri`).
+pub const INFORMATION_URI: &str = "https://github.com/crd-audit/crd-audit";
+
+/// The schema the log names (the OASIS standard with errata 01).
+const SCHEMA_URI: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// A result's level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Note => "note",
+        }
+    }
+}
+
+/// What a rule stands for: one kind of finding.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    /// Stable across runs and versions (GitHub tracks alerts by it).
+    pub id: &'static str,
+    pub name: &'static str,
+    /// One sentence.
+    pub short: &'static str,
+    pub full: &'static str,
+    /// What to do about it.
+    pub help: &'static str,
+    pub level: Level,
+}
+
+/// Where a finding stands.
+#[derive(Clone, Debug)]
+pub enum Location {
+    /// In an input file (as given on the command line; `-` for standard input), at a line
+    /// and column (1-based; line 0 when unknown).
+    File {
+        path: String,
+        line: usize,
+        column: usize,
+    },
+    /// Not in a file: a name such as `widgets.example.com/default/my-widget/spec.replicas`
+    /// and its kind (`object`, `resource`, ...).
+    Logical { name: String, kind: &'static str },
+}
+
+/// One finding.
+pub struct Finding<'a> {
+    /// The rule's id (declared with [`Report::rule`]).
+    pub rule: &'a str,
+    /// The level, when it is not the rule's.
+    pub level: Option<Level>,
+    pub message: &'a str,
+    pub location: &'a Location,
+    /// What the finding is about (an object `Kind namespace/name`, a CRD's name): with the
+    /// rule, the file and `field`, what identifies the finding across runs.
+    pub object: &'a str,
+    /// The field it is about (empty for the whole object).
+    pub field: &'a str,
+    /// More facts for readers of the log (the result's `properties`).
+    pub properties: Vec<(&'static str, Value)>,
+}
+
+/// A SARIF log being written.
+pub struct Report {
+    command: String,
+    rules: Vec<Rule>,
+    started: bool,
+    written: usize,
+    omitted: usize,
+    /// How often each fingerprint was written (to tell identical findings apart).
+    seen: HashMap<u64, usize>,
+    notifications: Vec<(Level, String)>,
+    limit: usize,
+}
+
+impl Report {
+    /// A log for `crd-audit <command>`, with no rules yet.
+    pub fn new(command: &str) -> Report {
+        Report {
+            command: command.to_string(),
+            rules: Vec::new(),
+            started: false,
+            written: 0,
+            omitted: 0,
+            seen: HashMap::new(),
+            notifications: Vec::new(),
+            limit: MAX_RESULTS,
+        }
+    }
+
+    /// A log for `crd-audit <command>` with these rules.
+    pub fn with_rules(command: &str, rules: &[Rule]) -> Report {
+        let mut r = Report::new(command);
+        for rule in rules {
+            r.rule(rule.clone());
+        }
+        r
+    }
+
+    /// Declares a rule (once per id); returns its index.
+    pub fn rule(&mut self, rule: Rule) -> usize {
+        if let Some(i) = self.rules.iter().position(|r| r.id == rule.id) {
+            return i;
+        }
+        self.rules.push(rule);
+        self.rules.len() - 1
+    }
+
+    /// Adds a note for the invocation (a problem that is no result, such as a cluster that
+    /// could not be read).
+    pub fn notify(&mut self, level: Level, text: impl Into<String>) {
+        self.notifications.push((level, text.into()));
+    }
+
+    /// Writes one result (or counts it as left out beyond the limit).
+    pub fn result(&mut self, out: &mut impl Write, f: &Finding) -> std::io::Result<()> {
+        if self.written >= self.limit {
+            self.omitted += 1;
+            return Ok(());
+        }
+        let index = self.rules.iter().position(|r| r.id == f.rule);
+        let level = f
+            .level
+            .or_else(|| index.map(|i| self.rules[i].level))
+            .unwrap_or(Level::Warning);
+        let file = match f.location {
+            Location::File { path, .. } => path.as_str(),
+            Location::Logical { .. } => "",
+        };
+        let hash = fingerprint(&[f.rule, file, f.object, f.field]);
+        let n = self.seen.entry(hash).or_insert(0);
+        *n += 1;
+        let location = match f.location {
+            Location::File { path, line, column } => {
+                let mut physical = Map::new();
+                physical.insert("artifactLocation".into(), artifact_location(path));
+                if *line > 0 {
+                    physical.insert(
+                        "region".into(),
+                        json!({"startLine": line, "startColumn": (*column).max(1)}),
+                    );
+                }
+                json!({"physicalLocation": physical})
+            }
+            Location::Logical { name, kind } => json!({
+                "logicalLocations": [{"fullyQualifiedName": name, "kind": kind}]
+            }),
+        };
+        let mut result = Map::new();
+        result.insert("ruleId".into(), f.rule.into());
+        if let Some(i) = index {
+            result.insert("ruleIndex".into(), i.into());
+        }
+        result.insert("level".into(), level.as_str().into());
+        result.insert("message".into(), json!({"text": non_empty(f.message)}));
+        result.insert("locations".into(), json!([location]));
+        // GitHub matches alerts across runs by `primaryLocationLineHash`: here the finding's
+        // identity (rule, file, object, field), so that an alert survives lines moving,
+        // numbered to keep identical findings apart.
+        result.insert(
+            "partialFingerprints".into(),
+            json!({
+                "primaryLocationLineHash": format!("{hash:016x}:{n}"),
+                "crdAuditFinding/v1": format!("{hash:016x}"),
+            }),
+        );
+        let mut properties: Map<String, Value> = f
+            .properties
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        if !f.object.is_empty() {
+            properties.insert("object".into(), f.object.into());
+        }
+        if !f.field.is_empty() {
+            properties.insert("field".into(), f.field.into());
+        }
+        if !properties.is_empty() {
+            result.insert("properties".into(), Value::Object(properties));
+        }
+        self.start(out)?;
+        if self.written > 0 {
+            out.write_all(b",\n")?;
+        }
+        self.written += 1;
+        serde_json::to_writer(&mut *out, &Value::Object(result))?;
+        Ok(())
+    }
+
+    fn start(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        if !self.started {
+            self.started = true;
+            writeln!(
+                out,
+                "{{\"$schema\":{},\"version\":\"2.1.0\",\"runs\":[{{\"results\":[",
+                Value::from(SCHEMA_URI)
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Ends the log: the tool and its rules, the invocation (its exit status and notes), and
+    /// what was left out.
+    pub fn finish(mut self, out: &mut impl Write, exit_status: u8) -> std::io::Result<()> {
+        self.start(out)?;
+        let rules: Vec<Value> = self
+            .rules
+            .iter()
+            .map(|r| {
+                json!({
+                    "id": r.id,
+                    "name": bounded(r.name, 255),
+                    "shortDescription": {"text": bounded(r.short, 1024)},
+                    "fullDescription": {"text": bounded(r.full, 1024)},
+                    "help": {"text": non_empty(r.help)},
+                    "defaultConfiguration": {"level": r.level.as_str()},
+                })
+            })
+            .collect();
+        let mut notifications: Vec<Value> = self
+            .notifications
+            .iter()
+            .map(|(level, text)| json!({"level": level.as_str(), "message": {"text": non_empty(text)}}))
+            .collect();
+        let mut properties = Map::new();
+        if self.omitted > 0 {
+            notifications.push(json!({
+                "level": "warning",
+                "descriptor": {"id": "ResultsTruncated"},
+                "message": {"text": format!(
+                    "{} result(s) left out: a run holds at most {} results (GitHub code scanning refuses more); run crd-audit with --output json for all of them",
+                    self.omitted, self.limit
+                )},
+            }));
+            properties.insert("resultsTruncated".into(), true.into());
+            properties.insert("resultsOmitted".into(), self.omitted.into());
+            properties.insert("resultsLimit".into(), self.limit.into());
+        }
+        let mut invocation = Map::new();
+        invocation.insert(
+            "executionSuccessful".into(),
+            (exit_status != super::EXIT_INPUT_ERROR).into(),
+        );
+        invocation.insert("exitCode".into(), exit_status.into());
+        if !notifications.is_empty() {
+            invocation.insert(
+                "toolExecutionNotifications".into(),
+                Value::Array(notifications),
+            );
+        }
+        let driver = json!({
+            "name": "crd-audit",
+            "fullName": format!("crd-audit {}", super::VERSION),
+            "version": env!("CARGO_PKG_VERSION"),
+            "semanticVersion": env!("CARGO_PKG_VERSION"),
+            "informationUri": INFORMATION_URI,
+            "rules": rules,
+        });
+        let mut run = Map::new();
+        run.insert("tool".into(), json!({"driver": driver}));
+        run.insert("invocations".into(), json!([invocation]));
+        run.insert(
+            "automationDetails".into(),
+            json!({"id": format!("crd-audit-{}/", self.command)}),
+        );
+        run.insert("columnKind".into(), "unicodeCodePoints".into());
+        if !properties.is_empty() {
+            run.insert("properties".into(), Value::Object(properties));
+        }
+        // The run's other members follow its results.
+        let rest = Value::Object(run).to_string();
+        let rest = rest.strip_prefix('{').unwrap_or(&rest);
+        write!(out, "\n],{rest}]}}\n")
+    }
+}
+
+/// SARIF forbids empty message texts.
+fn non_empty(s: &str) -> &str {
+    if s.is_empty() { "(no message)" } else { s }
+}
+
+/// `s` cut to at most `max` characters.
+fn bounded(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// A stable 64-bit hash (FNV-1a) of the parts, each ended by a NUL: the same in every
+/// build and on every machine.
+fn fingerprint(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in p.as_bytes().iter().chain(&[0u8]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// The `artifactLocation` of an input as given: a relative path stays relative (against
+/// `%SRCROOT%`, the repository's root for GitHub), an absolute one becomes a `file:` URI,
+/// `-` is standard input.
+fn artifact_location(path: &str) -> Value {
+    if path == "-" {
+        return json!({"uri": "-", "description": {"text": "standard input"}});
+    }
+    let unix = path.replace('\\', "/");
+    // `C:/...` (Windows); `c:d/x` is relative.
+    let drive = unix.len() >= 3
+        && unix.as_bytes()[0].is_ascii_alphabetic()
+        && &unix.as_bytes()[1..3] == b":/";
+    if unix.starts_with('/') || drive {
+        let abs = if drive { format!("/{unix}") } else { unix };
+        return json!({"uri": format!("file://{}", encode_path(&abs, drive))});
+    }
+    let mut rel = unix.as_str();
+    while let Some(r) = rel.strip_prefix("./") {
+        rel = r.trim_start_matches('/');
+    }
+    json!({"uri": encode_path(rel, false), "uriBaseId": "%SRCROOT%"})
+}
+
+/// Percent-encodes a path for a URI: unreserved characters and `/` stay, everything else
+/// (spaces, `%`, `#`, `?`, `:`, non-ASCII) is encoded byte by byte (a drive's `:` is kept).
+fn encode_path(path: &str, drive: bool) -> String {
+    let mut out = String::with_capacity(path.len());
+    for (i, b) in path.bytes().enumerate() {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/')
+            || (drive && i == 2 && b == b':');
+        if keep {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rules of each command, and their findings.
+
+const fn rule(
+    id: &'static str,
+    short: &'static str,
+    full: &'static str,
+    help: &'static str,
+    level: Level,
+) -> Rule {
+    Rule {
+        id,
+        name: id,
+        short,
+        full,
+        help,
+        level,
+    }
+}
+
+const INPUT_ERROR: Rule = rule(
+    "InputError",
+    "A document could not be read.",
+    "The input is not readable YAML or JSON, is too large, or does not hold what the command expects (kubectl and the API server would refuse it too).",
+    "Fix the document so that it decodes: the message names the file, the document's index and its line.",
+    Level::Error,
+);
+
+const INTERNAL_ERROR: Rule = rule(
+    "InternalError",
+    "crd-audit failed on this input (a bug in crd-audit).",
+    "Judging this input hit a bug in crd-audit; the input was not judged. The message holds the failure's details.",
+    "Report the message and, if you can, the input to the crd-audit project.",
+    Level::Error,
+);
+
+/// Causes of the API server's field errors, by type.
+const CAUSES: [(ErrorType, Rule); 9] = [
+    (
+        ErrorType::Required,
+        rule(
+            "FieldValueRequired",
+            "A required field is missing.",
+            "The API server would refuse the object: a field its schema requires is missing or empty (cause type FieldValueRequired).",
+            "Set the field named in the message; its position is the object that should hold it.",
+            Level::Error,
+        ),
+    ),
+    (
+        ErrorType::Invalid,
+        rule(
+            "FieldValueInvalid",
+            "A field's value is invalid.",
+            "The API server would refuse the object: a value breaks its schema (a bound, a pattern, a format, a CEL rule, ...) (cause type FieldValueInvalid).",
+            "Change the value so that it meets the constraint the message names.",
+            Level::Error,
+        ),
+    ),
+    (
+        ErrorType::TypeInvalid,
+        rule(
+            "FieldValueTypeInvalid",
+            "A field's value has the wrong type.",
+            "The API server would refuse the object: a value is not of the type its schema declares (cause type FieldValueTypeInvalid).",
+            "Give the field a value of the type the message names (mind YAML's unquoted numbers and booleans).",
+            Level::Error,
+        ),
+    ),
+    (
+        ErrorType::NotSupported,
+        rule(
+            "FieldValueNotSupported",
+            "A field's value is not one of the allowed values.",
+            "The API server would refuse the object: a value is not in its schema's enum (cause type FieldValueNotSupported).",
+            "Use one of the supported values the message lists.",
+            Level::Error,
+        ),
+    ),
+    (
+        ErrorType::Forbidden,
+        rule(
+            "FieldValueForbidden",
+            "A field is forbidden here.",
+            "The API server would refuse the object: a field may not be set, or not in this combination (cause type FieldValueForbidden).",
+            "Remove the field or the conflicting setting the message names.",
+            Level::Error,
+        ),
+    ),
+    (
+        ErrorType::TooLong,
+        rule(
+            "FieldValueTooLong",
+            "A field's value is too long.",
+            "The API server would refuse the object: a string or list is longer than its schema allows (cause type FieldValueTooLong).",
+            "Shorten the value to the limit the message names.",
+            Level::Error,
+        ),
+    ),
+    (
+        ErrorType::TooMany,
+        rule(
+            "FieldValueTooMany",
+            "A field has too many items.",
+            "The API server would refuse the object: a list or map has more items than its schema allows (cause type FieldValueTooMany).",
+            "Remove items down to the limit the message names.",
+            Level::Error,
+        ),
+    ),
+    (
+        ErrorType::Duplicate,
+        rule(
+            "FieldValueDuplicate",
+            "A list holds a duplicate.",
+            "The API server would refuse the object: a set or map list holds the same item or key twice (cause type FieldValueDuplicate).",
+            "Remove or rename the duplicate item the message names.",
+            Level::Error,
+        ),
+    ),
+    (
+        ErrorType::NotFound,
+        rule(
+            "FieldValueNotFound",
+            "A referenced value was not found.",
+            "The API server would refuse the object: a value it refers to does not exist (cause type FieldValueNotFound).",
+            "Refer to a value that exists.",
+            Level::Error,
+        ),
+    ),
+];
+
+const UNKNOWN_FIELD: Rule = rule(
+    "UnknownField",
+    "A field is unknown to the schema and would be pruned.",
+    "The API server would drop this field silently when storing the object (structural pruning), or refuse it with fieldValidation=Strict. With --strict it is an error.",
+    "Remove the field, fix its spelling, or declare it in the CRD's schema.",
+    Level::Warning,
+);
+
+const UNKNOWN_KIND: Rule = rule(
+    "UnknownKind",
+    "No CRD given defines the object's kind.",
+    "The object's apiVersion and kind match none of the CRDs given with --crd, so it could not be judged; the API server would answer that there is no match for the kind.",
+    "Pass the CRD that defines the kind with --crd, or fix the object's apiVersion and kind.",
+    Level::Error,
+);
+
+const REQUEST_REFUSED: Rule = rule(
+    "RequestRefused",
+    "The API server would refuse the request before validating the object.",
+    "The object's version is not served, or its metadata cannot be decoded: the API server refuses such a request before any schema validation.",
+    "Write the object at a served version, and fix its metadata as the message says.",
+    Level::Error,
+);
+
+/// The rule of a cause.
+fn cause_rule(c: &Cause) -> &'static str {
+    if c.kind == ErrorType::Internal {
+        return INTERNAL_ERROR.id;
+    }
+    CAUSES
+        .iter()
+        .find(|(t, _)| *t == c.kind)
+        .map_or(INTERNAL_ERROR.id, |(_, r)| r.id)
+}
+
+/// The log of `validate`, with its rules.
+pub fn validate_report() -> Report {
+    let mut rules: Vec<Rule> = CAUSES.iter().map(|(_, r)| r.clone()).collect();
+    rules.extend([
+        UNKNOWN_FIELD,
+        UNKNOWN_KIND,
+        REQUEST_REFUSED,
+        INPUT_ERROR,
+        INTERNAL_ERROR,
+    ]);
+    Report::with_rules("validate", &rules)
+}
+
+/// `Kind namespace/name`, as kubectl names an object.
+pub fn object_name(v: &Verdict) -> String {
+    let name = if v.name.is_empty() {
+        "<no name>"
+    } else {
+        &v.name
+    };
+    if v.namespace.is_empty() {
+        format!("{} {name}", v.kind)
+    } else {
+        format!("{} {}/{name}", v.kind, v.namespace)
+    }
+}
+
+/// Where an object's findings stand: in a file (the object's position and each finding's),
+/// or in a cluster (the object's name, `crd/namespace/name`).
+pub enum Place<'a> {
+    File {
+        file: &'a str,
+        source: &'a str,
+        at: &'a super::locate::Located,
+    },
+    Cluster {
+        object: &'a str,
+    },
+}
+
+impl Place<'_> {
+    /// Where the finding at `field` stands: in a file at `at` (the object's position when
+    /// unknown), in a cluster as the object's name and the field.
+    fn location(
+        &self,
+        field: &str,
+        at: Option<crd_audit_engine::load::positions::Position>,
+    ) -> Location {
+        match self {
+            Place::File {
+                file, at: located, ..
+            } => {
+                let p = at.unwrap_or(located.object);
+                Location::File {
+                    path: file.to_string(),
+                    line: p.line,
+                    column: p.column,
+                }
+            }
+            Place::Cluster { object } => Location::Logical {
+                name: if field.is_empty() {
+                    object.to_string()
+                } else {
+                    format!("{object}/{field}")
+                },
+                kind: "object",
+            },
+        }
+    }
+
+    fn source(&self) -> Vec<(&'static str, Value)> {
+        match self {
+            Place::File { source, .. } => vec![("source", Value::from(*source))],
+            Place::Cluster { .. } => Vec::new(),
+        }
+    }
+}
+
+/// The findings of one object's verdict: the request's refusal, each cause, each unknown
+/// field (an error with `strict`). `known`: whether a CRD given defines the object's kind.
+/// `plan_rule`: for `plan`, the rule of every finding (by whether the object was valid
+/// before); unknown fields are no findings there.
+pub fn object_results(
+    r: &mut Report,
+    out: &mut impl Write,
+    v: &Verdict,
+    place: &Place,
+    known: bool,
+    strict: bool,
+    plan_rule: Option<&'static str>,
+) -> std::io::Result<()> {
+    let object = object_name(v);
+    let extra = |more: Vec<(&'static str, Value)>| {
+        let mut p = place.source();
+        p.extend(more);
+        p
+    };
+    let at = |i: usize, pruned: bool| match place {
+        Place::File { at, .. } => {
+            if pruned {
+                at.pruned.get(i).copied()
+            } else {
+                at.errors.get(i).copied()
+            }
+        }
+        Place::Cluster { .. } => None,
+    };
+    if let Some(e) = &v.request_error {
+        let rule = plan_rule.unwrap_or(if known {
+            REQUEST_REFUSED.id
+        } else {
+            UNKNOWN_KIND.id
+        });
+        r.result(
+            out,
+            &Finding {
+                rule,
+                level: None,
+                message: e,
+                location: &place.location("", None),
+                object: &object,
+                field: "",
+                properties: extra(vec![("code", v.code.into())]),
+            },
+        )?;
+    }
+    for (i, c) in v.errors.iter().enumerate() {
+        let field = c.field.as_str();
+        let rule = if v.internal_error {
+            INTERNAL_ERROR.id
+        } else {
+            plan_rule.unwrap_or_else(|| cause_rule(c))
+        };
+        r.result(
+            out,
+            &Finding {
+                rule,
+                level: None,
+                message: &c.message(),
+                location: &place.location(field, at(i, false)),
+                object: &object,
+                field,
+                properties: extra(vec![("causeType", c.kind.reason().into())]),
+            },
+        )?;
+    }
+    if plan_rule.is_none() {
+        for (i, f) in v.pruned.iter().enumerate() {
+            r.result(
+                out,
+                &Finding {
+                    rule: UNKNOWN_FIELD.id,
+                    level: strict.then_some(Level::Error),
+                    message: &format!(
+                        "unknown field {}",
+                        crd_audit_engine::render::quote(f.as_str())
+                    ),
+                    location: &place.location(f, at(i, true)),
+                    object: &object,
+                    field: f,
+                    properties: extra(Vec::new()),
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// An unreadable document (or file) of `file`.
+pub fn input_error(
+    r: &mut Report,
+    out: &mut impl Write,
+    file: &str,
+    e: &LoadError,
+) -> std::io::Result<()> {
+    let source = match e.doc {
+        Some(d) => format!("{file}#{d}"),
+        None => file.to_string(),
+    };
+    r.result(
+        out,
+        &Finding {
+            rule: INPUT_ERROR.id,
+            level: None,
+            message: &e.message,
+            location: &Location::File {
+                path: file.to_string(),
+                line: e.line.unwrap_or(0),
+                column: 1,
+            },
+            object: &source,
+            field: "",
+            properties: vec![("source", source.clone().into())],
+        },
+    )
+}
+
+// `check`.
+
+const NON_STRUCTURAL: Rule = rule(
+    "NonStructuralSchema",
+    "A version's schema is not structural.",
+    "The API server sets the NonStructuralSchema condition for this: such a schema cannot be created with apiextensions.k8s.io/v1, and pruning, defaulting and CEL rules do not work with it.",
+    "Give every field a type, keep value validations out of anyOf/allOf/oneOf/not structure, and set preserveUnknownFields to false, as the message says.",
+    Level::Error,
+);
+
+const CRD_INVALID: Rule = rule(
+    "CRDInvalid",
+    "The API server would refuse the CRD.",
+    "CRD validation refuses this on create or update: an invalid default, list-type misuse, a pattern that is not a valid regular expression, a CEL rule that does not compile or costs too much, ...",
+    "Fix the schema at the field the message names.",
+    Level::Error,
+);
+
+const CRD_WARNING: Rule = rule(
+    "CRDWarning",
+    "The API server would warn about the CRD.",
+    "The API server accepts the CRD with a warning: for example a format it does not recognise, which it then does not check.",
+    "Use a format the API server knows, or drop it.",
+    Level::Warning,
+);
+
+const STORED_VERSION_NOT_SERVED: Rule = rule(
+    "StoredVersionNotServed",
+    "A stored version is no longer served.",
+    "status.storedVersions lists a version that the CRD no longer serves: objects may still be stored at it, and removing it from the CRD makes them unreadable.",
+    "Migrate the stored objects to the storage version (read and write each one), then remove the version from status.storedVersions.",
+    Level::Error,
+);
+
+const REQUEST_BODY_TOO_LARGE: Rule = rule(
+    "RequestBodyTooLarge",
+    "The CRD is larger than the API server's request limit.",
+    "The CRD's JSON request body is above kube-apiserver's limit of 3 MiB: it cannot be created or updated (\"Request entity too large\").",
+    "Shrink the schema: drop descriptions, share repeated structures, or split the API.",
+    Level::Error,
+);
+
+const ETCD_REQUEST_TOO_LARGE: Rule = rule(
+    "EtcdRequestTooLarge",
+    "The CRD is larger than etcd's default request limit.",
+    "The CRD as stored (protobuf) is above etcd's default request limit of 1.5 MiB: it cannot be created unless etcd runs with a larger --max-request-bytes.",
+    "Shrink the schema: drop descriptions, share repeated structures, or split the API.",
+    Level::Error,
+);
+
+const LAST_APPLIED_TOO_LARGE: Rule = rule(
+    "LastAppliedAnnotationTooLarge",
+    "Client-side kubectl apply would fail on this CRD.",
+    "kubectl apply (client-side) stores the whole CRD in its last-applied-configuration annotation, which makes metadata.annotations larger than the API server's limit of 262144 bytes.",
+    "Apply with \"kubectl apply --server-side\" (or kubectl create/replace).",
+    Level::Warning,
+);
+
+/// The log of `audit`: `check`'s rules for the CRDs, `validate`'s for their objects.
+pub fn audit_report() -> Report {
+    let mut r = check_report();
+    r.command = "audit".to_string();
+    for rule in validate_report().rules {
+        r.rule(rule);
+    }
+    r
+}
+
+/// The log of `check`, with its rules.
+pub fn check_report() -> Report {
+    Report::with_rules(
+        "check",
+        &[
+            NON_STRUCTURAL,
+            CRD_INVALID,
+            CRD_WARNING,
+            STORED_VERSION_NOT_SERVED,
+            REQUEST_BODY_TOO_LARGE,
+            ETCD_REQUEST_TOO_LARGE,
+            LAST_APPLIED_TOO_LARGE,
+            INPUT_ERROR,
+            INTERNAL_ERROR,
+        ],
+    )
+}
+
+/// The rule of a size limit (`requestBody`, `etcdRequest`, `lastAppliedAnnotation`).
+pub fn size_rule(limit: &str) -> &'static str {
+    match limit {
+        "requestBody" => REQUEST_BODY_TOO_LARGE.id,
+        "etcdRequest" => ETCD_REQUEST_TOO_LARGE.id,
+        _ => LAST_APPLIED_TOO_LARGE.id,
+    }
+}
+
+/// `check`'s rule names for its findings.
+pub mod check_rules {
+    pub const NON_STRUCTURAL: &str = super::NON_STRUCTURAL.id;
+    pub const CRD_INVALID: &str = super::CRD_INVALID.id;
+    pub const CRD_WARNING: &str = super::CRD_WARNING.id;
+    pub const STORED_VERSION_NOT_SERVED: &str = super::STORED_VERSION_NOT_SERVED.id;
+    pub const INPUT_ERROR: &str = super::INPUT_ERROR.id;
+    pub const INTERNAL_ERROR: &str = super::INTERNAL_ERROR.id;
+}
+
+// `diff`.
+
+const TIGHTENING: Rule = rule(
+    "TighteningChange",
+    "The schema change tightens the CRD: existing objects or clients may break.",
+    "A change from the current revision to the new one that refuses what was accepted before (a lower maximum, a removed enum value, a new required field, a removed field or version, ...): stored objects may become invalid and clients may fail.",
+    "Check the objects with \"crd-audit plan\" before applying the new revision, or make the change in a new version.",
+    Level::Error,
+);
+
+const LOOSENING: Rule = rule(
+    "LooseningChange",
+    "The schema change loosens the CRD.",
+    "A change that accepts more than before: existing objects stay valid, but clients of the old revision may meet values they do not expect.",
+    "No action is needed for existing objects.",
+    Level::Note,
+);
+
+const NEUTRAL: Rule = rule(
+    "NeutralChange",
+    "The schema change neither tightens nor loosens the CRD.",
+    "A change that accepts the same objects as before (a description, a new version, a subresource, ...).",
+    "No action is needed.",
+    Level::Note,
+);
+
+/// The log of `diff`, with its rules.
+pub fn diff_report() -> Report {
+    Report::with_rules("diff", &[TIGHTENING, LOOSENING, NEUTRAL])
+}
+
+/// The rule of a change's class.
+pub fn change_rule(class: crd_audit_engine::Class) -> &'static str {
+    match class {
+        crd_audit_engine::Class::Tightening => TIGHTENING.id,
+        crd_audit_engine::Class::Loosening => LOOSENING.id,
+        crd_audit_engine::Class::Neutral => NEUTRAL.id,
+    }
+}
+
+// `plan`.
+
+const NEWLY_INVALID: Rule = rule(
+    "NewlyInvalid",
+    "The new CRD revision makes the object invalid.",
+    "The object is valid under the current CRD (or no current CRD was given) but the new revision refuses it as stored data: its next write fails until it is fixed.",
+    "Fix or migrate the object before applying the new revision, or loosen the revision.",
+    Level::Error,
+);
+
+const ALREADY_INVALID: Rule = rule(
+    "AlreadyInvalid",
+    "The object is invalid under both the current and the new CRD.",
+    "The object is already invalid under the current CRD, and the new revision refuses it too: its next write fails until it is fixed.",
+    "Fix the object.",
+    Level::Warning,
+);
+
+/// The log of `plan`, with its rules.
+pub fn plan_report() -> Report {
+    Report::with_rules(
+        "plan",
+        &[NEWLY_INVALID, ALREADY_INVALID, INPUT_ERROR, INTERNAL_ERROR],
+    )
+}
+
+/// The rule of an object the new revision refuses, by whether it was valid before.
+pub fn plan_rule(valid_before: Option<bool>) -> &'static str {
+    match valid_before {
+        Some(false) => ALREADY_INVALID.id,
+        _ => NEWLY_INVALID.id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finish(r: Report, status: u8) -> Value {
+        let mut out = Vec::new();
+        r.finish(&mut out, status).unwrap();
+        serde_json::from_slice(&out).unwrap()
+    }
+
+    fn finding<'a>(rule: &'a str, location: &'a Location, field: &'a str) -> Finding<'a> {
+        Finding {
+            rule,
+            level: None,
+            message: "m",
+            location,
+            object: "Widget default/a",
+            field,
+            properties: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_empty_log_is_complete() {
+        let v = finish(validate_report(), 0);
+        assert_eq!(v["version"], "2.1.0");
+        let run = &v["runs"][0];
+        assert_eq!(run["results"], json!([]));
+        assert_eq!(run["tool"]["driver"]["name"], "crd-audit");
+        assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+        assert!(run.get("properties").is_none());
+    }
+
+    #[test]
+    fn results_beyond_the_limit_are_counted_and_said() {
+        let mut r = diff_report();
+        r.limit = 3;
+        let mut out = Vec::new();
+        let at = Location::File {
+            path: "a.yaml".into(),
+            line: 1,
+            column: 1,
+        };
+        for i in 0..5 {
+            let field = format!("f{i}");
+            r.result(&mut out, &finding("TighteningChange", &at, &field))
+                .unwrap();
+        }
+        r.finish(&mut out, 1).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        let run = &v["runs"][0];
+        assert_eq!(run["results"].as_array().unwrap().len(), 3);
+        assert_eq!(run["properties"]["resultsOmitted"], 2);
+        assert_eq!(run["properties"]["resultsTruncated"], true);
+        let note = &run["invocations"][0]["toolExecutionNotifications"][0];
+        assert!(
+            note["message"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("2 result(s) left out: a run holds at most 3 results"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn fingerprints_are_stable_and_number_identical_findings() {
+        // FNV-1a 64 of "a\0" (a known value of the algorithm).
+        assert_eq!(fingerprint(&["a"]), {
+            let mut h: u64 = 0xcbf29ce484222325;
+            for b in [b'a', 0] {
+                h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+            }
+            h
+        });
+        assert_ne!(fingerprint(&["ab", "c"]), fingerprint(&["a", "bc"]));
+        let mut r = validate_report();
+        let mut out = Vec::new();
+        let at = |line| Location::File {
+            path: "a.yaml".into(),
+            line,
+            column: 1,
+        };
+        let (a, b) = (at(3), at(9));
+        r.result(&mut out, &finding("FieldValueInvalid", &a, "spec.x"))
+            .unwrap();
+        // The same finding elsewhere in the file: same identity, the next number.
+        r.result(&mut out, &finding("FieldValueInvalid", &b, "spec.x"))
+            .unwrap();
+        r.result(&mut out, &finding("FieldValueInvalid", &a, "spec.y"))
+            .unwrap();
+        r.finish(&mut out, 1).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        let prints: Vec<&str> = v["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r["partialFingerprints"]["primaryLocationLineHash"]
+                    .as_str()
+                    .unwrap()
+            })
+            .collect();
+        let hash = |s: &str| s.split_once(':').unwrap().0.to_string();
+        assert_eq!(hash(prints[0]), hash(prints[1]));
+        assert!(prints[0].ends_with(":1") && prints[1].ends_with(":2"));
+        assert_ne!(hash(prints[0]), hash(prints[2]));
+    }
+
+    #[test]
+    fn objects_without_a_file_are_named_by_logical_locations() {
+        let v = Verdict {
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            namespace: "default".into(),
+            name: "w".into(),
+            code: 422,
+            errors: vec![Cause::invalid(
+                crd_audit_engine::Path::new("spec").child("replicas"),
+                crd_audit_engine::BadValue::Int(9),
+                "too many",
+            )],
+            ..Verdict::default()
+        };
+        let mut r = plan_report();
+        let mut out = Vec::new();
+        let place = Place::Cluster {
+            object: "widgets.example.com/default/w",
+        };
+        object_results(
+            &mut r,
+            &mut out,
+            &v,
+            &place,
+            true,
+            false,
+            Some(plan_rule(Some(true))),
+        )
+        .unwrap();
+        r.finish(&mut out, 1).unwrap();
+        let log: Value = serde_json::from_slice(&out).unwrap();
+        let result = &log["runs"][0]["results"][0];
+        assert_eq!(result["ruleId"], "NewlyInvalid");
+        assert_eq!(
+            result["locations"],
+            json!([{"logicalLocations": [{
+                "fullyQualifiedName": "widgets.example.com/default/w/spec.replicas",
+                "kind": "object"
+            }]}])
+        );
+        assert_eq!(
+            result["message"]["text"],
+            "spec.replicas: Invalid value: 9: too many"
+        );
+    }
+
+    #[test]
+    fn paths_become_uris() {
+        assert_eq!(
+            artifact_location("examples/crds/widgets.yaml"),
+            json!({"uri": "examples/crds/widgets.yaml", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(
+            artifact_location("./a dir/x#1.yaml"),
+            json!({"uri": "a%20dir/x%231.yaml", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(
+            artifact_location("c:d/é.yaml"),
+            json!({"uri": "c%3Ad/%C3%A9.yaml", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(
+            artifact_location("/tmp/x y.yaml"),
+            json!({"uri": "file:///tmp/x%20y.yaml"})
+        );
+        assert_eq!(
+            artifact_location(r"C:\crds\x.yaml"),
+            json!({"uri": "file:///C:/crds/x.yaml"})
+        );
+        assert_eq!(artifact_location("-")["uri"], "-");
+    }
+
+    #[test]
+    fn rules_keep_githubs_bounds() {
+        for r in [
+            validate_report(),
+            check_report(),
+            diff_report(),
+            plan_report(),
+        ] {
+            let mut ids = std::collections::HashSet::new();
+            for rule in &r.rules {
+                assert!(ids.insert(rule.id), "{} twice", rule.id);
+                assert!(!rule.id.is_empty() && rule.name.len() <= 255);
+                for text in [rule.short, rule.full, rule.help] {
+                    assert!(!text.is_empty() && text.chars().count() <= 1024, "{text}");
+                }
+            }
+        }
+        // Every rule a finding names is declared.
+        let validate = validate_report();
+        for (t, _) in CAUSES {
+            let c = Cause::new(
+                t,
+                crd_audit_engine::Path::root(),
+                crd_audit_engine::BadValue::Omit,
+                "",
+            );
+            assert!(validate.rules.iter().any(|r| r.id == cause_rule(&c)));
+        }
+        let check = check_report();
+        for limit in ["requestBody", "etcdRequest", "lastAppliedAnnotation"] {
+            assert!(check.rules.iter().any(|r| r.id == size_rule(limit)));
+        }
+    }
+}
