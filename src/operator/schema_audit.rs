@@ -88,9 +88,16 @@ pub struct VersionAudit {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InvalidObject {
+    // Empty strings are left out: kube-apiserver 1.20 refuses an empty string in a required
+    // field ("in body must be of type string: \"null\""), which made every report of a
+    // cluster-scoped CRD with invalid objects unwritable there.
+    /// The object's namespace; absent for a cluster-scoped object.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     pub name: String,
     pub version: String,
+    /// Absent when unknown.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
     /// The first messages (at most three, each bounded; values redacted unless configured).
     pub errors: Vec<String>,
