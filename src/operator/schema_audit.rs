@@ -135,6 +135,28 @@ mod tests {
     use super::*;
     use kube::CustomResourceExt;
 
+    /// A cluster-scoped object is listed without a namespace (not with `""`, which 1.20
+    /// refuses in a required field), and read back the same.
+    #[test]
+    fn a_cluster_scoped_invalid_object_has_no_namespace() {
+        let o = InvalidObject {
+            name: "n".into(),
+            version: "v1".into(),
+            errors: vec!["spec.x: Required value".into()],
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&o).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"name": "n", "version": "v1", "errors": ["spec.x: Required value"]})
+        );
+        assert_eq!(serde_json::from_value::<InvalidObject>(v).unwrap(), o);
+        let crd = serde_json::to_value(SchemaAudit::crd()).unwrap();
+        let required = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"]
+            ["properties"]["invalidObjects"]["items"]["required"];
+        assert_eq!(required, &serde_json::json!(["errors", "name", "version"]));
+    }
+
     #[test]
     fn the_report_crd_is_structural_and_valid() {
         let v = serde_json::to_value(SchemaAudit::crd()).unwrap();
