@@ -19,7 +19,8 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
             if !SKIP.contains(&name) {
                 files(&path, out);
             }
-        } else {
+        } else if name != ".git" {
+            // In a git worktree `.git` is a file naming the main repository's directory.
             out.push(path);
         }
     }

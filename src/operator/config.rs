@@ -28,8 +28,9 @@ pub struct Config {
     /// Client-side limit of write requests a second, and their burst.
     pub api_qps: f64,
     pub api_burst: u32,
-    /// Write `wgpolicyk8s.io` PolicyReports (reserved; off).
-    #[serde(skip)]
+    /// Also write `wgpolicyk8s.io/v1alpha2` PolicyReports (one per namespace with invalid
+    /// objects) and a ClusterPolicyReport (cluster-scoped objects), for Policy Reporter and
+    /// other readers of that API. Needs their CRDs installed (crd-audit never installs them).
     pub policy_reports: bool,
 }
 
@@ -177,6 +178,12 @@ mod tests {
         assert_eq!(c.full_resync_interval, Duration::from_secs(1800));
         assert!(!c.redact_values);
         assert_eq!(c.api_qps, 2.5);
+        assert!(!c.policy_reports);
+        assert!(
+            Config::parse("c.yaml", "policyReports: true")
+                .unwrap()
+                .policy_reports
+        );
         assert!(c.audits_group("a.example.com"));
         assert!(!c.audits_group("internal.example.com"));
         assert!(!c.audits_group("other.io"));
@@ -222,6 +229,7 @@ mod tests {
             "fullResyncInterval: 1s",
             "fullResyncInterval: soon",
             "emitEvents: maybe",
+            "policyReports: yes please",
             "excludeNamespaces: ['']",
             "[1, 2]",
         ] {

@@ -23,7 +23,7 @@ use kube::runtime::watcher;
 use kube::runtime::watcher::Event;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, Semaphore};
@@ -87,6 +87,10 @@ pub struct Ctx {
     pub queued_events: Mutex<VecDeque<PendingEvent>>,
     pub changed: Notify,
     pub event_queued: Notify,
+    /// Wakes the PolicyReport writer (the report writer passes `changed` on to it).
+    pub policy_changed: Notify,
+    /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
+    pub crds_listed: AtomicBool,
     next_epoch: AtomicU64,
 }
 
@@ -112,6 +116,8 @@ impl Ctx {
             queued_events: Mutex::new(VecDeque::new()),
             changed: Notify::new(),
             event_queued: Notify::new(),
+            policy_changed: Notify::new(),
+            crds_listed: AtomicBool::new(false),
             next_epoch: AtomicU64::new(1),
         })
     }
@@ -192,12 +198,17 @@ pub struct Controller {
 
 impl Controller {
     pub fn start(ctx: Arc<Ctx>) -> Controller {
-        let tasks = vec![
+        let mut tasks = vec![
             tokio::spawn(watch_crds(ctx.clone())),
             tokio::spawn(super::reporter::write_reports(ctx.clone())),
             tokio::spawn(super::reporter::pump_events(ctx.clone())),
             tokio::spawn(watch_reports(ctx.clone())),
         ];
+        if ctx.config.policy_reports {
+            tasks.push(tokio::spawn(super::policy_reporter::write_policy_reports(
+                ctx.clone(),
+            )));
+        }
         Controller { ctx, tasks }
     }
 }
@@ -247,6 +258,7 @@ async fn watch_crds(ctx: Arc<Ctx>) {
                 for name in gone {
                     remove(&ctx, &name).await;
                 }
+                ctx.crds_listed.store(true, Ordering::Relaxed);
                 ctx.metrics.set_ready(true);
             }
             Ok(Event::Apply(obj)) => reconcile(&ctx, object_value(obj, &ar)).await,
@@ -336,7 +348,7 @@ async fn blocking<T: Send + 'static>(
 
 /// A CRD appeared or changed: compile and check it off the executor, diff it against the
 /// revision audited before, and (re)start the audit of its objects.
-async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
+pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     let crd = match Crd::from_value(&raw) {
         Ok(c) => Arc::new(c),
         Err(e) => {

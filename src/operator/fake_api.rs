@@ -23,6 +23,17 @@ pub struct State {
     /// The Lease, and whether Lease requests fail (an API outage).
     pub lease: Option<Value>,
     pub fail_leases: bool,
+    /// PolicyReports and ClusterPolicyReports by (namespace, name); `""` for cluster-scoped.
+    pub policy_reports: BTreeMap<(String, String), Value>,
+    /// The wgpolicyk8s.io CRDs are not installed (every request is a 404).
+    pub policy_crds_missing: bool,
+    /// Writes to wgpolicyk8s.io are refused (403).
+    pub policy_forbidden: bool,
+    /// Namespaces that do not exist (a PolicyReport applied there is a 404).
+    pub missing_namespaces: Vec<String>,
+    pub policy_lists: usize,
+    /// Writes (apply or delete) of PolicyReports tried.
+    pub policy_writes: usize,
 }
 
 pub type Shared = Arc<Mutex<State>>;
@@ -67,6 +78,82 @@ pub fn start() -> (kube::Client, Shared) {
         }
     });
     (kube::Client::new(svc, "default"), state)
+}
+
+/// The wgpolicyk8s.io/v1alpha2 routes: LISTs of every namespace, apply and delete.
+fn policy_report(st: &mut State, method: &str, rest: &str, body: &[u8]) -> Response<Body> {
+    let parts: Vec<&str> = rest.split('/').collect();
+    let (namespace, kind, name) = match parts.as_slice() {
+        [kind] => ("", *kind, ""),
+        [kind, name] => ("", *kind, *name),
+        ["namespaces", ns, kind, name] => (*ns, *kind, *name),
+        _ => return status(404, "NotFound", "not here"),
+    };
+    let cluster = kind == "clusterpolicyreports";
+    if !cluster && kind != "policyreports" {
+        return status(404, "NotFound", "not here");
+    }
+    if method == "GET" && name.is_empty() {
+        st.policy_lists += 1;
+    }
+    if st.policy_crds_missing {
+        return status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+    }
+    match (method, name) {
+        ("GET", "") => {
+            let items: Vec<Value> = st
+                .policy_reports
+                .iter()
+                .filter(|((ns, _), _)| ns.is_empty() == cluster)
+                .map(|(_, r)| r.clone())
+                .collect();
+            ok(
+                &json!({"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "List",
+                "metadata": {"resourceVersion": "1"}, "items": items}),
+            )
+        }
+        ("PATCH", name) => {
+            st.policy_writes += 1;
+            if st.policy_forbidden {
+                return status(
+                    403,
+                    "Forbidden",
+                    "policyreports.wgpolicyk8s.io is forbidden",
+                );
+            }
+            if st.missing_namespaces.iter().any(|n| n == namespace) {
+                let message = format!("namespaces \"{namespace}\" not found");
+                return status(404, "NotFound", &message);
+            }
+            let mut applied: Value = serde_json::from_slice(body).unwrap_or_default();
+            applied["metadata"]["resourceVersion"] = json!("1");
+            st.policy_reports
+                .insert((namespace.to_string(), name.to_string()), applied.clone());
+            ok(&applied)
+        }
+        ("DELETE", name) => {
+            st.policy_writes += 1;
+            if st.policy_forbidden {
+                return status(
+                    403,
+                    "Forbidden",
+                    "policyreports.wgpolicyk8s.io is forbidden",
+                );
+            }
+            match st
+                .policy_reports
+                .remove(&(namespace.to_string(), name.to_string()))
+            {
+                Some(_) => ok(&json!({"kind": "Status", "apiVersion": "v1", "status": "Success"})),
+                None => status(404, "NotFound", "not found"),
+            }
+        }
+        _ => status(405, "MethodNotAllowed", "not here"),
+    }
 }
 
 fn answer(state: &Shared, method: &str, path: &str, body: &[u8]) -> Response<Body> {
@@ -119,6 +206,9 @@ fn answer(state: &Shared, method: &str, path: &str, body: &[u8]) -> Response<Bod
             }
             _ => status(405, "MethodNotAllowed", "not here"),
         };
+    }
+    if let Some(rest) = path.strip_prefix("/apis/wgpolicyk8s.io/v1alpha2/") {
+        return policy_report(&mut st, method, rest, body);
     }
     if path.starts_with("/apis/coordination.k8s.io/v1/namespaces/") {
         if st.fail_leases {

@@ -7,8 +7,9 @@
 //! `leader` (the Lease: acquiring, keeping and releasing it), `controller` (CRD watch,
 //! registry, report watch), `objects` (one object audit per CRD), `audit` (what an object
 //! audit keeps), `report_status` (the status a report should have), `reporter` (writing
-//! reports and Events), `schema_audit` (the report types and CRD), `events`, `metrics`,
-//! `write_limit`. This module holds the entry point, [`run`]. The engine is synchronous:
+//! reports and Events), `schema_audit` (the report types and CRD), `policy_report` and
+//! `policy_reporter` (the wgpolicyk8s.io PolicyReports, with `policyReports: true`),
+//! `events`, `metrics`, `write_limit`. This module holds the entry point, [`run`]. The engine is synchronous:
 //! validation runs on blocking threads, never on the async executor.
 
 pub mod audit;
@@ -23,6 +24,8 @@ mod logging;
 pub mod metrics;
 pub mod objects;
 mod options;
+pub mod policy_report;
+pub mod policy_reporter;
 pub mod report_status;
 pub mod reporter;
 pub mod schema_audit;

@@ -92,6 +92,7 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
             _ = ctx.changed.notified() => {}
             _ = tokio::time::sleep(Duration::from_secs(2)) => {}
         }
+        ctx.policy_changed.notify_one();
         // Let a burst of changes settle into one write.
         tokio::time::sleep(Duration::from_millis(200)).await;
         let names: Vec<String> = ctx.registry().keys().cloned().collect();

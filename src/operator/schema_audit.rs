@@ -88,9 +88,16 @@ pub struct VersionAudit {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InvalidObject {
+    // Empty strings are left out: kube-apiserver 1.20 refuses an empty string in a required
+    // field ("in body must be of type string: \"null\""), which made every report of a
+    // cluster-scoped CRD with invalid objects unwritable there.
+    /// The object's namespace; absent for a cluster-scoped object.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     pub name: String,
     pub version: String,
+    /// Absent when unknown.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
     /// The first messages (at most three, each bounded; values redacted unless configured).
     pub errors: Vec<String>,
@@ -127,6 +134,28 @@ pub fn crd_manifest() -> String {
 mod tests {
     use super::*;
     use kube::CustomResourceExt;
+
+    /// A cluster-scoped object is listed without a namespace (not with `""`, which 1.20
+    /// refuses in a required field), and read back the same.
+    #[test]
+    fn a_cluster_scoped_invalid_object_has_no_namespace() {
+        let o = InvalidObject {
+            name: "n".into(),
+            version: "v1".into(),
+            errors: vec!["spec.x: Required value".into()],
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&o).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"name": "n", "version": "v1", "errors": ["spec.x: Required value"]})
+        );
+        assert_eq!(serde_json::from_value::<InvalidObject>(v).unwrap(), o);
+        let crd = serde_json::to_value(SchemaAudit::crd()).unwrap();
+        let required = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"]
+            ["properties"]["invalidObjects"]["items"]["required"];
+        assert_eq!(required, &serde_json::json!(["errors", "name", "version"]));
+    }
 
     #[test]
     fn the_report_crd_is_structural_and_valid() {
