@@ -1083,8 +1083,8 @@ mod tests {
             json!({"uri": "c%3Ad/%C3%A9.yaml", "uriBaseId": "%SRCROOT%"})
         );
         assert_eq!(
-            artifact_location("/tmp/x y.yaml"),
-            json!({"uri": "file:///tmp/x%20y.yaml"})
+            artifact_location("/srv/manifests/x y.yaml"),
+            json!({"uri": "file:///srv/manifests/x%20y.yaml"})
         );
         assert_eq!(
             artifact_location(r"C:\crds\x.yaml"),
