@@ -269,15 +269,6 @@ struct Writer<W: Write> {
     flush_each: bool,
 }
 
-/// `Kind namespace/name` of a verdict, as kubectl names an object.
-fn object_name(v: &Verdict) -> String {
-    if v.namespace.is_empty() {
-        format!("{} {}", v.kind, v.name)
-    } else {
-        format!("{} {}/{}", v.kind, v.namespace, v.name)
-    }
-}
-
 impl<W: Write> Writer<W> {
     fn message(&self, c: &Cause) -> String {
         if self.redact {
@@ -304,13 +295,7 @@ impl<W: Write> Writer<W> {
                     "crdErrors": causes(&c.report.crd_errors),
                     "warnings": c.report.warnings,
                     "storedVersionsNotServed": c.report.stored_versions_not_served,
-                    "sizeFindings": c.sizes.iter().map(|f| json!({
-                        "severity": f.severity.as_str(),
-                        "limit": f.limit_name,
-                        "bytes": f.bytes,
-                        "limitBytes": f.limit_bytes,
-                        "message": f.message,
-                    })).collect::<Vec<_>>(),
+                    "sizeFindings": c.sizes.iter().map(size_limits::Finding::to_json).collect::<Vec<_>>(),
                 });
                 if let Some(e) = &c.report.internal_error {
                     v["internalError"] = json!(e);
@@ -352,7 +337,7 @@ impl<W: Write> Writer<W> {
 
     /// An object with findings (invalid, or with fields its schema does not know).
     fn object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
-        let who = object_name(v);
+        let who = output::object_name(v);
         match self.format {
             Format::Text => {
                 for f in &v.pruned {

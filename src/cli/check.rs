@@ -429,15 +429,12 @@ fn write_json(
             "annotationsWithLastApplied": sizes.annotations_with_last_applied,
             "storedProtobuf": sizes.stored_protobuf,
         },
-        "sizeFindings": found.sizes.iter().zip(&at.sizes).map(|(f, p)| json!({
-            "severity": f.severity.as_str(),
-            "limit": f.limit_name,
-            "bytes": f.bytes,
-            "limitBytes": f.limit_bytes,
-            "message": f.message,
-            "line": p.line,
-            "column": p.column,
-        })).collect::<Vec<_>>(),
+        "sizeFindings": found.sizes.iter().zip(&at.sizes).map(|(f, p)| {
+            let mut v = f.to_json();
+            v["line"] = p.line.into();
+            v["column"] = p.column.into();
+            v
+        }).collect::<Vec<_>>(),
     });
     if let Some(e) = &r.internal_error {
         v["internalError"] = json!(e);

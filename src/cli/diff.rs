@@ -72,13 +72,7 @@ pub fn read_one_crd_located(path: &Path) -> Result<(String, Crd, CrdPlace), Stri
                     };
                     crds.push((item.source(), c, place));
                 }
-                Err(e) => errors.push(format!(
-                    "{} (line {}): {}: {}",
-                    item.source(),
-                    item.doc.line,
-                    e.path,
-                    e.message
-                )),
+                Err(e) => errors.push(inputs::unreadable_crd(&item, &e)),
             }
         }
     }
@@ -100,6 +94,12 @@ pub fn read_one_crd_located(path: &Path) -> Result<(String, Crd, CrdPlace), Stri
 
 /// A change as the text output prints it: `version path: class (kind): reason`.
 pub fn change_line(c: &Change) -> String {
+    format!("{}: {}", change_head(c), c.reason)
+}
+
+/// What a change is, without why: `version path: class (kind)` (`*` for every version,
+/// `<version>` for the version itself).
+pub fn change_head(c: &Change) -> String {
     let version = if c.version.is_empty() {
         "*"
     } else {
@@ -110,12 +110,7 @@ pub fn change_line(c: &Change) -> String {
     } else {
         &c.path
     };
-    format!(
-        "{version} {path}: {} ({}): {}",
-        c.class.as_str(),
-        c.kind,
-        c.reason
-    )
+    format!("{version} {path}: {} ({})", c.class.as_str(), c.kind)
 }
 
 /// The field of the new CRD's document (at `prefix`) a change is about: a CRD field

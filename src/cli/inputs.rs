@@ -16,6 +16,17 @@ pub struct Sourced {
     pub doc: Document,
 }
 
+/// Why a CRD document cannot be read: `file#doc (line n): path: message`.
+pub fn unreadable_crd(item: &Sourced, e: &crd_audit_engine::CrdError) -> String {
+    format!(
+        "{} (line {}): {}: {}",
+        item.source(),
+        item.doc.line,
+        e.path,
+        e.message
+    )
+}
+
 impl Sourced {
     /// `file#docIndex`, as findings name their source.
     pub fn source(&self) -> String {
@@ -254,13 +265,7 @@ pub fn read_crds(args: &[PathBuf]) -> Result<Vec<(String, Crd)>, Vec<String>> {
                 }
                 match Crd::from_value(&item.doc.value) {
                     Ok(c) => crds.push((item.source(), c)),
-                    Err(e) => errors.push(format!(
-                        "{} (line {}): {}: {}",
-                        item.source(),
-                        item.doc.line,
-                        e.path,
-                        e.message
-                    )),
+                    Err(e) => errors.push(unreadable_crd(&item, &e)),
                 }
             }
         }

@@ -263,17 +263,7 @@ pub fn diff_report(
     let mut r = Report::new("diff");
     r.suite(out, crd)?;
     for c in changes {
-        let version = if c.version.is_empty() {
-            "*"
-        } else {
-            &c.version
-        };
-        let path = if c.path.is_empty() {
-            "<version>"
-        } else {
-            &c.path
-        };
-        let name = format!("{version} {path}: {} ({})", c.class.as_str(), c.kind);
+        let name = super::diff::change_head(c);
         let outcome = if c.class == crd_audit_engine::Class::Tightening {
             Outcome::Failure {
                 kind: c.kind.to_string(),

@@ -550,20 +550,6 @@ pub fn validate_report() -> Report {
     Report::with_rules("validate", &rules)
 }
 
-/// `Kind namespace/name`, as kubectl names an object.
-pub fn object_name(v: &Verdict) -> String {
-    let name = if v.name.is_empty() {
-        "<no name>"
-    } else {
-        &v.name
-    };
-    if v.namespace.is_empty() {
-        format!("{} {name}", v.kind)
-    } else {
-        format!("{} {}/{name}", v.kind, v.namespace)
-    }
-}
-
 /// Where an object's findings stand: in a file (the object's position and each finding's),
 /// or in a cluster (the object's name, `crd/namespace/name`).
 pub enum Place<'a> {
@@ -628,7 +614,7 @@ pub fn object_results(
     strict: bool,
     plan_rule: Option<&'static str>,
 ) -> std::io::Result<()> {
-    let object = object_name(v);
+    let object = super::output::object_name(v);
     let extra = |more: Vec<(&'static str, Value)>| {
         let mut p = place.source();
         p.extend(more);

@@ -69,6 +69,19 @@ pub struct Finding {
     pub message: String,
 }
 
+impl Finding {
+    /// The finding as JSON output shows it.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "severity": self.severity.as_str(),
+            "limit": self.limit_name,
+            "bytes": self.bytes,
+            "limitBytes": self.limit_bytes,
+            "message": self.message,
+        })
+    }
+}
+
 /// Measures a CRD document (the decoded JSON value of its file). Only lengths are computed:
 /// nothing the size of the document is built.
 pub fn measure(crd: &Value) -> Sizes {

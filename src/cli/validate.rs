@@ -5,8 +5,8 @@
 
 use super::inputs::{self, Sourced};
 use super::locate::{Located, POSITIONS_MAX_TEXT, PieceText, locate};
+use super::output::object_name;
 use super::output::{self, Format};
-use super::sarif::object_name;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::positions::{DocumentPositions, Position};
