@@ -363,9 +363,7 @@ impl<W: Write> Writer<W> {
                     && let Some(Value::Array(errors)) = m.get_mut("errors")
                 {
                     for (e, c) in errors.iter_mut().zip(&v.errors) {
-                        e["message"] = json!(redacted(c));
-                        e["badValue"] = Value::Null;
-                        e["detail"] = json!("");
+                        *e = redacted_cause(c).to_json();
                     }
                 }
                 serde_json::to_writer(&mut self.out, &m)?;
@@ -878,6 +876,40 @@ mod tests {
         assert_eq!(Totals::of(&rows).status(), EXIT_FINDINGS);
         rows[0].error = Some("x".into());
         assert_eq!(Totals::of(&rows).status(), EXIT_INPUT_ERROR);
+    }
+
+    #[test]
+    fn redacted_json_hides_the_value_everywhere() {
+        use crd_audit_engine::{BadValue, ErrorType, Path};
+        let mut w = Writer {
+            out: Vec::new(),
+            format: Format::Json,
+            redact: true,
+            junit: junit::Report::new("audit"),
+            sarif: sarif::audit_report(),
+            flush_each: false,
+        };
+        let v = Verdict {
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            namespace: "default".into(),
+            name: "w".into(),
+            code: 422,
+            errors: vec![Cause::new(
+                ErrorType::Invalid,
+                Path::new("spec").child("owner"),
+                BadValue::Str("alice@example.com".into()),
+                "must not be alice@example.com",
+            )],
+            ..Verdict::default()
+        };
+        w.object("widgets.example.com", &v).unwrap();
+        let line: Value = serde_json::from_slice(&w.out).unwrap();
+        assert!(!line.to_string().contains("alice"), "{line}");
+        assert_eq!(
+            line["errors"][0]["message"],
+            "spec.owner: Invalid value: <string, 17 chars>: must not be <string, 17 chars>"
+        );
     }
 
     #[test]
