@@ -456,11 +456,15 @@ fn a_document_over_64_mib_is_refused_in_bounded_memory() {
     };
     let (small, large) = (peak(128), peak(512));
     eprintln!("peak RSS refusing a document of 128 MiB: {small} KiB, of 512 MiB: {large} KiB");
+    // The first 64 MiB are read (in a doubling buffer) before the document is refused; how much
+    // of the freed buffers the allocator has handed back when the peak is taken depends on
+    // timing (158 to 226 MiB seen, idle or loaded). A reader holding the document would need
+    // at least 512 MiB for the large one and grow by 384 MiB from the small one.
     assert!(
-        large < small + 16 * 1024,
+        large < small + 96 * 1024,
         "peak RSS grew from {small} KiB to {large} KiB"
     );
-    assert!(large < 256 * 1024, "peak RSS {large} KiB");
+    assert!(large < 320 * 1024, "peak RSS {large} KiB");
 }
 
 /// Runs `crd-audit` with its standard output going to `stdout`; returns status and stderr.
