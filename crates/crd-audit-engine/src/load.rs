@@ -542,35 +542,8 @@ fn resolve_tagged(tag: &Tag, s: &str) -> Result<Value, String> {
 /// by U+FFFD.
 fn decode_binary(s: &str) -> Result<String, String> {
     let invalid = || "yaml: !!binary value contains invalid base64 data".to_string();
-    let text: Vec<u8> = s.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect();
-    if !text.len().is_multiple_of(4) {
-        return Err(invalid());
-    }
-    let sextet = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
-    let quads = text.len() / 4;
-    for (q, quad) in text.chunks(4).enumerate() {
-        let pad = quad.iter().rev().take_while(|b| **b == b'=').count();
-        if pad > 2 || (pad > 0 && q + 1 != quads) {
-            return Err(invalid());
-        }
-        let mut n = 0u32;
-        for &c in &quad[..4 - pad] {
-            n = (n << 6) | sextet(c).ok_or_else(invalid)?;
-        }
-        n <<= 6 * pad as u32;
-        let three = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        bytes.extend_from_slice(&three[..3 - pad]);
-    }
+    let bytes = crate::go::base64::decode(crate::go::base64::Alphabet::Standard, s.as_bytes())
+        .map_err(|_| invalid())?;
     let mut out = String::with_capacity(bytes.len());
     let mut rest = &bytes[..];
     while !rest.is_empty() {

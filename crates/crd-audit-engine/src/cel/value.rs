@@ -4,6 +4,7 @@
 
 use super::decls::CelType;
 use super::types::{DeclTypes, Kind, TypeId};
+use crate::go::base64;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -119,11 +120,9 @@ impl<'a> Val<'a> {
                     ));
                 };
                 match n.kind {
-                    Kind::Bytes => match url_base64_decode(s) {
-                        Some(b) => Val::Bytes(b.into()),
-                        None => Val::err(format!(
-                            "Invalid byte formatted string {s}: illegal base64 data"
-                        )),
+                    Kind::Bytes => match base64::decode(base64::Alphabet::Url, s.as_bytes()) {
+                        Ok(b) => Val::Bytes(b.into()),
+                        Err(e) => Val::err(format!("Invalid byte formatted string {s}: {e}")),
                     },
                     Kind::Duration => match crate::go::time::parse_duration(s) {
                         Ok(d) => Val::Duration(d),
@@ -275,41 +274,6 @@ impl<'a> Val<'a> {
             _ => None,
         }
     }
-}
-
-/// Standard base64 with the URL alphabet and padding (`base64.URLEncoding`), as
-/// kube-apiserver decodes `format: byte` strings for CEL.
-pub fn url_base64_decode(s: &str) -> Option<Vec<u8>> {
-    let b = s.as_bytes();
-    if !b.len().is_multiple_of(4) {
-        return None;
-    }
-    let val = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::with_capacity(b.len() / 4 * 3);
-    for (ci, chunk) in b.chunks(4).enumerate() {
-        let last = ci == b.len() / 4 - 1;
-        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
-        if pad > 2 || (pad > 0 && !last) {
-            return None;
-        }
-        let mut acc = 0u32;
-        for &c in &chunk[..4 - pad] {
-            acc = (acc << 6) | val(c)?;
-        }
-        acc <<= 6 * pad as u32;
-        let bytes = [(acc >> 16) as u8, (acc >> 8) as u8, acc as u8];
-        out.extend_from_slice(&bytes[..3 - pad]);
-    }
-    Some(out)
 }
 
 /// The item node of a list node.

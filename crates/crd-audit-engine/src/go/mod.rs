@@ -4,6 +4,7 @@
 //! it follows. Nothing here knows about Kubernetes, CEL or schemas: this is the bottom of the
 //! engine, used by everything above it.
 
+pub mod base64;
 pub mod fmt;
 pub mod json;
 pub mod net;

@@ -17,7 +17,7 @@
 //! (`GetUnrecognizedFormats`), which also depends on the schema type: integers only know
 //! `int32`/`int64`, numbers only `float`/`double`, and any other type knows no format at all.
 
-use crate::go::{net, time};
+use crate::go::{base64, net, time};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -462,7 +462,7 @@ fn rfc2047_word_ok(word: &str) -> Result<(), ()> {
         return Ok(());
     }
     let decodes = match encoding.as_bytes()[0] {
-        b'B' | b'b' => go_std_base64_ok(text.as_bytes()),
+        b'B' | b'b' => base64::decode(base64::Alphabet::Standard, text.as_bytes()).is_ok(),
         b'Q' | b'q' => q_decode_ok(text.as_bytes()),
         _ => false,
     };
@@ -473,31 +473,6 @@ fn rfc2047_word_ok(word: &str) -> Result<(), ()> {
         .iter()
         .any(|c| c.eq_ignore_ascii_case(charset));
     if known { Ok(()) } else { Err(()) }
-}
-
-/// `base64.StdEncoding.DecodeString` succeeds (padding required, CR/LF ignored).
-fn go_std_base64_ok(s: &[u8]) -> bool {
-    let s: Vec<u8> = s
-        .iter()
-        .copied()
-        .filter(|&c| c != b'\r' && c != b'\n')
-        .collect();
-    if !s.len().is_multiple_of(4) {
-        return false;
-    }
-    let is_alpha = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/';
-    for (qi, quantum) in s.chunks(4).enumerate() {
-        let last = qi == s.len() / 4 - 1;
-        let data = quantum.iter().take_while(|&&c| is_alpha(c)).count();
-        if data == 4 {
-            continue;
-        }
-        // Padding only in the final quantum, after at least two data characters.
-        if !last || data < 2 || !quantum[data..].iter().all(|&c| c == b'=') {
-            return false;
-        }
-    }
-    true
 }
 
 /// `mime` package `qDecode` succeeds.
