@@ -7,9 +7,11 @@
 pub mod base64;
 pub mod fmt;
 pub mod json;
+pub mod mail;
 pub mod net;
 pub mod regexp;
 pub mod strconv;
+pub mod strings;
 pub mod time;
 pub mod url;
 
