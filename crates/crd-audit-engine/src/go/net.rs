@@ -1,9 +1,10 @@
-//! Go's `net` and `net/netip` address parsing: `netip.ParseAddr`, `Addr.String`,
-//! `Addr.Is4In6` (`src/net/netip/netip.go`), `net.ParseIP` (`src/net/ip.go`, which since Go
-//! 1.17 parses with `netip` and rejects zones), `net.ParseMAC` (`src/net/mac.go`), and the
-//! Go 1.16 `net.ParseIP` / `net.ParseCIDR` that `k8s.io/utils/net` keeps as `ParseIPSloppy` /
-//! `ParseCIDRSloppy` (`k8s.io/utils/internal/third_party/forked/golang/net/ip.go`): leading
-//! zeros allowed in IPv4 fields.
+//! Go's `net` and `net/netip` address parsing (`src/net/netip/netip.go`): `netip.ParseAddr`,
+//! `Addr.String`, `Addr.Is4In6`, `Addr.Unmap` and the `Addr` predicates, `netip.ParsePrefix`
+//! and `Prefix`; `net.ParseIP` (`src/net/ip.go`, which since Go 1.17 parses with `netip` and
+//! rejects zones), `net.ParseMAC` (`src/net/mac.go`), and the Go 1.16 `net.ParseIP` /
+//! `net.ParseCIDR` that `k8s.io/utils/net` keeps as `ParseIPSloppy` / `ParseCIDRSloppy`
+//! (`k8s.io/utils/internal/third_party/forked/golang/net/ip.go`): leading zeros allowed in
+//! IPv4 fields.
 
 use super::lossy;
 use super::strconv::quote_bytes;
@@ -223,6 +224,165 @@ fn parse_ipv6(input: &[u8]) -> Result<Addr, String> {
         ));
     }
     Ok(done(ip, zone))
+}
+
+/// A `netip.Prefix`: an address (not masked) and a prefix length that fits its family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prefix {
+    pub addr: IpAddr,
+    pub bits: u8,
+}
+
+/// `netip.ParsePrefix`; the error is the full Go error text.
+pub fn parse_prefix(s: &str) -> Result<Prefix, String> {
+    let err = |msg: &str| format!("netip.ParsePrefix({}): {msg}", super::strconv::quote(s));
+    let Some(i) = s.rfind('/') else {
+        return Err(err("no '/'"));
+    };
+    let a = parse_addr(&s.as_bytes()[..i]).map_err(|e| err(&e))?;
+    if matches!(a.ip, IpAddr::V6(_)) && !a.zone.is_empty() {
+        return Err(err("IPv6 zones cannot be present in a prefix"));
+    }
+    let bits_str = &s[i + 1..];
+    let bad = || err(&format!("bad bits after slash: {}", super::strconv::quote(bits_str)));
+    let first = bits_str.as_bytes().first().copied().unwrap_or(0);
+    if bits_str.len() > 1 && !(b'1'..=b'9').contains(&first) {
+        return Err(bad());
+    }
+    let bits = super::strconv::parse_int64(bits_str).ok_or_else(bad)?;
+    let max = if matches!(a.ip, IpAddr::V4(_)) {
+        32
+    } else {
+        128
+    };
+    if !(0..=max).contains(&bits) {
+        return Err(err("prefix length out of range"));
+    }
+    Ok(Prefix {
+        addr: a.ip,
+        bits: bits as u8,
+    })
+}
+
+/// The first `bits` bits of `ip`, the rest zero.
+fn mask_addr(ip: &IpAddr, bits: u8) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => {
+            let m = if bits == 0 {
+                0
+            } else {
+                u32::MAX << (32 - u32::from(bits))
+            };
+            IpAddr::V4(Ipv4Addr::from(u32::from(*v4) & m))
+        }
+        IpAddr::V6(v6) => {
+            let m = if bits == 0 {
+                0
+            } else {
+                u128::MAX << (128 - u32::from(bits))
+            };
+            IpAddr::V6(Ipv6Addr::from(u128::from(*v6) & m))
+        }
+    }
+}
+
+fn same_family(a: &IpAddr, b: &IpAddr) -> bool {
+    matches!(
+        (a, b),
+        (IpAddr::V4(_), IpAddr::V4(_)) | (IpAddr::V6(_), IpAddr::V6(_))
+    )
+}
+
+impl Prefix {
+    /// `Prefix.Masked`.
+    pub fn masked(&self) -> Prefix {
+        Prefix {
+            addr: mask_addr(&self.addr, self.bits),
+            bits: self.bits,
+        }
+    }
+
+    /// `Prefix.Contains`: `ip` of the same family within the prefix.
+    pub fn contains(&self, ip: &IpAddr) -> bool {
+        same_family(&self.addr, ip) && mask_addr(ip, self.bits) == self.masked().addr
+    }
+
+    /// `Prefix.Overlaps`: both of one family and equal when masked to the shorter length.
+    pub fn overlaps(&self, other: &Prefix) -> bool {
+        let bits = self.bits.min(other.bits);
+        same_family(&self.addr, &other.addr)
+            && mask_addr(&self.addr, bits) == mask_addr(&other.addr, bits)
+    }
+}
+
+/// `Addr.Unmap`: an IPv4-mapped IPv6 address as its IPv4 address.
+pub fn unmap(ip: &IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(*ip, IpAddr::V4),
+        v4 => *v4,
+    }
+}
+
+/// `Addr.IsUnspecified`.
+pub fn is_unspecified(ip: &IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.octets() == [0; 4],
+        IpAddr::V6(v6) => v6.octets() == [0; 16],
+    }
+}
+
+/// `Addr.IsLoopback`.
+pub fn is_loopback(ip: &IpAddr) -> bool {
+    match unmap(ip) {
+        IpAddr::V4(v4) => v4.octets()[0] == 127,
+        IpAddr::V6(v6) => u128::from(v6) == 1,
+    }
+}
+
+/// `Addr.IsMulticast`.
+pub fn is_multicast(ip: &IpAddr) -> bool {
+    match unmap(ip) {
+        IpAddr::V4(v4) => v4.octets()[0] & 0xf0 == 0xe0,
+        IpAddr::V6(v6) => v6.octets()[0] == 0xff,
+    }
+}
+
+/// `Addr.IsLinkLocalMulticast`.
+pub fn is_link_local_multicast(ip: &IpAddr) -> bool {
+    match unmap(ip) {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            o[0] == 224 && o[1] == 0 && o[2] == 0
+        }
+        IpAddr::V6(v6) => v6.segments()[0] & 0xff0f == 0xff02,
+    }
+}
+
+/// `Addr.IsLinkLocalUnicast`.
+pub fn is_link_local_unicast(ip: &IpAddr) -> bool {
+    match unmap(ip) {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            o[0] == 169 && o[1] == 254
+        }
+        IpAddr::V6(v6) => v6.segments()[0] & 0xffc0 == 0xfe80,
+    }
+}
+
+/// `Addr.IsGlobalUnicast` (private ranges count as global unicast).
+pub fn is_global_unicast(ip: &IpAddr) -> bool {
+    let u = unmap(ip);
+    if let IpAddr::V4(v4) = u
+        && (v4.octets() == [0; 4] || v4.octets() == [255; 4])
+    {
+        return false;
+    }
+    if let IpAddr::V6(v6) = u
+        && v6.octets() == [0; 16]
+    {
+        return false;
+    }
+    !is_loopback(&u) && !is_multicast(&u) && !is_link_local_unicast(&u)
 }
 
 /// `netip.Addr.Is4In6`: an IPv4-mapped IPv6 address.

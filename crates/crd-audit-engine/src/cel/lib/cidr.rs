@@ -5,11 +5,10 @@ use super::ip::lib_parse_ip;
 use super::{ext, fail, lib_ext, text};
 use crate::cel::eval::{EvalResult, owned};
 use crate::cel::value::{Ext, Val};
-use crate::go::net::{addr_string, is_4in6, parse_addr};
-use crate::go::strconv::parse_int64;
+use crate::go::net::{Prefix, addr_string, is_4in6, parse_prefix};
 use crate::go::strconv::quote;
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 
 // =============================================================================================
 // CIDR library (library/cidr.go)
@@ -17,54 +16,21 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// A `netip.Prefix` as the CIDR library holds it (address not masked).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cidr {
-    addr: IpAddr,
-    bits: u8,
-}
+pub struct Cidr(Prefix);
 
 const CIDR_ERR_PREFIX: &str = "network address parse error during conversion from string: ";
-
-fn go_parse_prefix(s: &str) -> Result<Cidr, String> {
-    let err = |msg: &str| format!("netip.ParsePrefix({}): {msg}", quote(s));
-    let Some(i) = s.rfind('/') else {
-        return Err(err("no '/'"));
-    };
-    let a = parse_addr(&s.as_bytes()[..i]).map_err(|e| err(&e))?;
-    if matches!(a.ip, IpAddr::V6(_)) && !a.zone.is_empty() {
-        return Err(err("IPv6 zones cannot be present in a prefix"));
-    }
-    let bits_str = &s[i + 1..];
-    let bad = || err(&format!("bad bits after slash: {}", quote(bits_str)));
-    let first = bits_str.as_bytes().first().copied().unwrap_or(0);
-    if bits_str.len() > 1 && !(b'1'..=b'9').contains(&first) {
-        return Err(bad());
-    }
-    let bits = parse_int64(bits_str).ok_or_else(bad)?;
-    let max = if matches!(a.ip, IpAddr::V4(_)) {
-        32
-    } else {
-        128
-    };
-    if !(0..=max).contains(&bits) {
-        return Err(err("prefix length out of range"));
-    }
-    Ok(Cidr {
-        addr: a.ip,
-        bits: bits as u8,
-    })
-}
 
 /// `cidr(<string>)`; the error is the text the evaluation reports (the prefix appears twice,
 /// as in the library).
 pub fn parse_cidr(s: &str) -> Result<Cidr, String> {
-    let p = go_parse_prefix(s).map_err(|e| format!("{CIDR_ERR_PREFIX}{CIDR_ERR_PREFIX}{e}"))?;
+    let p = parse_prefix(s).map_err(|e| format!("{CIDR_ERR_PREFIX}{CIDR_ERR_PREFIX}{e}"))?;
     if is_4in6(&p.addr) {
         return Err(format!(
             "{CIDR_ERR_PREFIX}IPv4-mapped IPv6 address {} is not allowed",
             quote(s)
         ));
     }
-    Ok(p)
+    Ok(Cidr(p))
 }
 
 /// `isCIDR(<string>)`.
@@ -72,54 +38,25 @@ pub fn is_cidr(s: &str) -> bool {
     parse_cidr(s).is_ok()
 }
 
-fn mask_addr(ip: &IpAddr, bits: u8) -> IpAddr {
-    match ip {
-        IpAddr::V4(v4) => {
-            let m = if bits == 0 {
-                0
-            } else {
-                u32::MAX << (32 - u32::from(bits))
-            };
-            IpAddr::V4(Ipv4Addr::from(u32::from(*v4) & m))
-        }
-        IpAddr::V6(v6) => {
-            let m = if bits == 0 {
-                0
-            } else {
-                u128::MAX << (128 - u32::from(bits))
-            };
-            IpAddr::V6(Ipv6Addr::from(u128::from(*v6) & m))
-        }
-    }
-}
-
 impl Cidr {
     /// `<CIDR>.prefixLength()`.
     pub fn prefix_length(&self) -> i64 {
-        i64::from(self.bits)
+        i64::from(self.0.bits)
     }
 
     /// `<CIDR>.ip()`: the address as written (not masked).
     pub fn ip(&self) -> IpAddr {
-        self.addr
+        self.0.addr
     }
 
     /// `<CIDR>.masked()`.
     pub fn masked(&self) -> Cidr {
-        Cidr {
-            addr: mask_addr(&self.addr, self.bits),
-            bits: self.bits,
-        }
+        Cidr(self.0.masked())
     }
 
     /// `<CIDR>.containsIP(<IP>)`.
     pub fn contains_ip(&self, ip: &IpAddr) -> bool {
-        match (self.addr, ip) {
-            (IpAddr::V4(_), IpAddr::V4(_)) | (IpAddr::V6(_), IpAddr::V6(_)) => {
-                mask_addr(ip, self.bits) == mask_addr(&self.addr, self.bits)
-            }
-            _ => false,
-        }
+        self.0.contains(ip)
     }
 
     /// `<CIDR>.containsIP(<string>)`: an unparsable IP yields `no such overload` (the library
@@ -131,16 +68,10 @@ impl Cidr {
         }
     }
 
-    /// `<CIDR>.containsCIDR(<CIDR>)`.
+    /// `<CIDR>.containsCIDR(<CIDR>)`: the library's `Overlaps` of the two prefixes masked to
+    /// the shorter one, and `other` no shorter than this one.
     pub fn contains_cidr(&self, other: &Cidr) -> bool {
-        let same_family = matches!(
-            (self.addr, other.addr),
-            (IpAddr::V4(_), IpAddr::V4(_)) | (IpAddr::V6(_), IpAddr::V6(_))
-        );
-        // netip's `Overlaps` (both masked to the shorter prefix) and a prefix no longer.
-        same_family
-            && self.bits <= other.bits
-            && mask_addr(&other.addr, self.bits) == mask_addr(&self.addr, self.bits)
+        self.0.overlaps(&other.0) && self.0.bits <= other.0.bits
     }
 
     /// `<CIDR>.containsCIDR(<string>)`: the parse error of the string propagates.
@@ -151,7 +82,7 @@ impl Cidr {
 
 impl fmt::Display for Cidr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", addr_string(&self.addr), self.bits)
+        write!(f, "{}/{}", addr_string(&self.0.addr), self.0.bits)
     }
 }
 

@@ -5,7 +5,10 @@
 use super::{ext, fail, lib_ext, text};
 use crate::cel::eval::{EvalResult, owned};
 use crate::cel::value::{Ext, Val};
-use crate::go::net::{addr_string, is_4in6, parse_addr};
+use crate::go::net::{
+    addr_string, is_4in6, is_global_unicast, is_link_local_multicast, is_link_local_unicast,
+    is_loopback, is_unspecified, parse_addr,
+};
 use crate::go::strconv::quote;
 use std::net::IpAddr;
 
@@ -53,75 +56,6 @@ pub fn family(ip: &IpAddr) -> i64 {
         IpAddr::V4(_) => 4,
         IpAddr::V6(_) => 6,
     }
-}
-
-/// Unmaps IPv4-mapped IPv6 addresses, as the netip predicates do.
-fn unmap(ip: &IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(*ip, IpAddr::V4),
-        v4 => *v4,
-    }
-}
-
-/// `<IP>.isUnspecified()`.
-pub fn is_unspecified(ip: &IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => v4.octets() == [0; 4],
-        IpAddr::V6(v6) => v6.octets() == [0; 16],
-    }
-}
-
-/// `<IP>.isLoopback()`.
-pub fn is_loopback(ip: &IpAddr) -> bool {
-    match unmap(ip) {
-        IpAddr::V4(v4) => v4.octets()[0] == 127,
-        IpAddr::V6(v6) => u128::from(v6) == 1,
-    }
-}
-
-fn is_multicast(ip: &IpAddr) -> bool {
-    match unmap(ip) {
-        IpAddr::V4(v4) => v4.octets()[0] & 0xf0 == 0xe0,
-        IpAddr::V6(v6) => v6.octets()[0] == 0xff,
-    }
-}
-
-/// `<IP>.isLinkLocalMulticast()`.
-pub fn is_link_local_multicast(ip: &IpAddr) -> bool {
-    match unmap(ip) {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            o[0] == 224 && o[1] == 0 && o[2] == 0
-        }
-        IpAddr::V6(v6) => v6.segments()[0] & 0xff0f == 0xff02,
-    }
-}
-
-/// `<IP>.isLinkLocalUnicast()`.
-pub fn is_link_local_unicast(ip: &IpAddr) -> bool {
-    match unmap(ip) {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            o[0] == 169 && o[1] == 254
-        }
-        IpAddr::V6(v6) => v6.segments()[0] & 0xffc0 == 0xfe80,
-    }
-}
-
-/// `<IP>.isGlobalUnicast()` (Go semantics: private ranges count as global unicast).
-pub fn is_global_unicast(ip: &IpAddr) -> bool {
-    let u = unmap(ip);
-    if let IpAddr::V4(v4) = u
-        && (v4.octets() == [0; 4] || v4.octets() == [255; 4])
-    {
-        return false;
-    }
-    if let IpAddr::V6(v6) = u
-        && v6.octets() == [0; 16]
-    {
-        return false;
-    }
-    !is_loopback(&u) && !is_multicast(&u) && !is_link_local_unicast(&u)
 }
 
 /// The IP overload `id` applied to `a` (a receiver first).
