@@ -948,6 +948,26 @@ mod tests {
             .collect()
     }
 
+    /// JSON and YAML number literals read as Go's `strconv.ParseFloat` reads them: the
+    /// nearest float64 (serde_json needs its `float_roundtrip` feature for that; without it
+    /// `5e29` is one unit in the last place off and messages print `4.9999999999999994e+29`).
+    #[test]
+    fn float_literals_are_the_nearest_float64() {
+        for lit in [
+            "5e29",
+            "2.2250738585072011e-308",
+            "1.7976931348623157e308",
+            "0.30000000000000004",
+            "123456789012345678901234567890.5",
+        ] {
+            let want: f64 = lit.parse().unwrap();
+            for text in [format!("{{\"x\": {lit}}}"), format!("x: {lit}\n")] {
+                let got = docs(&text)[0]["x"].as_f64();
+                assert_eq!(got.map(f64::to_bits), Some(want.to_bits()), "{text}");
+            }
+        }
+    }
+
     #[test]
     fn yaml_1_1_scalars() {
         let v = &docs(
