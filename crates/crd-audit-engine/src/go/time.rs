@@ -1,5 +1,6 @@
 //! Go's `time` package: `time.ParseDuration` (`src/time/format.go`), `time.Parse` of the
-//! RFC 3339 and `2006-01-02` layouts with their zone offsets and `t.Format(time.RFC3339Nano)`
+//! RFC 3339 and `2006-01-02` layouts with their zone offsets (and the error texts of
+//! `time.Parse(time.RFC3339, s)`) and `t.Format(time.RFC3339Nano)`
 //! (`src/time/format.go`, `format_rfc3339.go`), calendar fields (`src/time/time.go`), and
 //! `time.LoadLocation` reading the system's zoneinfo files (`src/time/zoneinfo_read.go`,
 //! POSIX TZ rules of `src/time/zoneinfo.go`).
@@ -583,6 +584,166 @@ pub fn location_offset(name: &str, utc: i64) -> Option<i32> {
     load_zone(name).map(|z| zone_offset(&z, utc))
 }
 
+// --- The errors of `time.Parse(time.RFC3339, s)` (`src/time/format.go`: `parse`, `ParseError`)
+
+const RFC3339_LAYOUT: &str = "2006-01-02T15:04:05Z07:00";
+
+/// Go's `time` package quoting: non-ASCII and control bytes as `\xNN`.
+fn time_quote(s: &[u8]) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for &b in s {
+        if !(b' '..0x80).contains(&b) {
+            out.push_str("\\x");
+            out.push(char::from(b"0123456789abcdef"[(b >> 4) as usize]));
+            out.push(char::from(b"0123456789abcdef"[(b & 15) as usize]));
+        } else {
+            if b == b'"' || b == b'\\' {
+                out.push('\\');
+            }
+            out.push(char::from(b));
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn cannot_parse(value: &[u8], value_elem: &[u8], layout_elem: &str) -> String {
+    format!(
+        "parsing time {} as {}: cannot parse {} as {}",
+        time_quote(value),
+        time_quote(RFC3339_LAYOUT.as_bytes()),
+        time_quote(value_elem),
+        time_quote(layout_elem.as_bytes())
+    )
+}
+
+fn out_of_range(value: &[u8], what: &str) -> String {
+    format!("parsing time {}: {what} out of range", time_quote(value))
+}
+
+/// Two digits (or one when `fixed` is false), like Go's `getnum`.
+fn getnum(s: &[u8], fixed: bool) -> Option<(u32, usize)> {
+    let d0 = *s.first().filter(|b| b.is_ascii_digit())?;
+    match s.get(1).filter(|b| b.is_ascii_digit()) {
+        Some(&d1) => Some((u32::from(d0 - b'0') * 10 + u32::from(d1 - b'0'), 2)),
+        None if fixed => None,
+        None => Some((u32::from(d0 - b'0'), 1)),
+    }
+}
+
+/// The error of Go's `time.Parse(time.RFC3339, value)`, `None` when it parses.
+pub fn rfc3339_parse_error(value: &str) -> Option<String> {
+    let v = value.as_bytes();
+    let mut pos = 0usize;
+    let (mut year, mut month, mut day) = (0u32, 0u32, 0u32);
+    // (literal prefix, layout element)
+    const CHUNKS: [(u8, &str); 7] = [
+        (0, "2006"),
+        (b'-', "01"),
+        (b'-', "02"),
+        (b'T', "15"),
+        (b':', "04"),
+        (b':', "05"),
+        (0, "Z07:00"),
+    ];
+    for (prefix, elem) in CHUNKS {
+        if prefix != 0 {
+            if v.get(pos) != Some(&prefix) {
+                return Some(cannot_parse(
+                    v,
+                    &v[pos..],
+                    std::str::from_utf8(&[prefix]).ok()?,
+                ));
+            }
+            pos += 1;
+        }
+        let rest = &v[pos..];
+        let bad = || Some(cannot_parse(v, rest, elem));
+        match elem {
+            "2006" => {
+                if rest.len() < 4 || !rest[..4].iter().all(u8::is_ascii_digit) {
+                    return bad();
+                }
+                year = rest[..4]
+                    .iter()
+                    .fold(0, |a, &b| a * 10 + u32::from(b - b'0'));
+                pos += 4;
+            }
+            "01" | "02" | "04" | "05" | "15" => {
+                let Some((n, used)) = getnum(rest, elem != "15") else {
+                    return bad();
+                };
+                pos += used;
+                let range = match elem {
+                    "01" => {
+                        month = n;
+                        (n == 0 || n > 12).then_some("month")
+                    }
+                    "02" => {
+                        day = n;
+                        None
+                    }
+                    "15" => (n >= 24).then_some("hour"),
+                    "04" => (n >= 60).then_some("minute"),
+                    _ => (n >= 60).then_some("second"),
+                };
+                if let Some(what) = range {
+                    return Some(out_of_range(v, what));
+                }
+                if elem == "05" {
+                    // A fractional second is accepted although the layout has none.
+                    let r = &v[pos..];
+                    if r.len() >= 2 && matches!(r[0], b'.' | b',') && r[1].is_ascii_digit() {
+                        pos += 2 + r[2..].iter().take_while(|b| b.is_ascii_digit()).count();
+                    }
+                }
+            }
+            _ => {
+                // Z07:00
+                if rest.first() == Some(&b'Z') {
+                    pos += 1;
+                    continue;
+                }
+                if rest.len() < 6 || rest[3] != b':' {
+                    return bad();
+                }
+                let hh = getnum(&rest[1..3], true);
+                let mm = hh.and_then(|_| getnum(&rest[4..6], true));
+                let mut range = None;
+                if let Some((h, _)) = hh
+                    && h > 24
+                {
+                    range = Some("time zone offset hour");
+                }
+                if let Some((m, _)) = mm
+                    && m > 60
+                {
+                    range = Some("time zone offset minute");
+                }
+                if let Some(what) = range {
+                    return Some(out_of_range(v, what));
+                }
+                if hh.is_none() || mm.is_none() || !matches!(rest[0], b'+' | b'-') {
+                    return bad();
+                }
+                pos += 6;
+            }
+        }
+    }
+    if pos < v.len() {
+        return Some(format!(
+            "parsing time {}: extra text: {}",
+            time_quote(v),
+            time_quote(&v[pos..])
+        ));
+    }
+    if day < 1 || i64::from(day) > days_in_month(i64::from(year), i64::from(month)) {
+        return Some(out_of_range(v, "day"));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,6 +778,39 @@ mod tests {
         assert_eq!(
             format_rfc3339_nano(-1_000_000_000, 0),
             "1969-12-31T23:59:59Z"
+        );
+    }
+
+    #[test]
+    fn rfc3339_accepts_what_go_accepts() {
+        for ok in [
+            "2020-01-01T00:00:00Z",
+            "2020-02-29T23:59:59.999999999+14:00",
+            "2020-01-01T0:00:00,5-01:30",
+            "2020-01-01T00:00:00+24:60",
+            "0000-01-01T00:00:00Z",
+            "2020-01-01T00:00:00.1234567890123Z",
+            "2020-01-01T7:00:00Z",
+        ] {
+            assert_eq!(rfc3339_parse_error(ok), None, "{ok}");
+        }
+        assert_eq!(
+            rfc3339_parse_error("2020-01-01T00:00:00+01:00:00").as_deref(),
+            Some(r#"parsing time "2020-01-01T00:00:00+01:00:00": extra text: ":00""#)
+        );
+        assert_eq!(
+            rfc3339_parse_error("2020-01-01T00:00:00-25:61").as_deref(),
+            Some(r#"parsing time "2020-01-01T00:00:00-25:61": time zone offset minute out of range"#)
+        );
+        assert_eq!(
+            rfc3339_parse_error("2020-01-01T00:00:00+1:00").as_deref(),
+            Some(
+                r#"parsing time "2020-01-01T00:00:00+1:00" as "2006-01-02T15:04:05Z07:00": cannot parse "+1:00" as "Z07:00""#
+            )
+        );
+        assert_eq!(
+            rfc3339_parse_error("1900-02-29T00:00:00Z").as_deref(),
+            Some(r#"parsing time "1900-02-29T00:00:00Z": day out of range"#)
         );
     }
 }
