@@ -1,5 +1,6 @@
-//! Go's `strconv` package (`src/strconv/quote.go`, `src/strconv/ftoa.go`): quoting strings
-//! and the shortest formatting of a float64.
+//! Go's `strconv` package (`src/strconv/quote.go`, `ftoa.go`, `atoi.go`, `atof.go`, `atob.go`):
+//! quoting strings, parsing integers, floats and booleans, and the shortest formatting of a
+//! float64.
 
 use std::fmt::Write;
 
@@ -209,6 +210,177 @@ pub fn parse_int64(s: &str) -> Option<i64> {
     }
     let v = if neg { -v } else { v };
     i64::try_from(v).ok()
+}
+
+/// `strconv.ParseUint(s, 10, 64)`: ASCII digits only (no sign); the error is Go's `NumError`
+/// text.
+pub fn parse_uint64(s: &str) -> Result<u64, String> {
+    if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(format!(
+            "strconv.ParseUint: parsing {}: invalid syntax",
+            quote(s)
+        ));
+    }
+    s.parse().map_err(|_| {
+        format!(
+            "strconv.ParseUint: parsing {}: value out of range",
+            quote(s)
+        )
+    })
+}
+
+/// `strconv.ParseBool`.
+pub fn parse_bool(s: &str) -> Option<bool> {
+    match s {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// `strconv.ParseFloat(s, 64)` (decimal and hexadecimal forms, digit-separating
+/// underscores, infinities, NaN); `None` on a syntax error or overflow.
+pub fn parse_float64(s: &str) -> Option<f64> {
+    if let Some(v) = parse_special_float(s) {
+        return Some(v);
+    }
+    let (hex, underscores) = read_float(s.as_bytes())?;
+    if underscores && !underscores_ok(s.as_bytes()) {
+        return None;
+    }
+    let clean: String = s.chars().filter(|&c| c != '_').collect();
+    let t = clean.strip_prefix(['+', '-']).unwrap_or(&clean);
+    let neg = clean.starts_with('-');
+    let v = if hex {
+        parse_hex_float(&t[2..].to_ascii_lowercase())?
+    } else {
+        t.parse::<f64>().ok()?
+    };
+    if v.is_infinite() {
+        return None;
+    }
+    Some(if neg { -v } else { v })
+}
+
+/// `inf`, `infinity` (with a sign) and `nan`, in any case.
+fn parse_special_float(s: &str) -> Option<f64> {
+    let lower = s.to_ascii_lowercase();
+    let (neg, rest) = match lower.as_bytes().first() {
+        Some(b'+') => (false, &lower[1..]),
+        Some(b'-') => (true, &lower[1..]),
+        _ => (false, lower.as_str()),
+    };
+    match rest {
+        "inf" | "infinity" => Some(if neg {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }),
+        "nan" if rest.len() == lower.len() => Some(f64::NAN),
+        _ => None,
+    }
+}
+
+/// The syntax check of Go's `readFloat` over the whole string: whether it is hexadecimal,
+/// and whether it has underscores (`None`: not a number).
+fn read_float(s: &[u8]) -> Option<(bool, bool)> {
+    let mut i = 0;
+    let mut underscores = false;
+    if matches!(s.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let mut hex = false;
+    if i + 2 < s.len() && s[i] == b'0' && s[i + 1].eq_ignore_ascii_case(&b'x') {
+        hex = true;
+        i += 2;
+    }
+    let (mut sawdot, mut sawdigits) = (false, false);
+    while i < s.len() {
+        let c = s[i];
+        match c {
+            b'_' => underscores = true,
+            b'.' if !sawdot => sawdot = true,
+            b'0'..=b'9' => sawdigits = true,
+            _ if hex && c.to_ascii_lowercase().is_ascii_hexdigit() => sawdigits = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    if !sawdigits {
+        return None;
+    }
+    let exp_char = if hex { b'p' } else { b'e' };
+    if i < s.len() && s[i].to_ascii_lowercase() == exp_char {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !s.get(i).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        while i < s.len() && (s[i].is_ascii_digit() || s[i] == b'_') {
+            underscores |= s[i] == b'_';
+            i += 1;
+        }
+    } else if hex {
+        return None;
+    }
+    (i == s.len()).then_some((hex, underscores))
+}
+
+/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
+fn underscores_ok(s: &[u8]) -> bool {
+    let s = match s.first() {
+        Some(b'+' | b'-') => &s[1..],
+        _ => s,
+    };
+    let mut saw = b'^';
+    let mut i = 0;
+    let mut hex = false;
+    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
+        i = 2;
+        saw = b'0';
+        hex = s[1].eq_ignore_ascii_case(&b'x');
+    }
+    while i < s.len() {
+        let c = s[i];
+        if c.is_ascii_digit() || (hex && c.to_ascii_lowercase().is_ascii_hexdigit()) {
+            saw = b'0';
+        } else if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+        } else {
+            if saw == b'_' {
+                return false;
+            }
+            saw = b'!';
+        }
+        i += 1;
+    }
+    saw != b'_'
+}
+
+fn parse_hex_float(h: &str) -> Option<f64> {
+    let (mant, exp) = match h.find('p') {
+        Some(i) => (&h[..i], h[i + 1..].parse::<i32>().ok()?),
+        None => return None,
+    };
+    let (int_part, frac_part) = mant.split_once('.').unwrap_or((mant, ""));
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    let mut v = 0f64;
+    for c in int_part.chars() {
+        v = v * 16.0 + f64::from(c.to_digit(16)?);
+    }
+    let mut scale = 1.0 / 16.0;
+    for c in frac_part.chars() {
+        v += f64::from(c.to_digit(16)?) * scale;
+        scale /= 16.0;
+    }
+    Some(v * 2f64.powi(exp))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use super::{ext, fail, lib_ext, text};
 use crate::cel::eval::EvalResult;
 use crate::cel::value::{Ext, Val};
-use crate::go::strconv::quote;
+use crate::go::strconv::{parse_uint64, quote};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -41,22 +41,6 @@ fn leading_zero(s: &str) -> bool {
     s.len() > 1 && s.starts_with('0')
 }
 
-/// Go's `strconv.ParseUint(s, 10, 64)` with its error text.
-fn go_parse_uint(s: &str) -> Result<u64, String> {
-    if s.is_empty() || !only_digits(s) {
-        return Err(format!(
-            "strconv.ParseUint: parsing {}: invalid syntax",
-            quote(s)
-        ));
-    }
-    s.parse().map_err(|_| {
-        format!(
-            "strconv.ParseUint: parsing {}: value out of range",
-            quote(s)
-        )
-    })
-}
-
 /// `semver.Parse`.
 fn semver_parse(s: &str) -> Result<Semver, String> {
     if s.is_empty() {
@@ -79,7 +63,7 @@ fn semver_parse(s: &str) -> Result<Semver, String> {
                 quote(p)
             ));
         }
-        go_parse_uint(p)
+        parse_uint64(p)
     };
     let major = number(parts[0], "major", "Major")?;
     let minor = number(parts[1], "minor", "Minor")?;
@@ -107,7 +91,7 @@ fn semver_parse(s: &str) -> Result<Semver, String> {
                     quote(p)
                 ));
             }
-            pre.push(PreRelease::Num(go_parse_uint(p)?));
+            pre.push(PreRelease::Num(parse_uint64(p)?));
         } else if only_alphanum(p) {
             pre.push(PreRelease::Str(p.to_string()));
         } else {
