@@ -705,6 +705,12 @@ mod tests {
         ("k8sshortname", "abc", true),
         ("k8s-long-name", "a.b.", false),
         // mac.
+        ("mac", "001122334455", true),
+        ("mac", "0011223344556677", true),
+        ("mac", "0011223344556677889900aabbccddeeff001122", true),
+        ("mac", "00112233445566", false),
+        ("mac", "411111111111111", false),
+        ("mac", "00112233445g", false),
         ("mac", "00:1a:2b:3c:4d:5e:6f:70", true),
         ("mac", "00-1a-2b-3c-4d-5e:6f:70", false),
         ("mac", "00:1a:2b:3c:4d:5", false),
