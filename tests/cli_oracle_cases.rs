@@ -163,6 +163,12 @@ fn crd_checks_agree_with_the_oracle() {
                 ));
             }
         }
+        if actual["warnings"] != expected["warnings"] {
+            failures.push(format!(
+                "{name}: warnings: ours {}, oracle {}",
+                actual["warnings"], expected["warnings"]
+            ));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -67,6 +67,13 @@ fn check_input() -> String {
          \x20         oddFormat: {{type: string, format: nope-format}}\n\
          status:\n  storedVersions: [v0, v1]\n"
     );
+    // (The server warns about formats only in a CRD it creates.)
+    let warned = crd_v1(
+        "formats.example.com",
+        "formats",
+        "Format",
+        "        type: object\n        properties:\n          oddFormat: {type: string, format: nope-format}\n",
+    );
     // (A document starting with `{` is read as JSON, as kubectl reads it.)
     let flow = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: flows.example.com}\n\
                 spec: {group: example.com, scope: Cluster, names: {plural: flows, kind: Flow},\n  \
@@ -95,7 +102,7 @@ fn check_input() -> String {
             "  - name: v2\n    served: true\n    storage: false\n    schema:\n      openAPIV3Schema:\n{schema}"
         );
     format!(
-        "{block}---\n{flow}---\napiVersion: v1\nkind: List\nitems:\n{}{}",
+        "{block}---\n{flow}---\napiVersion: v1\nkind: List\nitems:\n{}{}---\n{warned}",
         indent(&ok),
         indent(&shared)
     )
@@ -116,7 +123,8 @@ fn check_places_findings_at_their_fields() {
             "blocks.example.com",
             "flows.example.com",
             "listedok.example.com",
-            "listedbad.example.com"
+            "listedbad.example.com",
+            "formats.example.com"
         ]
     );
     // The CRDs: documents at their first line, the List's items at their items (an item
@@ -152,16 +160,27 @@ fn check_places_findings_at_their_fields() {
     for c in ns.iter().chain(errors) {
         assert_eq!(at(c), expected(c["field"].as_str().unwrap()), "{c}");
     }
+    // A refused CRD gets no create warnings; the same format in a CRD the server creates does.
+    assert_eq!(block["warnings"], serde_json::json!([]));
+    let warned = &lines[4];
     assert_eq!(
-        block["warnings"],
+        warned["warnings"],
         serde_json::json!(["unrecognized format \"nope-format\""])
     );
-    let w = &block["warningPositions"][0];
+    let w = &warned["warningPositions"][0];
     assert_eq!(
         w["field"],
         "spec.versions[0].schema.openAPIV3Schema.properties[oddFormat].format"
     );
-    assert_eq!(at(w), pos(&input, "format: nope-format", 0));
+    assert_eq!(at(w), pos(&input, "format: nope-format", 1));
+    assert_eq!(
+        at(warned),
+        pos(
+            &input,
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: formats",
+            0
+        )
+    );
     assert_eq!(block["storedVersionsNotServed"], serde_json::json!(["v0"]));
     let s = &block["storedVersionsNotServedPositions"][0];
     assert_eq!(s["field"], "status.storedVersions[0]");
@@ -233,10 +252,14 @@ fn check_places_findings_at_their_fields() {
             assert!(stdout.contains(&expected), "{expected}\n{stdout}");
         }
     }
-    let (l, c) = pos(&input, "format: nope-format", 0);
+    let (l, c) = pos(&input, "format: nope-format", 1);
     assert!(stdout.contains(&format!(
-        "{path}:{l}:{c}: blocks.example.com: Warning: unrecognized format \"nope-format\"\n"
+        "{path}:{l}:{c}: formats.example.com: Warning: unrecognized format \"nope-format\"\n"
     )));
+    assert!(
+        !stdout.contains("blocks.example.com: Warning: unrecognized format"),
+        "{stdout}"
+    );
     let (l, c) = pos_plus(&input, "[v0, v1]", 0, 1);
     assert!(stdout.contains(&format!(
         "{path}:{l}:{c}: blocks.example.com: StoredVersionNotServed: version \"v0\""

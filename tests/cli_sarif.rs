@@ -306,7 +306,7 @@ fn relative_paths_stay_relative_and_standard_input_is_dash() {
 fn check_sarif_holds_the_json_findings() {
     let big = "x".repeat(270_000);
     let crds = format!(
-        "{}---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: odds.example.com\n  annotations: {{big: \"{big}\"}}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {{plural: odds, kind: Odd}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          f: {{type: string, format: not-a-format}}\n          p: {{type: string, pattern: '[a-'}}\nstatus: {{storedVersions: [v0, v1]}}\n---\nkey: [unclosed\n",
+        "{}---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: odds.example.com\n  annotations: {{big: \"{big}\"}}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {{plural: odds, kind: Odd}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          p: {{type: string, pattern: '[a-'}}\nstatus: {{storedVersions: [v0, v1]}}\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: warned.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {{plural: warneds, kind: Warned}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          f: {{type: string, format: not-a-format}}\n---\nkey: [unclosed\n",
         std::fs::read_to_string("examples/crds/gadgets-legacy.yaml").unwrap()
     );
     let file = temp_file("sarif/crds.yaml", crds.as_bytes());

@@ -30,6 +30,8 @@ pub struct CheckReport {
     pub non_structural: Vec<Cause>,
     pub condition: Option<Condition>,
     pub crd_errors: Vec<Cause>,
+    /// The create warnings (`WarningsOnCreate`): none when the CRD would be refused, as the
+    /// server warns only about a CRD it creates.
     pub warnings: Vec<String>,
     /// The field of each warning, in order: the `format` of the schema it is about, as a
     /// path in the CRD as written (`spec.versions[i].schema.openAPIV3Schema...`).
@@ -207,8 +209,13 @@ fn finish(
     };
     non_structural(crd, &schemas, &mut report);
     crd_errors(crd, facts, &schemas, &mut report);
+    // The server warns only about a CRD it creates (`rest.BeforeCreate` asks the strategy for
+    // warnings after validation passed).
+    let refused = !report.crd_errors.is_empty() || !report.decode_errors.is_empty();
     for (i, s) in schemas.iter().enumerate() {
-        let Some(s) = s else { continue };
+        let Some(s) = s.as_ref().filter(|_| !refused) else {
+            continue;
+        };
         collect_warnings(
             s,
             &Crd::version_schema_path(i),
