@@ -264,8 +264,9 @@ enum Frame {
     Map {
         map: Map<String, Value>,
         key: Option<String>,
-        /// Keys set explicitly (they win over merged `<<` keys).
-        merged: Vec<Map<String, Value>>,
+        /// The key being read cannot be a JSON object key (`null`, a uint64): its Go type
+        /// and `%#v`, for the error once its value is read.
+        bad_key: Option<(&'static str, String)>,
         /// Whether `key` is the merge key `<<` (plain, or tagged `!!merge`).
         merging: bool,
         anchor: usize,
@@ -648,15 +649,84 @@ fn is_go_yaml_timestamp(s: &str) -> bool {
     }
 }
 
-/// A JSON object key for a YAML key (`sigs.k8s.io/yaml` turns non-string keys into strings).
-fn key_string(v: Value) -> String {
-    match v {
-        Value::String(s) => s,
-        Value::Null => "null".to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        other => other.to_string(),
-    }
+/// A YAML mapping key as `sigs.k8s.io/yaml` converts go-yaml's value of it into a JSON
+/// object key: strings as they are, ints in decimal, bools as `true`/`false`, floats as
+/// `strconv.FormatFloat(f, 'g', -1, 32)` (infinities `.inf`/`-.inf`, NaN `.nan`); a null or
+/// a uint64 key is refused with its Go type and `%#v`.
+enum GoKey {
+    Text(String),
+    Unsupported(&'static str, String),
+}
+
+fn float_key(f: f64) -> GoKey {
+    let s = crate::go::strconv::format_float32_g(f as f32);
+    GoKey::Text(match s.as_str() {
+        "+Inf" => ".inf".to_string(),
+        "-Inf" => "-.inf".to_string(),
+        "NaN" => ".nan".to_string(),
+        _ => s,
+    })
+}
+
+/// The key a decoded value makes (an alias used as a key); maps and lists are refused as
+/// go-yaml refuses them.
+fn go_key_of_value(v: &Value) -> Result<GoKey, String> {
+    Ok(match v {
+        Value::String(s) => GoKey::Text(s.clone()),
+        Value::Bool(b) => GoKey::Text(b.to_string()),
+        Value::Null => GoKey::Unsupported("%!s(<nil>)", "<nil>".to_string()),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => GoKey::Text(i.to_string()),
+            (None, Some(u)) => GoKey::Unsupported("uint64", format!("{u:#x}")),
+            _ => float_key(n.as_f64().unwrap_or(0.0)),
+        },
+        Value::Array(_) | Value::Object(_) => {
+            return Err(format!(
+                "yaml: invalid map key: {}",
+                crate::go::fmt::sharp_v(v)
+            ));
+        }
+    })
+}
+
+/// The key a scalar makes: resolved as go-yaml resolves it (a float key keeps its float64,
+/// infinities and NaN included, before the JSON round trip a value goes through).
+fn go_key_of_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<GoKey, String> {
+    let (resolved, value) = resolve(text);
+    let kind = match tag {
+        None if style != ScalarStyle::Plain => return Ok(GoKey::Text(text.to_string())),
+        None => resolved,
+        Some(t)
+            if (t.handle == "tag:yaml.org,2002:" || t.handle == "!!")
+                && matches!(t.suffix.as_str(), "null" | "bool" | "int" | "float") =>
+        {
+            let wanted = format!("!!{}", t.suffix);
+            if resolved.tag() == wanted {
+                resolved
+            } else if t.suffix == "float" && resolved == Resolved::Int {
+                Resolved::Float
+            } else {
+                return Err(format!(
+                    "yaml: cannot decode {} `{text}` as a {wanted}",
+                    resolved.tag()
+                ));
+            }
+        }
+        // `!!str`, `!!binary`, `!!timestamp`, other tags: a string.
+        Some(t) => return go_key_of_value(&resolve_tagged(t, text)?),
+    };
+    Ok(match kind {
+        Resolved::Null => GoKey::Unsupported("%!s(<nil>)", "<nil>".to_string()),
+        Resolved::Str => GoKey::Text(text.to_string()),
+        Resolved::Float => float_key(match (&value, text) {
+            (Ok(Value::Number(n)), _) if resolved == Resolved::Int => n.as_f64().unwrap_or(0.0),
+            (_, ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF") => f64::INFINITY,
+            (_, "-.inf" | "-.Inf" | "-.INF") => f64::NEG_INFINITY,
+            (_, ".nan" | ".NaN" | ".NAN") => f64::NAN,
+            _ => text.replace('_', "").parse().unwrap_or(0.0),
+        }),
+        Resolved::Int | Resolved::Bool => go_key_of_value(&value?)?,
+    })
 }
 
 impl<'a, T: Input> Iterator for YamlDocuments<'a, T> {
@@ -717,6 +787,7 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
         let mut anchors: HashMap<usize, (Value, usize)> = HashMap::new();
         let mut root: Option<Value> = None;
         let mut first_line: Option<usize> = None;
+        let mut unsupported_key: Option<LoadError> = None;
         // The document node itself is the first decode.
         let mut budget = AliasBudget {
             decodes: 1,
@@ -743,8 +814,13 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
             // Whether the next node is the value of a `<<` key (a merge).
             let merge_value = matches!(stack.last(), Some(Frame::Map { merging: true, .. }));
             let mut merge_key = false;
+            let mut scalar_key: Option<GoKey> = None;
             let completed: Option<(Value, usize, usize)> = match event {
                 Event::DocumentEnd => {
+                    // `sigs.k8s.io/yaml` refuses such a key once the whole document is read.
+                    if let Some(e) = unsupported_key {
+                        return Err(e);
+                    }
                     let line = first_line.unwrap_or(doc_span.start.line());
                     return Ok((root.unwrap_or(Value::Null), line + self.line_offset));
                 }
@@ -773,8 +849,9 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                 }
                 Event::Scalar(text, style, anchor, tag) => {
                     first_line.get_or_insert(span.start.line());
+                    let key_position = matches!(stack.last(), Some(Frame::Map { key: None, .. }));
                     // go-yaml does not decode a merge key itself.
-                    merge_key = matches!(stack.last(), Some(Frame::Map { key: None, .. }))
+                    merge_key = key_position
                         && text == "<<"
                         && match tag.as_deref() {
                             None => style == ScalarStyle::Plain,
@@ -782,6 +859,14 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                         };
                     if !merge_key && !budget.add(1, 0) {
                         return Err(self.error(Some(span), EXCESSIVE_ALIASING.into()));
+                    }
+                    if key_position && !merge_key {
+                        // A key is a JSON object key as `sigs.k8s.io/yaml` makes one from
+                        // go-yaml's value: its resolution errors are the key's own.
+                        scalar_key = Some(
+                            go_key_of_scalar(&text, style, tag.as_deref())
+                                .map_err(|m| self.error(Some(span), m))?,
+                        );
                     }
                     let resolved = if style != ScalarStyle::Plain {
                         match tag.as_deref() {
@@ -794,7 +879,12 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                             None => resolve_plain(&text),
                         }
                     };
-                    let v = resolved.map_err(|m| self.error(Some(span), m))?;
+                    // (A key whose value cannot be JSON, `.inf`, is null for an alias of it.)
+                    let v = match resolved {
+                        Ok(v) => v,
+                        Err(_) if scalar_key.is_some() => Value::Null,
+                        Err(m) => return Err(self.error(Some(span), m)),
+                    };
                     Some((v, anchor, 1))
                 }
                 Event::SequenceStart(anchor, _) => {
@@ -825,7 +915,7 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                     stack.push(Frame::Map {
                         map: Map::new(),
                         key: None,
-                        merged: Vec::new(),
+                        bad_key: None,
                         merging: false,
                         anchor,
                         start,
@@ -850,19 +940,8 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                 },
                 Event::MappingEnd => match stack.pop() {
                     Some(Frame::Map {
-                        mut map,
-                        merged,
-                        anchor,
-                        start,
-                        ..
-                    }) => {
-                        for m in merged {
-                            for (k, v) in m {
-                                map.entry(k).or_insert(v);
-                            }
-                        }
-                        Some((Value::Object(map), anchor, budget.decodes - start))
-                    }
+                        map, anchor, start, ..
+                    }) => Some((Value::Object(map), anchor, budget.decodes - start)),
                     _ => return Err(self.error(Some(span), "unbalanced mapping".into())),
                 },
             };
@@ -884,42 +963,64 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                 Some(Frame::Map {
                     map,
                     key,
-                    merged,
+                    bad_key,
                     merging,
                     ..
                 }) => match key.take() {
                     None => {
-                        if matches!(&value, Value::Object(_) | Value::Array(_)) {
-                            return Err(
-                                self.error(Some(span), "mapping keys must be scalars".into())
-                            );
+                        let go_key = match scalar_key.take() {
+                            Some(k) => k,
+                            None => {
+                                go_key_of_value(&value).map_err(|m| self.error(Some(span), m))?
+                            }
+                        };
+                        match go_key {
+                            GoKey::Text(k) => *key = Some(k),
+                            GoKey::Unsupported(type_name, shown) => {
+                                *key = Some(String::new());
+                                *bad_key = Some((type_name, shown));
+                            }
                         }
-                        *key = Some(key_string(value));
                         *merging = merge_key;
                     }
-                    Some(_) if std::mem::take(merging) => match value {
-                        Value::Object(m) => merged.push(m),
-                        Value::Array(list) => {
-                            for item in list {
-                                match item {
-                                    Value::Object(m) => merged.push(m),
-                                    _ => {
-                                        return Err(self.error(
-                                            Some(span),
-                                            "map merge requires map or sequence of maps as the value"
-                                                .into(),
-                                        ));
+                    // go-yaml merges in document order, each merged key overwriting the
+                    // same key set before it (a list of maps is merged last to first, so
+                    // that its first map wins).
+                    Some(_) if std::mem::take(merging) => {
+                        let not_maps = || {
+                            self.error(
+                                Some(span),
+                                "map merge requires map or sequence of maps as the value".into(),
+                            )
+                        };
+                        match value {
+                            Value::Object(m) => map.extend(m),
+                            Value::Array(list) => {
+                                if !list.iter().all(Value::is_object) {
+                                    return Err(not_maps());
+                                }
+                                for item in list.into_iter().rev() {
+                                    if let Value::Object(m) = item {
+                                        map.extend(m);
                                     }
                                 }
                             }
+                            _ => return Err(not_maps()),
                         }
-                        _ => {
-                            return Err(self.error(
+                    }
+                    Some(_) if bad_key.is_some() => {
+                        if let Some((type_name, shown)) = bad_key.take()
+                            && unsupported_key.is_none()
+                        {
+                            unsupported_key = Some(self.error(
                                 Some(span),
-                                "map merge requires map or sequence of maps as the value".into(),
+                                format!(
+                                    "unsupported map key of type: {type_name}, key: {shown}, value: {}",
+                                    crate::go::fmt::sharp_v(&value)
+                                ),
                             ));
                         }
-                    },
+                    }
                     Some(k) => {
                         if let Some(old) = map.insert(k, value) {
                             drop_value(old);

@@ -51,6 +51,56 @@ pub fn value_v(v: &Value, out: &mut String) {
     }
 }
 
+/// Go's `%#v` (and `%+#v`) of a value as go-yaml v2 decodes YAML into an `interface{}`:
+/// `<nil>`, `true`, `1`, `0x...` for a uint64, `1.5`, `"text"` (Go-quoted),
+/// `[]interface {}{...}` and `map[interface {}]interface {}{"k":v, ...}` (keys sorted; a
+/// nested nil is `interface {}(nil)`). The keys of nested maps are strings here: YAML keys of
+/// other types have become strings by then.
+pub fn sharp_v(v: &Value) -> String {
+    fn nested(v: &Value, out: &mut String) {
+        match v {
+            Value::Null => out.push_str("interface {}(nil)"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => out.push_str(&i.to_string()),
+                (None, Some(u)) => out.push_str(&format!("{u:#x}")),
+                _ => out.push_str(&format_float_g(n.as_f64().unwrap_or(0.0))),
+            },
+            Value::String(s) => out.push_str(&super::strconv::quote(s)),
+            Value::Array(items) => {
+                out.push_str("[]interface {}{");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    nested(item, out);
+                }
+                out.push('}');
+            }
+            Value::Object(m) => {
+                out.push_str("map[interface {}]interface {}{");
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&super::strconv::quote(k));
+                    out.push(':');
+                    nested(&m[k.as_str()], out);
+                }
+                out.push('}');
+            }
+        }
+    }
+    if v.is_null() {
+        return "<nil>".to_string();
+    }
+    let mut out = String::new();
+    nested(v, &mut out);
+    out
+}
+
 /// The Go type name of a decoded JSON value, as `%T` would print it.
 pub fn type_name(v: &Value) -> &'static str {
     match v {

@@ -92,6 +92,24 @@ pub fn format_float_g(f: f64) -> String {
     }
 }
 
+/// `strconv.FormatFloat(float64(f), 'g', -1, 32)`: the shortest digits that read back as the
+/// same float32, in `%e` form for exponents below -4 or from 6 on.
+pub fn format_float32_g(f: f32) -> String {
+    if let Some(s) = special_float(f64::from(f)) {
+        return s;
+    }
+    // Rust's `{:e}` of an f32 prints its shortest round-trip digits, as Go's 32-bit formatting.
+    let e = format!("{:e}", f.abs());
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..6).contains(&exp) {
+        format_e(f < 0.0, &digits, exp)
+    } else {
+        format_f(f < 0.0, &digits, exp)
+    }
+}
+
 /// The integer that the shortest decimal rendering of an integral float spells (Go's
 /// `strconv.FormatFloat(f, 'f', -1, 64)`), if it is integral and below 10^40.
 pub fn shortest_integer(f: f64) -> Option<i128> {
