@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 pub use crd_audit_engine::testing::{
-    Key, conformance_cases as cases, conformance_dir as corpus_dir, key_of, multiset_diff,
-    read_json,
+    Key, conformance_cases as cases, conformance_dir as corpus_dir, key_of, key_of_normalized,
+    multiset_diff, read_json,
 };
 
 /// Runs the built `crd-audit` with `args`, feeding `stdin` (closed at once when `None`).

@@ -69,6 +69,29 @@ pub fn key_of(v: &serde_json::Value) -> Key {
     (s("field"), s("type"), s("message"))
 }
 
+/// `text` without the random number upstream gives the type of a CEL rule's `self`
+/// (`selfType<digits>` becomes `selfType`).
+pub fn without_self_type_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("selfType") {
+        out.push_str(&rest[..i + "selfType".len()]);
+        rest = rest[i + "selfType".len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// [`key_of`] without `selfType` numbers (see [`without_self_type_numbers`]).
+pub fn key_of_normalized(v: &serde_json::Value) -> Key {
+    let (f, t, m) = key_of(v);
+    (
+        without_self_type_numbers(&f),
+        without_self_type_numbers(&t),
+        without_self_type_numbers(&m),
+    )
+}
+
 /// The multiset difference of causes: (expected but missing from ours, extra in ours).
 pub fn multiset_diff(expected: &[Key], actual: &[Key]) -> (Vec<Key>, Vec<Key>) {
     let mut rest: Vec<Key> = actual.to_vec();

@@ -169,23 +169,7 @@ fn load_cases(path: &Path) -> Vec<Case> {
 
 /// Error lines as compared: (field, type, message), with the random part of the root type
 /// name (`selfType<nanoseconds>`) removed.
-type Key = (String, String, String);
-
-fn normalize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find("selfType") {
-        out.push_str(&rest[..i + "selfType".len()]);
-        rest = rest[i + "selfType".len()..].trim_start_matches(|c: char| c.is_ascii_digit());
-    }
-    out.push_str(rest);
-    out
-}
-
-fn key_of(v: &Value) -> Key {
-    let s = |k: &str| normalize(v.get(k).and_then(Value::as_str).unwrap_or(""));
-    (s("field"), s("type"), s("message"))
-}
+use crd_audit_engine::testing::{Key, key_of_normalized as key_of};
 
 fn keys(list: &Value) -> Vec<Key> {
     list.as_array()
