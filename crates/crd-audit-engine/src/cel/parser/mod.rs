@@ -341,22 +341,12 @@ impl Parser<'_> {
         }
         let t = self.la(1);
         if FIRST_EXPR.contains(&self.la(2).kind) {
-            let msg = format!(
-                "extraneous input {} expecting {}",
-                self.display(t),
-                Self::expecting(&first)
-            );
-            self.syntax_error(t.start, msg);
+            self.report_unexpected(t, true, &first);
             self.i += 1;
             self.recovering = false;
             return true;
         }
-        let msg = format!(
-            "mismatched input {} expecting {}",
-            self.display(t),
-            Self::expecting(&first)
-        );
-        self.syntax_error(t.start, msg);
+        self.report_unexpected(t, false, &first);
         self.recover();
         false
     }
@@ -376,12 +366,7 @@ impl Parser<'_> {
                 // The `'!'+` loop's sync: an unwanted token is reported and skipped.
                 if !self.recovering && !starts_member(self.kind()) && self.kind() != Tk::Minus {
                     let t = self.la(1);
-                    let msg = format!(
-                        "extraneous input {} expecting {}",
-                        self.display(t),
-                        Self::expecting(&FIRST_EXPR)
-                    );
-                    self.syntax_error(t.start, msg);
+                    self.report_unexpected(t, true, &FIRST_EXPR);
                     while !(FIRST_EXPR.contains(&self.kind())
                         || self.can_follow_operand(self.kind())
                         || self.kind() == Tk::Eof)
@@ -479,21 +464,11 @@ impl Parser<'_> {
                         set.push(Tk::Question);
                         let t = self.la(1);
                         if set.contains(&self.la(2).kind) {
-                            let msg = format!(
-                                "extraneous input {} expecting {}",
-                                self.display(t),
-                                Self::expecting(&set)
-                            );
-                            self.syntax_error(t.start, msg);
+                            self.report_unexpected(t, true, &set);
                             self.i += 1;
                             self.recovering = false;
                         } else {
-                            let msg = format!(
-                                "mismatched input {} expecting {}",
-                                self.display(t),
-                                Self::expecting(&set)
-                            );
-                            self.syntax_error(t.start, msg);
+                            self.report_unexpected(t, false, &set);
                             self.recover_member();
                             return e;
                         }
@@ -716,12 +691,7 @@ impl Parser<'_> {
             }
             _ => {
                 // Not reachable after `sync_operand`; keep the parse going regardless.
-                let msg = format!(
-                    "mismatched input {} expecting {}",
-                    self.display(t),
-                    Self::expecting(&FIRST_EXPR)
-                );
-                self.syntax_error(t.start, msg);
+                self.report_unexpected(t, false, &FIRST_EXPR);
                 self.recover();
                 self.error_node(t.start)
             }
@@ -786,12 +756,7 @@ impl Parser<'_> {
                     t[1..t.len() - 1].to_string()
                 }
                 _ => {
-                    let msg = format!(
-                        "mismatched input {} expecting {}",
-                        self.display(id),
-                        Self::expecting(&[Tk::Ident, Tk::EscIdent])
-                    );
-                    self.syntax_error(id.start, msg);
+                    self.report_unexpected(id, false, &[Tk::Ident, Tk::EscIdent]);
                     self.recover();
                     break;
                 }

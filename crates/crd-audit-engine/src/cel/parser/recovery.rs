@@ -3,7 +3,7 @@
 //! tokens are skipped until one can follow, with the same `expecting` sets.
 
 use super::{AFTER_OPERAND, FIRST_EXPR, ParseError, Parser, starts_member};
-use crate::cel::lexer::Tk;
+use crate::cel::lexer::{Tk, Token};
 
 /// ANTLR's display of token text in messages (`\n`, `\r`, `\t` escaped).
 pub(super) fn antlr_escape(s: &str) -> String {
@@ -22,6 +22,18 @@ impl Parser<'_> {
             offset,
             message: format!("Syntax error: {msg}"),
         });
+    }
+
+    /// ANTLR's report of token `t` where one of `expected` was wanted: `extraneous input`
+    /// (the caller then deletes it) or `mismatched input`.
+    pub(super) fn report_unexpected(&mut self, t: Token, extraneous: bool, expected: &[Tk]) {
+        let msg = format!(
+            "{} input {} expecting {}",
+            if extraneous { "extraneous" } else { "mismatched" },
+            self.display(t),
+            Self::expecting(expected)
+        );
+        self.syntax_error(t.start, msg);
     }
 
     pub(super) fn expecting(set: &[Tk]) -> String {
@@ -85,12 +97,7 @@ impl Parser<'_> {
         let set = [close, Tk::Comma];
         let t = self.la(1);
         if set.contains(&self.la(2).kind) {
-            let msg = format!(
-                "extraneous input {} expecting {}",
-                self.display(t),
-                Self::expecting(&set)
-            );
-            self.syntax_error(t.start, msg);
+            self.report_unexpected(t, true, &set);
             self.i += 1;
             self.recovering = false;
             if self.kind() == Tk::Comma {
@@ -98,12 +105,7 @@ impl Parser<'_> {
             }
             return true;
         }
-        let msg = format!(
-            "mismatched input {} expecting {}",
-            self.display(t),
-            Self::expecting(&set)
-        );
-        self.syntax_error(t.start, msg);
+        self.report_unexpected(t, false, &set);
         self.recover();
         false
     }
@@ -149,12 +151,7 @@ impl Parser<'_> {
         }
         let t = self.la(1);
         if self.la(2).kind == want {
-            let msg = format!(
-                "extraneous input {} expecting {}",
-                self.display(t),
-                Self::expecting(&[want])
-            );
-            self.syntax_error(t.start, msg);
+            self.report_unexpected(t, true, &[want]);
             self.i += 1;
             self.bump();
             return true;
@@ -164,12 +161,7 @@ impl Parser<'_> {
             self.syntax_error(t.start, msg);
             return true;
         }
-        let msg = format!(
-            "mismatched input {} expecting {}",
-            self.display(t),
-            Self::expecting(&[want])
-        );
-        self.syntax_error(t.start, msg);
+        self.report_unexpected(t, false, &[want]);
         if in_member {
             self.recover_member();
         } else {
