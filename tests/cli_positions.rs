@@ -91,13 +91,13 @@ fn check_input() -> String {
             .collect::<String>()
     };
     let ok = crd_v1(
-        "listedok.example.com",
+        "listedoks.example.com",
         "listedoks",
         "ListedOk",
         "        type: object\n",
     );
     let schema = "        type: object\n        properties:\n          listPattern: {type: string, pattern: '[z-'}\n";
-    let shared = crd_v1("listedbad.example.com", "listedbads", "ListedBad", schema)
+    let shared = crd_v1("listedbads.example.com", "listedbads", "ListedBad", schema)
         + &format!(
             "  - name: v2\n    served: true\n    storage: false\n    schema:\n      openAPIV3Schema:\n{schema}"
         );
@@ -122,8 +122,8 @@ fn check_places_findings_at_their_fields() {
         [
             "blocks.example.com",
             "flows.example.com",
-            "listedok.example.com",
-            "listedbad.example.com",
+            "listedoks.example.com",
+            "listedbads.example.com",
             "formats.example.com"
         ]
     );
@@ -266,7 +266,7 @@ fn check_places_findings_at_their_fields() {
     )));
     let (l, c) = at(&lines[2]);
     assert!(
-        stdout.contains(&format!("{path}:{l}:{c}: listedok.example.com: ok\n")),
+        stdout.contains(&format!("{path}:{l}:{c}: listedoks.example.com: ok\n")),
         "{stdout}"
     );
 }

@@ -53,6 +53,23 @@ pub struct Crd {
     pub source_api_version: String,
     /// `status.conditions` as the server wrote them.
     pub conditions: Vec<Value>,
+    /// What CRD validation reads beyond the model, as written (after the server's defaults).
+    pub spec_facts: SpecFacts,
+}
+
+/// Fields of a CRD that only its create validation reads.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SpecFacts {
+    /// `spec.scope` as written (`Namespaced` when a v1beta1 CRD leaves it out).
+    pub scope: String,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    /// `metadata.annotations["api-approved.kubernetes.io"]`.
+    pub api_approval: Option<String>,
+    /// Per version: `deprecationWarning`, when set.
+    pub deprecation_warnings: Vec<Option<String>>,
+    /// A v1beta1 CRD's `spec.version`, when set.
+    pub legacy_version: Option<String>,
 }
 
 /// Why a document is not a usable CRD.
@@ -187,13 +204,58 @@ impl Crd {
             }
         }
         let status = doc.get("status").unwrap_or(&empty);
+        let strings = |v: Option<&Value>| -> Vec<String> {
+            v.and_then(Value::as_array)
+                .map(|l| l.iter().filter_map(Value::as_str).map(String::from).collect())
+                .unwrap_or_default()
+        };
+        let spec_facts = SpecFacts {
+            scope: match str_at(spec, "scope") {
+                "" if legacy => "Namespaced".to_string(),
+                s => s.to_string(),
+            },
+            short_names: strings(names.get("shortNames")),
+            categories: strings(names.get("categories")),
+            api_approval: meta
+                .get("annotations")
+                .and_then(|a| a.get("api-approved.kubernetes.io"))
+                .and_then(Value::as_str)
+                .map(String::from),
+            deprecation_warnings: spec
+                .get("versions")
+                .and_then(Value::as_array)
+                .map(|l| {
+                    l.iter()
+                        .map(|v| {
+                            v.get("deprecationWarning")
+                                .and_then(Value::as_str)
+                                .map(String::from)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            legacy_version: legacy
+                .then(|| str_at(spec, "version"))
+                .filter(|v| !v.is_empty())
+                .map(String::from),
+        };
+        // The server's defaults: singular from kind, listKind as kind + "List".
+        let kind = str_at(names, "kind");
+        let singular = match str_at(names, "singular") {
+            "" => kind.to_lowercase(),
+            s => s.to_string(),
+        };
+        let list_kind = match str_at(names, "listKind") {
+            "" if !kind.is_empty() => format!("{kind}List"),
+            s => s.to_string(),
+        };
         Ok(Crd {
             name: str_at(meta, "name").to_string(),
             group: str_at(spec, "group").to_string(),
-            kind: str_at(names, "kind").to_string(),
+            kind: kind.to_string(),
             plural: str_at(names, "plural").to_string(),
-            singular: str_at(names, "singular").to_string(),
-            list_kind: str_at(names, "listKind").to_string(),
+            singular,
+            list_kind,
             scope,
             versions,
             // v1beta1 defaults preserveUnknownFields to true.
@@ -222,6 +284,7 @@ impl Crd {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default(),
+            spec_facts,
         })
     }
 

@@ -269,6 +269,8 @@ fn non_structural(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport
 }
 
 fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &mut CheckReport) {
+    super::crd_spec::check_name(crd, &mut report.crd_errors);
+    super::crd_spec::check_spec(crd, &mut report.crd_errors);
     if crd.preserve_unknown_fields {
         report.crd_errors.push(Cause::invalid(
             Path::new("spec").child("preserveUnknownFields"),
@@ -339,6 +341,7 @@ fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &m
             break;
         }
     }
+    super::crd_spec::check_api_approval(crd, &mut report.crd_errors);
 }
 
 /// Whether `pred` holds for a schema or any schema inside it (upstream's `SchemaHas`: every

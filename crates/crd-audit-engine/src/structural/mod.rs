@@ -5,6 +5,7 @@
 //!   supported`, ...).
 //! - [`rules`]: `ValidateStructural` — the violations the `NonStructuralSchema` condition lists.
 //! - [`crd_schema`]: the schema checks of CRD validation (`crdErrors`).
+//! - [`crd_spec`]: CRD validation outside the schemas (name, group, scope, names, versions).
 //! - [`status_root`]: what may stand at the root of a schema under a status subresource.
 //! - [`check`]: the entry point of `crd-audit check` and everything it reports for one CRD
 //!   ([`check::CheckReport`]).
@@ -14,6 +15,7 @@
 pub mod cel_compilation;
 pub mod check;
 pub mod crd_schema;
+pub mod crd_spec;
 pub mod defaults;
 pub mod rules;
 pub mod status_root;
