@@ -70,6 +70,15 @@ pub struct SpecFacts {
     pub deprecation_warnings: Vec<Option<String>>,
     /// A v1beta1 CRD's `spec.version`, when set.
     pub legacy_version: Option<String>,
+    /// Per version: `subresources` and `additionalPrinterColumns` as written.
+    pub version_subresources: Vec<Option<Value>>,
+    pub version_columns: Vec<Option<Value>>,
+    /// A v1beta1 CRD's top-level `subresources` and `additionalPrinterColumns`.
+    pub shared_subresources: Option<Value>,
+    pub shared_columns: Option<Value>,
+    /// `spec.conversion` as written, in the internal shape (`webhookClientConfig` and
+    /// `conversionReviewVersions` beside `strategy`), `None` when absent.
+    pub conversion: Option<Value>,
 }
 
 /// Why a document is not a usable CRD.
@@ -209,6 +218,16 @@ impl Crd {
                 .map(|l| l.iter().filter_map(Value::as_str).map(String::from).collect())
                 .unwrap_or_default()
         };
+        let per_version = |key: &str| -> Vec<Option<Value>> {
+            spec.get("versions")
+                .and_then(Value::as_array)
+                .map(|l| {
+                    l.iter()
+                        .map(|v| v.get(key).filter(|x| !x.is_null()).cloned())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let spec_facts = SpecFacts {
             scope: match str_at(spec, "scope") {
                 "" if legacy => "Namespaced".to_string(),
@@ -238,6 +257,33 @@ impl Crd {
                 .then(|| str_at(spec, "version"))
                 .filter(|v| !v.is_empty())
                 .map(String::from),
+            version_subresources: per_version("subresources"),
+            version_columns: per_version("additionalPrinterColumns"),
+            shared_subresources: legacy
+                .then(|| spec.get("subresources").cloned())
+                .flatten(),
+            shared_columns: legacy
+                .then(|| spec.get("additionalPrinterColumns").cloned())
+                .flatten(),
+            conversion: spec.get("conversion").filter(|c| !c.is_null()).map(|c| {
+                if legacy {
+                    return c.clone();
+                }
+                // v1 nests the webhook settings under `webhook`.
+                let mut internal = serde_json::Map::new();
+                if let Some(st) = c.get("strategy") {
+                    internal.insert("strategy".into(), st.clone());
+                }
+                if let Some(w) = c.get("webhook").filter(|w| !w.is_null()) {
+                    if let Some(cc) = w.get("clientConfig").filter(|x| !x.is_null()) {
+                        internal.insert("webhookClientConfig".into(), cc.clone());
+                    }
+                    if let Some(v) = w.get("conversionReviewVersions") {
+                        internal.insert("conversionReviewVersions".into(), v.clone());
+                    }
+                }
+                Value::Object(internal)
+            }),
         };
         // The server's defaults: singular from kind, listKind as kind + "List".
         let kind = str_at(names, "kind");

@@ -1,9 +1,10 @@
 # Writes crds.yaml: CRDs that vary one field outside the schema each (metadata.name, group,
 # scope, names, short names, categories, version names, deprecation warnings, the API approval
-# of protected groups), one document each; then ../check-generated/regen.sh-like regen.sh asks
+# of protected groups, subresources, printer columns, conversion), one document each; regen.sh asks
 # the oracle about each (oracle.jsonl, one line a CRD, in order). Storage and unique-version
-# counts, subresource paths, printer columns, selectable fields and conversion settings are
-# left out: `check` does not cover them yet (see structural/crd_spec.rs).
+# counts, selectable fields and the webhook URL and service checks are left out: `check`
+# does not cover them yet (see structural/crd_spec.rs). Subresource paths, printer columns
+# and conversion settings are in, per version and shared by all versions.
 import json, copy
 base = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "things.example.com"},
   "spec": {"group": "example.com", "names": {"kind": "Thing", "plural": "things"}, "scope": "Namespaced",
@@ -40,6 +41,43 @@ for n in ["V1", "v1beta", "1", "v1.0", "", "v1alpha1x", "a" * 64]:
 cases.append(ver(deprecated=True, deprecationWarning="x" * 300))
 cases.append(ver(deprecated=False, deprecationWarning="x"))
 cases.append(ver(deprecated=True, deprecationWarning="a\nb"))
+cases.append(ver(subresources={"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.sel"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": "spec.replicas", "statusReplicasPath": ".status.replicas"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": ".status.replicas", "statusReplicasPath": ".spec.replicas"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": ".spec.s", "statusReplicasPath": ".status.replicas"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": ".spec.missing", "statusReplicasPath": ".status.missing"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": "spec.sel"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".metadata.sel"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": ".spec.replicas"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": ".spec[0]", "statusReplicasPath": ".status.replicas"}}))
+cases.append(ver(subresources={"scale": {"specReplicasPath": ".", "statusReplicasPath": ".status"}}))
+for cols in [[{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}], [{"name": "", "type": "string", "jsonPath": ".spec.s"}],
+             [{"name": "S", "type": "bogus", "jsonPath": ".spec.s"}], [{"name": "S", "type": "", "jsonPath": ".spec.s"}], [{"name": "S", "type": "string", "jsonPath": "spec.s"}], [{"name": "S", "type": "string", "jsonPath": ".spec.s", "format": "bogus"}],
+             [{"name": "S", "type": "string", "jsonPath": ".spec.s", "priority": -1}], [{"name": "S", "type": "string", "jsonPath": ".spec[*].s"}], [{"name": "S", "type": "string", "jsonPath": ""}],
+             [{"name": "S", "type": "string", "jsonPath": ".spec.s"}, {"name": "S", "type": "string", "jsonPath": ".spec.s"}], [{"name": "S", "type": "integer", "jsonPath": ".spec.{x}"}]]:
+    cases.append(ver(additionalPrinterColumns=cols))
+# Two versions: the same bad column and scale in both (the CRD's own), then different ones
+# (each version's own).
+for same in [True, False]:
+    c = copy.deepcopy(base); v2 = copy.deepcopy(vs); v2["name"] = "v2"; v2["storage"] = False
+    c["spec"]["versions"][0]["additionalPrinterColumns"] = [{"name": "", "type": "bogus", "jsonPath": "x"}]
+    c["spec"]["versions"][0]["subresources"] = {"scale": {"specReplicasPath": "x", "statusReplicasPath": ".spec.r"}}
+    if same:
+        v2["additionalPrinterColumns"] = copy.deepcopy(c["spec"]["versions"][0]["additionalPrinterColumns"])
+        v2["subresources"] = copy.deepcopy(c["spec"]["versions"][0]["subresources"])
+    else:
+        v2["additionalPrinterColumns"] = [{"name": "B", "type": "string", "jsonPath": ".spec.s", "format": "uuid"}]
+    c["spec"]["versions"].append(v2)
+    cases.append(c)
+cases.append(v(["spec", "conversion"], {"strategy": "None"}))
+cases.append(v(["spec", "conversion"], {"strategy": "Webhook"}))
+cases.append(v(["spec", "conversion"], {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://x/y"}}}))
+cases.append(v(["spec", "conversion"], {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v9", "V1", "v9"], "clientConfig": {"url": "https://x/y"}}}))
+cases.append(v(["spec", "conversion"], {"strategy": "Webhook", "webhook": {"conversionReviewVersions": [], "clientConfig": {}}}))
+cases.append(v(["spec", "conversion"], {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1beta1"], "clientConfig": {"url": "https://x/y", "service": {"name": "s", "namespace": "n"}}}}))
+cases.append(v(["spec", "conversion"], {"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://x/y"}}}))
+cases.append(v(["spec", "conversion"], {"strategy": "Bogus"}))
+cases.append(v(["spec", "conversion"], {"strategy": ""}))
 cases.append(v(["spec", "preserveUnknownFields"], True))
 c = copy.deepcopy(base); c["status"] = {"storedVersions": ["v0"]}; cases.append(c)
 for approval in [None, "", "unapproved, experimental", "https://github.com/kubernetes/enhancements/pull/1111", "not a url", "http://"]:

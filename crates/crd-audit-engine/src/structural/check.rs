@@ -271,6 +271,8 @@ fn non_structural(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport
 fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &mut CheckReport) {
     super::crd_spec::check_name(crd, &mut report.crd_errors);
     super::crd_spec::check_spec(crd, &mut report.crd_errors);
+    super::crd_spec::check_subresources_and_columns(crd, &mut report.crd_errors);
+    super::crd_spec::check_conversion(crd, &mut report.crd_errors);
     if crd.preserve_unknown_fields {
         report.crd_errors.push(Cause::invalid(
             Path::new("spec").child("preserveUnknownFields"),

@@ -4,11 +4,17 @@
 //! version names and required names, `ValidateCustomResourceDefinitionNames`,
 //! `validateDeprecationWarning` and `validateAPIApproval`).
 //!
+//! Also `ValidateCustomResourceDefinitionSubresources` (scale paths),
+//! `ValidateCustomResourceColumnDefinition` and `validateCustomResourceConversion` (strategy,
+//! webhook presence, review versions), each at the place the internal form gives it: settings
+//! equal in every version are the CRD's own (`spec.subresources`,
+//! `spec.additionalPrinterColumns[i]`), others stay with their version.
+//!
 //! Not covered yet (the server refuses such CRDs; `check` does not say so): storage and
-//! unique-version counts, subresource paths, printer columns, selectable fields and conversion
-//! settings.
+//! unique-version counts, selectable fields, and the webhook URL and service checks.
 
 use crate::cause::{BadValue, Cause, Path};
+use serde_json::Value;
 use crate::crd::Crd;
 use crate::k8s::names::{dns1035_label_errors, dns1123_subdomain_errors, name_is_dns_subdomain};
 
@@ -228,4 +234,235 @@ fn is_request_uri_with_host(s: &str) -> bool {
         && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
         && !host.is_empty()
         && !s.contains(' ')
+}
+
+/// Where the internal form puts a per-version setting: `None` for the CRD itself (the same
+/// in every version, or a v1beta1 CRD's top-level one), else each version keeps its own.
+fn placed<'a>(
+    per_version: &'a [Option<Value>],
+    shared: &'a Option<Value>,
+) -> Vec<(Option<usize>, &'a Value)> {
+    if let Some(v) = shared {
+        return vec![(None, v)];
+    }
+    if per_version.is_empty() {
+        return Vec::new();
+    }
+    if per_version.iter().all(|v| *v == per_version[0]) {
+        return per_version[0].iter().map(|v| (None, v)).collect();
+    }
+    per_version
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.as_ref().map(|v| (Some(i), v)))
+        .collect()
+}
+
+fn place(at: Option<usize>, field: &str) -> Path {
+    match at {
+        None => Path::new("spec").child(field),
+        Some(i) => Path::new("spec").child("versions").index(i).child(field),
+    }
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// `validateSimpleJSONPath`.
+fn simple_json_path(s: &str, path: &Path, out: &mut Vec<Cause>) -> bool {
+    if s.is_empty() {
+        out.push(invalid(path.clone(), s, "must not be empty"));
+        return false;
+    }
+    if !s.starts_with('.') {
+        out.push(invalid(
+            path.clone(),
+            s,
+            "must be a simple json path starting with .",
+        ));
+        return false;
+    }
+    true
+}
+
+/// Scale subresource paths and printer columns, where the internal form has them.
+pub fn check_subresources_and_columns(crd: &Crd, out: &mut Vec<Cause>) {
+    let facts = &crd.spec_facts;
+    for (at, sub) in placed(&facts.version_subresources, &facts.shared_subresources) {
+        let Some(scale) = sub.get("scale").filter(|s| !s.is_null()) else {
+            continue;
+        };
+        let base = place(at, "subresources");
+        for (key, prefix) in [
+            ("specReplicasPath", ".spec."),
+            ("statusReplicasPath", ".status."),
+        ] {
+            let path = base.child(&format!("scale.{key}"));
+            let value = text(scale, key);
+            if value.is_empty() {
+                out.push(Cause::required(path, ""));
+            } else if simple_json_path(value, &path, out) && !value.starts_with(prefix) {
+                let under = prefix.trim_end_matches('.');
+                out.push(invalid(
+                    path,
+                    value,
+                    format!("should be a json path under {under}"),
+                ));
+            }
+        }
+        let selector = text(scale, "labelSelectorPath");
+        if !selector.is_empty() {
+            let path = base.child("scale.labelSelectorPath");
+            if simple_json_path(selector, &path, out)
+                && !selector.starts_with(".spec.")
+                && !selector.starts_with(".status.")
+            {
+                out.push(invalid(
+                    path,
+                    selector,
+                    "should be a json path under either .spec or .status",
+                ));
+            }
+        }
+    }
+    const TYPES: &str = "boolean,date,integer,number,string";
+    const FORMATS: [&str; 8] = [
+        "byte",
+        "date",
+        "date-time",
+        "double",
+        "float",
+        "int32",
+        "int64",
+        "password",
+    ];
+    for (at, columns) in placed(&facts.version_columns, &facts.shared_columns) {
+        let Some(columns) = columns.as_array() else {
+            continue;
+        };
+        for (i, col) in columns.iter().enumerate() {
+            let base = place(at, "additionalPrinterColumns").index(i);
+            if text(col, "name").is_empty() {
+                out.push(Cause::required(base.child("name"), ""));
+            }
+            let ty = text(col, "type");
+            if ty.is_empty() {
+                out.push(Cause::required(
+                    base.child("type"),
+                    format!("must be one of {TYPES}"),
+                ));
+            } else if !TYPES.split(',').any(|t| t == ty) {
+                out.push(invalid(
+                    base.child("type"),
+                    ty,
+                    format!("must be one of {TYPES}"),
+                ));
+            }
+            let format = text(col, "format");
+            if !format.is_empty() && !FORMATS.contains(&format) {
+                out.push(invalid(
+                    base.child("format"),
+                    format,
+                    format!("must be one of {}", FORMATS.join(",")),
+                ));
+            }
+            let json_path = text(col, "jsonPath");
+            let path = base.child("JSONPath");
+            if json_path.is_empty() {
+                out.push(Cause::required(path, ""));
+            } else {
+                simple_json_path(json_path, &path, out);
+            }
+        }
+    }
+}
+
+/// `validateCustomResourceConversion` (without the webhook URL, service and CA bundle
+/// checks) and the preserveUnknownFields rule before it.
+pub fn check_conversion(crd: &Crd, out: &mut Vec<Cause>) {
+    let Some(conversion) = &crd.spec_facts.conversion else {
+        return;
+    };
+    let base = Path::new("spec").child("conversion");
+    let strategy = text(conversion, "strategy");
+    if strategy != "None" && crd.preserve_unknown_fields {
+        out.push(invalid(
+            base.child("strategy"),
+            strategy,
+            "must be None if spec.preserveUnknownFields is true",
+        ));
+    }
+    match strategy {
+        "" => out.push(Cause::required(base.child("strategy"), "")),
+        "None" | "Webhook" => {}
+        other => out.push(Cause::not_supported(
+            base.child("strategy"),
+            BadValue::Str(other.to_string()),
+            &["None", "Webhook"],
+        )),
+    }
+    let client = conversion
+        .get("webhookClientConfig")
+        .filter(|c| !c.is_null());
+    let reviews: Vec<&str> = conversion
+        .get("conversionReviewVersions")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().map(|v| v.as_str().unwrap_or("")).collect())
+        .unwrap_or_default();
+    if strategy != "Webhook" {
+        if client.is_some() {
+            out.push(Cause::forbidden(
+                base.child("webhookClientConfig"),
+                "should not be set when strategy is not set to Webhook",
+            ));
+        }
+        if !reviews.is_empty() {
+            out.push(Cause::forbidden(
+                base.child("conversionReviewVersions"),
+                "should not be set when strategy is not set to Webhook",
+            ));
+        }
+        return;
+    }
+    match client {
+        None => out.push(Cause::required(
+            base.child("webhookClientConfig"),
+            "required when strategy is set to Webhook",
+        )),
+        Some(cc) => {
+            let url = cc.get("url").filter(|u| !u.is_null());
+            let service = cc.get("service").filter(|s| !s.is_null());
+            if url.is_some() == service.is_some() {
+                out.push(Cause::required(
+                    base.child("webhookClientConfig"),
+                    "exactly one of url or service is required",
+                ));
+            }
+        }
+    }
+    let path = base.child("conversionReviewVersions");
+    if reviews.is_empty() {
+        out.push(Cause::required(path, ""));
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut accepted = false;
+    for (i, v) in reviews.iter().enumerate() {
+        if !seen.insert(*v) {
+            out.push(invalid(path.index(i), v, "duplicate version"));
+            continue;
+        }
+        for e in dns1035_label_errors(v.as_bytes()) {
+            out.push(invalid(path.index(i), v, e));
+        }
+        accepted |= *v == "v1" || *v == "v1beta1";
+    }
+    if !accepted {
+        out.push(Cause::invalid(
+            path,
+            BadValue::Json(Value::from(reviews)),
+            "must include at least one of v1, v1beta1",
+        ));
+    }
 }
