@@ -1,8 +1,9 @@
 #!/bin/sh
-# Regenerates oracle.jsonl: `oracle structural` on each CRD of crds.yaml in turn (the oracle
-# reads the first CRD of a file), one line a CRD. Usage: ORACLE=path/to/oracle ./regen.sh
+# Regenerates DIR/oracle.jsonl (DIR: this directory, or ../check-spec): `oracle structural` on
+# each CRD of DIR/crds.yaml in turn (the oracle reads the first CRD of a file), one line a CRD.
+# Usage: ORACLE=path/to/oracle ./regen.sh [DIR]
 set -eu
-cd "$(dirname "$0")"
+cd "${1:-$(dirname "$0")}"
 : "${ORACLE:?set ORACLE to the oracle binary}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,6 +1,7 @@
 # Writes crds.yaml: CRDs that vary one field outside the schema each (metadata.name, group,
 # scope, names, short names, categories, version names, deprecation warnings, the API approval
-# of protected groups, subresources, printer columns, conversion), one document each; regen.sh asks
+# of protected groups, subresources, printer columns, conversion), one document each; then
+# ../check-generated/regen.sh ../check-spec asks
 # the oracle about each (oracle.jsonl, one line a CRD, in order). Storage and unique-version
 # counts, selectable fields and the webhook URL and service checks are left out: `check`
 # does not cover them yet (see structural/crd_spec.rs). Subresource paths, printer columns
