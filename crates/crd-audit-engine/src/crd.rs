@@ -73,6 +73,7 @@ pub struct SpecFacts {
     /// Per version: `subresources` and `additionalPrinterColumns` as written.
     pub version_subresources: Vec<Option<Value>>,
     pub version_columns: Vec<Option<Value>>,
+    pub version_selectable_fields: Vec<Option<Value>>,
     /// A v1beta1 CRD's top-level `subresources` and `additionalPrinterColumns`.
     pub shared_subresources: Option<Value>,
     pub shared_columns: Option<Value>,
@@ -259,6 +260,7 @@ impl Crd {
                 .map(String::from),
             version_subresources: per_version("subresources"),
             version_columns: per_version("additionalPrinterColumns"),
+            version_selectable_fields: per_version("selectableFields"),
             shared_subresources: legacy
                 .then(|| spec.get("subresources").cloned())
                 .flatten(),

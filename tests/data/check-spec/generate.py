@@ -2,10 +2,10 @@
 # scope, names, short names, categories, version names, deprecation warnings, the API approval
 # of protected groups, subresources, printer columns, conversion), one document each; then
 # ../check-generated/regen.sh ../check-spec asks
-# the oracle about each (oracle.jsonl, one line a CRD, in order). Storage and unique-version
-# counts, selectable fields and the webhook URL and service checks are left out: `check`
-# does not cover them yet (see structural/crd_spec.rs). Subresource paths, printer columns
-# and conversion settings are in, per version and shared by all versions.
+# the oracle about each (oracle.jsonl, one line a CRD, in order). Selectable fields, the
+# webhook URL and service checks, and storage/unique-version counts of versions whose schemas
+# differ are left out: `check` does not cover them yet (see structural/crd_spec.rs).
+# Subresource paths, printer columns and conversion settings are in, per version and shared.
 import json, copy
 base = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "things.example.com"},
   "spec": {"group": "example.com", "names": {"kind": "Thing", "plural": "things"}, "scope": "Namespaced",
@@ -79,6 +79,12 @@ cases.append(v(["spec", "conversion"], {"strategy": "Webhook", "webhook": {"conv
 cases.append(v(["spec", "conversion"], {"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://x/y"}}}))
 cases.append(v(["spec", "conversion"], {"strategy": "Bogus"}))
 cases.append(v(["spec", "conversion"], {"strategy": ""}))
+cases.append(ver(storage=False))
+cases.append(ver(storage=False, deprecated=True, deprecationWarning="old \"one\""))
+c = copy.deepcopy(base); c["spec"]["versions"].append(copy.deepcopy(vs)); cases.append(c)
+c = copy.deepcopy(base); v2 = copy.deepcopy(vs); v2["name"] = "v2"; c["spec"]["versions"].append(v2); cases.append(c)
+c = copy.deepcopy(base); v2 = copy.deepcopy(vs); v2["name"] = "v2"; v2["storage"] = False; c["spec"]["versions"][0]["storage"] = False; c["spec"]["versions"].append(v2); cases.append(c)
+c = copy.deepcopy(base); v2 = copy.deepcopy(vs); v2["name"] = "v2"; v2["served"] = False; v2["storage"] = False; c["spec"]["versions"].append(v2); cases.append(c)
 cases.append(v(["spec", "preserveUnknownFields"], True))
 c = copy.deepcopy(base); c["status"] = {"storedVersions": ["v0"]}; cases.append(c)
 for approval in [None, "", "unapproved, experimental", "https://github.com/kubernetes/enhancements/pull/1111", "not a url", "http://"]:

@@ -273,6 +273,7 @@ fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &m
     super::crd_spec::check_spec(crd, &mut report.crd_errors);
     super::crd_spec::check_subresources_and_columns(crd, &mut report.crd_errors);
     super::crd_spec::check_conversion(crd, &mut report.crd_errors);
+    super::crd_spec::check_versions(crd, facts.shared, &mut report.crd_errors);
     if crd.preserve_unknown_fields {
         report.crd_errors.push(Cause::invalid(
             Path::new("spec").child("preserveUnknownFields"),

@@ -10,8 +10,12 @@
 //! equal in every version are the CRD's own (`spec.subresources`,
 //! `spec.additionalPrinterColumns[i]`), others stay with their version.
 //!
-//! Not covered yet (the server refuses such CRDs; `check` does not say so): storage and
-//! unique-version counts, selectable fields, and the webhook URL and service checks.
+//! The storage and unique-version counts quote the versions as Go structs: they are checked
+//! when every per-version setting is shared (the structs then hold none of them).
+//!
+//! Not covered yet (the server refuses such CRDs; `check` does not say so): those counts when
+//! versions differ in schema, subresources, columns or selectable fields; selectable fields;
+//! the webhook URL, service and CA bundle checks.
 
 use crate::cause::{BadValue, Cause, Path};
 use serde_json::Value;
@@ -464,5 +468,96 @@ pub fn check_conversion(crd: &Crd, out: &mut Vec<Cause>) {
             BadValue::Json(Value::from(reviews)),
             "must include at least one of v1, v1beta1",
         ));
+    }
+}
+
+/// Every version holds the same value (or there is at most one version).
+fn all_same(per_version: &[Option<Value>]) -> bool {
+    per_version.windows(2).all(|w| w[0] == w[1])
+}
+
+/// The storage and unique-version counts of `validateCustomResourceDefinitionSpec` and
+/// `ValidateCustomResourceDefinitionStoredVersions` on create (the stored versions then are
+/// the first storage version's name). `schemas_shared`: every version has the same schema.
+pub fn check_versions(crd: &Crd, schemas_shared: bool, out: &mut Vec<Cause>) {
+    let facts = &crd.spec_facts;
+    let versions_path = Path::new("spec").child("versions");
+    let storage = crd.versions.iter().filter(|v| v.storage).count();
+    let mut names = std::collections::HashSet::new();
+    let unique = crd.versions.iter().all(|v| names.insert(v.name.as_str()));
+    let hoisted = schemas_shared
+        && all_same(&facts.version_subresources)
+        && all_same(&facts.version_columns)
+        && all_same(&facts.version_selectable_fields);
+    if hoisted && (!unique || storage != 1) {
+        let rendered: Vec<String> = crd
+            .versions
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let warning = facts
+                    .deprecation_warnings
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .map_or("null".to_string(), |w| crate::go::json::marshal(&Value::from(w)));
+                format!(
+                    r#"{{"Name":{},"Served":{},"Storage":{},"Deprecated":{},"DeprecationWarning":{warning},"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}}"#,
+                    crate::go::json::marshal(&Value::from(v.name.as_str())),
+                    v.served,
+                    v.storage,
+                    v.deprecated
+                )
+            })
+            .collect();
+        let json = format!("[{}]", rendered.join(","));
+        let value = BadValue::Rendered {
+            value: serde_json::from_str(&json).unwrap_or(Value::Null),
+            json,
+        };
+        if !unique {
+            out.push(Cause::invalid(
+                versions_path.clone(),
+                value.clone(),
+                "must contain unique version names",
+            ));
+        }
+        if storage != 1 {
+            out.push(Cause::invalid(
+                versions_path,
+                value,
+                "must have exactly one version marked as storage version",
+            ));
+        }
+    }
+    // On create the stored versions are the first storage version.
+    let stored: Vec<&str> = crd
+        .versions
+        .iter()
+        .find(|v| v.storage)
+        .map(|v| vec![v.name.as_str()])
+        .unwrap_or_default();
+    let path = Path::new("status").child("storedVersions");
+    if stored.is_empty() {
+        out.push(Cause::invalid(
+            path,
+            BadValue::Json(Value::Null),
+            "must have at least one stored version",
+        ));
+        return;
+    }
+    let mut left: Vec<&str> = stored.clone();
+    for v in &crd.versions {
+        let found = left.iter().position(|s| *s == v.name);
+        if v.storage && found.is_none() {
+            out.push(Cause::invalid(
+                path.clone(),
+                BadValue::Json(Value::from(stored.clone())),
+                format!("must have the storage version {}", v.name),
+            ));
+        }
+        if let Some(i) = found {
+            left.remove(i);
+        }
     }
 }
