@@ -177,7 +177,7 @@ fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<St
         errs.push("must not be an empty string".to_string());
     }
     for (i, c) in w.char_indices() {
-        if !crate::go::strconv::is_print(c) && c != ' ' {
+        if !crate::go::strconv::is_print(c) {
             errs.push(format!(
                 "must only contain printable UTF-8 characters; non-printable character found at index {i}"
             ));

@@ -1,7 +1,8 @@
 //! Managed fields: `ValidateManagedFields` of
 //! `apimachinery/pkg/apis/meta/v1/validation/validation.go`.
 
-use super::meta::{MetaPath, as_map, invalid_str, is_go_print, str_of};
+use super::meta::{MetaPath, as_map, invalid_str, str_of};
+use crate::go::strconv::is_print as is_go_print;
 use crate::cause::{BadValue, Cause};
 use serde_json::Value;
 

@@ -345,19 +345,3 @@ pub(super) fn go_to_lower(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Go's `unicode.IsPrint` (letters, marks, numbers, punctuation, symbols and ASCII space),
-/// approximated for unassigned code points.
-pub(super) fn is_go_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(c as u32,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890..=0x891 | 0x8E2 | 0x180E
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
-        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F | 0xE000..=0xF8FF
-        | 0xF0000..=0x10FFFF | 0xFDD0..=0xFDEF | 0xFFFE | 0xFFFF)
-}
