@@ -212,7 +212,9 @@ pub fn check_api_approval(crd: &Crd, out: &mut Vec<Cause>) {
         ));
         return;
     }
-    if value.starts_with("unapproved") || is_request_uri_with_host(value) {
+    let approved_in = crate::go::url::parse_request_uri(value)
+        .is_ok_and(|u| !u.host().is_empty() && !u.scheme().is_empty());
+    if value.starts_with("unapproved") || approved_in {
         return;
     }
     out.push(invalid(
@@ -223,21 +225,6 @@ pub fn check_api_approval(crd: &Crd, out: &mut Vec<Cause>) {
             crate::go::strconv::quote(APPROVAL_ANNOTATION)
         ),
     ));
-}
-
-/// `url.ParseRequestURI` succeeds with a scheme and a host.
-fn is_request_uri_with_host(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once("://") else {
-        return false;
-    };
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    !scheme.is_empty()
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && !host.is_empty()
-        && !s.contains(' ')
 }
 
 /// Where the internal form puts a per-version setting: `None` for the CRD itself (the same
