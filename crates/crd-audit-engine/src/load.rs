@@ -692,9 +692,11 @@ fn go_key_of_value(v: &Value) -> Result<GoKey, String> {
 /// The key a scalar makes: resolved as go-yaml resolves it (a float key keeps its float64,
 /// infinities and NaN included, before the JSON round trip a value goes through).
 fn go_key_of_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<GoKey, String> {
+    if tag.is_none() && style != ScalarStyle::Plain {
+        return Ok(GoKey::Text(text.to_string()));
+    }
     let (resolved, value) = resolve(text);
     let kind = match tag {
-        None if style != ScalarStyle::Plain => return Ok(GoKey::Text(text.to_string())),
         None => resolved,
         Some(t)
             if (t.handle == "tag:yaml.org,2002:" || t.handle == "!!")
@@ -717,7 +719,10 @@ fn go_key_of_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result
     };
     Ok(match kind {
         Resolved::Null => GoKey::Unsupported("%!s(<nil>)", "<nil>".to_string()),
-        Resolved::Str => GoKey::Text(text.to_string()),
+        Resolved::Str => match value {
+            Ok(Value::String(s)) => GoKey::Text(s),
+            _ => GoKey::Text(text.to_string()),
+        },
         Resolved::Float => float_key(match (&value, text) {
             (Ok(Value::Number(n)), _) if resolved == Resolved::Int => n.as_f64().unwrap_or(0.0),
             (_, ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF") => f64::INFINITY,
@@ -862,13 +867,16 @@ impl<'a, T: Input> YamlDocuments<'a, T> {
                     }
                     if key_position && !merge_key {
                         // A key is a JSON object key as `sigs.k8s.io/yaml` makes one from
-                        // go-yaml's value: its resolution errors are the key's own.
+                        // go-yaml's value: its resolution errors are the key's own. Its value
+                        // is needed only when an anchor names it.
                         scalar_key = Some(
                             go_key_of_scalar(&text, style, tag.as_deref())
                                 .map_err(|m| self.error(Some(span), m))?,
                         );
                     }
-                    let resolved = if style != ScalarStyle::Plain {
+                    let resolved = if scalar_key.is_some() && anchor == 0 {
+                        Ok(Value::Null)
+                    } else if style != ScalarStyle::Plain {
                         match tag.as_deref() {
                             Some(t) if t.suffix != "str" => resolve_tagged(t, &text),
                             _ => Ok(Value::String(text.into_owned())),
