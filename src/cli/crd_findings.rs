@@ -57,25 +57,17 @@ pub fn list(report: &CheckReport, sizes: &[size_limits::Finding]) -> Vec<Finding
             "",
         );
     }
-    for c in &report.non_structural {
-        let rule = check_rules::NON_STRUCTURAL;
-        push(
+    for (kind, rule, causes) in [
+        (
             "NonStructuralSchema",
-            rule,
-            Level::Finding,
-            c.message(),
-            c.field.as_str(),
-        );
-    }
-    for c in &report.crd_errors {
-        let rule = check_rules::CRD_INVALID;
-        push(
-            "CRDInvalid",
-            rule,
-            Level::Finding,
-            c.message(),
-            c.field.as_str(),
-        );
+            check_rules::NON_STRUCTURAL,
+            &report.non_structural,
+        ),
+        ("CRDInvalid", check_rules::CRD_INVALID, &report.crd_errors),
+    ] {
+        for c in causes {
+            push(kind, rule, Level::Finding, c.message(), c.field.as_str());
+        }
     }
     for v in &report.stored_versions_not_served {
         push(
