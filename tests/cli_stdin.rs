@@ -43,6 +43,28 @@ fn junit_names(out: &std::process::Output) -> (Vec<String>, Vec<String>) {
     (names("testsuite", "name"), names("testcase", "classname"))
 }
 
+/// `args` (reading `-`) with `-o json` and `-o junit`: the one good document is `-#0`, the
+/// broken one after it `-#1`, in a suite named `-`.
+fn json_and_junit_name_dash(args: &[&str], stdin: Option<&[u8]>) {
+    let with = |format: &'static str| {
+        let mut a = args.to_vec();
+        a.extend(["-o", format]);
+        run(&a, stdin)
+    };
+    let out = with("json");
+    no_other_name(&out);
+    assert_eq!(json_sources(&out), ["-#0"]);
+    let out = with("junit");
+    no_other_name(&out);
+    assert_eq!(
+        junit_names(&out),
+        (
+            vec!["-".to_string()],
+            vec!["-#0".to_string(), "-#1".to_string()]
+        )
+    );
+}
+
 #[test]
 fn validate_names_standard_input_dash() {
     let stdin = Some(OBJECTS.as_bytes());
@@ -62,18 +84,7 @@ fn validate_names_standard_input_dash() {
         "{}",
         text(&out.stderr)
     );
-    let out = run(&["validate", "--crd", WIDGETS, "-", "-o", "json"], stdin);
-    no_other_name(&out);
-    assert_eq!(json_sources(&out), ["-#0"]);
-    let out = run(&["validate", "--crd", WIDGETS, "-", "-o", "junit"], stdin);
-    no_other_name(&out);
-    assert_eq!(
-        junit_names(&out),
-        (
-            vec!["-".to_string()],
-            vec!["-#0".to_string(), "-#1".to_string()]
-        )
-    );
+    json_and_junit_name_dash(&["validate", "--crd", WIDGETS, "-"], stdin);
 }
 
 #[test]
@@ -99,18 +110,7 @@ fn check_names_standard_input_dash() {
         "{}",
         text(&out.stderr)
     );
-    let out = run(&["check", "-", "-o", "json"], stdin);
-    no_other_name(&out);
-    assert_eq!(json_sources(&out), ["-#0"]);
-    let out = run(&["check", "-", "-o", "junit"], stdin);
-    no_other_name(&out);
-    assert_eq!(
-        junit_names(&out),
-        (
-            vec!["-".to_string()],
-            vec!["-#0".to_string(), "-#1".to_string()]
-        )
-    );
+    json_and_junit_name_dash(&["check", "-"], stdin);
 }
 
 #[test]
