@@ -93,7 +93,7 @@ pub use cause::{BadValue, Cause, ErrorType, Path};
 pub use crd::{Crd, CrdError, Scope};
 pub use diff::{Change, Class, diff};
 pub use structural::check::{CheckReport, check_crd, check_crd_guarded, check_crd_owned_guarded};
-pub use validate::{CrdValidator, Mode, Verdict};
+pub use validate::{CrdValidator, Mode, Subresource, Verdict};
 
 /// Go's renderings of values, as upstream's messages print them: for callers that word
 /// findings of their own the way the API server would.

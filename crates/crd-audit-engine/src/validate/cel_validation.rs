@@ -12,6 +12,7 @@ use crate::cel::eval::{COST_LIMIT_EXCEEDED, Interp};
 use crate::cel::types::{DeclTypes, Kind, TypeId};
 use crate::cel::value::Val;
 use crate::schema::{Props, SchemaOrBool, ValidationRule};
+use crate::validate::ratchet::RatchetScope;
 use serde_json::Value;
 
 /// `celconfig.PerCallLimit`.
@@ -54,6 +55,9 @@ impl std::fmt::Debug for CelValidator {
 #[derive(Default, Debug)]
 pub struct Outcome {
     pub causes: Vec<Cause>,
+    /// On an UPDATE: the failures that ratcheting tolerated, as the server's Warning headers
+    /// word them (the causes' messages).
+    pub warnings: Vec<String>,
     /// Rules that were not evaluated: transition rules on create, and rules this engine
     /// cannot evaluate (each of the latter also has a cause saying so).
     pub not_evaluated: usize,
@@ -150,8 +154,27 @@ impl CelValidator {
             budget: RUNTIME_BUDGET,
             stopped: false,
             old_is_self,
+            update: false,
         };
-        run.node(obj, self.types.root(), base);
+        run.node(obj, None, self.types.root(), base, RatchetScope::default());
+        run.out
+    }
+
+    /// Evaluates every rule on an UPDATE (the custom resource strategy's `ValidateUpdate`):
+    /// `oldSelf` is bound where the old object has a value at the same place (properties by
+    /// name, items of map lists by their keys), transition rules run there, and the failures
+    /// of other rules in values that ratcheting finds unchanged become warnings. `scope` is
+    /// the root's pairing with the old object (over the structural schema).
+    pub fn validate_update(&self, obj: &Value, old: &Value, scope: RatchetScope<'_>) -> Outcome {
+        let mut run = Run {
+            v: self,
+            out: Outcome::default(),
+            budget: RUNTIME_BUDGET,
+            stopped: false,
+            old_is_self: false,
+            update: true,
+        };
+        run.node(obj, Some(old), self.types.root(), &Path::root(), scope);
         run.out
     }
 }
@@ -194,29 +217,44 @@ struct Run<'v> {
     budget: i64,
     stopped: bool,
     old_is_self: bool,
+    /// An UPDATE: transition rules without an old value are skipped silently.
+    update: bool,
 }
 
-impl Run<'_> {
-    fn node(&mut self, obj: &Value, t: TypeId, path: &Path) {
+impl<'o> Run<'_> {
+    /// The rules at and below one value; `old` is the old object's value paired with it
+    /// (`None`, or JSON null: none).
+    fn node(
+        &mut self,
+        obj: &'o Value,
+        old: Option<&'o Value>,
+        t: TypeId,
+        path: &Path,
+        scope: RatchetScope<'o>,
+    ) {
         if self.stopped || obj.is_null() || !self.v.below.get(t as usize).copied().unwrap_or(false)
         {
             return;
         }
-        self.rules_at(obj, t, path);
+        let old = old.filter(|o| !o.is_null());
+        self.rules_at(obj, old, t, path, &scope);
         let n = self.v.types.node(t);
+        let old_map = old.and_then(Value::as_object);
         match obj {
             Value::Object(m) => match n.kind {
                 Kind::Object => {
                     for (k, val) in m {
                         if let Some(&c) = n.fields.get(k) {
-                            self.node(val, c, &path.child(k));
+                            let o = old_map.and_then(|om| om.get(k));
+                            self.node(val, o, c, &path.child(k), scope.key(k));
                         }
                     }
                 }
                 Kind::Map => {
                     if let Some(e) = n.elem {
                         for (k, val) in m {
-                            self.node(val, e, &path.key(k));
+                            let o = old_map.and_then(|om| om.get(k));
+                            self.node(val, o, e, &path.key(k), scope.key(k));
                         }
                     }
                 }
@@ -224,8 +262,16 @@ impl Run<'_> {
             },
             Value::Array(items) => {
                 if let Some(e) = n.elem {
+                    // Old items pair by the keys of a map list, through the same pairing as
+                    // ratcheting (`makeMapList`).
+                    let mut paired = scope.current.and_then(|c| c.items());
                     for (i, val) in items.iter().enumerate() {
-                        self.node(val, e, &path.index(i));
+                        let o = match (&mut paired, old) {
+                            (Some(p), Some(_)) => p.old_item(val),
+                            _ => None,
+                        };
+                        let s = scope.index(paired.as_mut(), i);
+                        self.node(val, o, e, &path.index(i), s);
                     }
                 }
             }
@@ -233,7 +279,14 @@ impl Run<'_> {
         }
     }
 
-    fn rules_at(&mut self, obj: &Value, t: TypeId, path: &Path) {
+    fn rules_at(
+        &mut self,
+        obj: &Value,
+        old: Option<&Value>,
+        t: TypeId,
+        path: &Path,
+        scope: &RatchetScope<'_>,
+    ) {
         let Some(rules) = self.v.rules.get(t as usize) else {
             return;
         };
@@ -243,9 +296,15 @@ impl Run<'_> {
             if self.stopped {
                 return;
             }
-            if r.uses_old_self && r.rule.optional_old_self != Some(true) && !self.old_is_self {
-                // A transition rule: there is no old object on create.
-                self.out.not_evaluated += 1;
+            if r.uses_old_self
+                && r.rule.optional_old_self != Some(true)
+                && !self.old_is_self
+                && old.is_none()
+            {
+                // A transition rule without an old value (every one on create).
+                if !self.update {
+                    self.out.not_evaluated += 1;
+                }
                 continue;
             }
             let expr = match &r.expr {
@@ -263,12 +322,17 @@ impl Run<'_> {
             let this = Val::from_json(obj, Some(t), types);
             let mut env: Vec<(&str, Val)> = vec![("self", this.clone())];
             if r.uses_old_self {
-                let old = match (self.old_is_self, r.rule.optional_old_self == Some(true)) {
-                    (true, true) => Val::Optional(Some(std::rc::Rc::new(this.clone()))),
-                    (true, false) => this.clone(),
-                    (false, _) => Val::Optional(None),
+                let before = match (old, self.old_is_self) {
+                    (Some(o), _) => Some(Val::from_json(o, Some(t), types)),
+                    (None, true) => Some(this.clone()),
+                    (None, false) => None,
                 };
-                env.push(("oldSelf", old));
+                let bound = match (before, r.rule.optional_old_self == Some(true)) {
+                    (Some(b), true) => Val::Optional(Some(std::rc::Rc::new(b))),
+                    (Some(b), false) => b,
+                    (None, _) => Val::Optional(None),
+                };
+                env.push(("oldSelf", bound));
             }
             let mut it = Interp::new(types, PER_CALL_LIMIT);
             it.single_overloads = &r.singles.0;
@@ -334,11 +398,8 @@ impl Run<'_> {
                     let message = match self.message(r, &mut env) {
                         Ok(m) => m,
                         Err(detail) => {
-                            self.out.causes.push(Cause::invalid(
-                                field,
-                                schema_type.clone(),
-                                detail,
-                            ));
+                            let cause = Cause::invalid(field, schema_type.clone(), detail);
+                            self.add_failure(r, scope, cause);
                             self.stopped = true;
                             return;
                         }
@@ -347,12 +408,13 @@ impl Run<'_> {
                         Value::Object(_) | Value::Array(_) => BadValue::Omit,
                         v => BadValue::from_value(v),
                     };
-                    self.out.causes.push(match r.reason {
+                    let cause = match r.reason {
                         ErrorType::Forbidden => Cause::forbidden(field, message),
                         ErrorType::Required => Cause::required(field, message),
                         ErrorType::Duplicate => Cause::duplicate(field, value),
                         _ => Cause::invalid(field, value, message),
-                    });
+                    };
+                    self.add_failure(r, scope, cause);
                 }
                 Ok(_) => {
                     self.out.causes.push(Cause::invalid(
@@ -365,6 +427,16 @@ impl Run<'_> {
                     ));
                 }
             }
+        }
+    }
+
+    /// A failed rule's cause, or, when ratcheting tolerates it (not a transition rule, and
+    /// its value unchanged), a warning (`addErr`).
+    fn add_failure(&mut self, r: &CompiledRule, scope: &RatchetScope<'_>, cause: Cause) {
+        if !r.uses_old_self && scope.tolerates() {
+            self.out.warnings.push(cause.message());
+        } else {
+            self.out.causes.push(cause);
         }
     }
 

@@ -11,8 +11,11 @@ pub mod object;
 pub mod objectmeta;
 pub mod property_index;
 pub mod prune;
+pub mod ratchet;
 pub mod scale;
 pub mod schema_tree;
 pub mod schema_validator;
+pub mod update;
 
 pub use object::{CrdValidator, Mode, Verdict};
+pub use update::Subresource;

@@ -56,6 +56,15 @@ pub struct Verdict {
     /// (there is no old object), and rules this engine cannot evaluate (each also has a
     /// cause saying so). 0 when the CEL gate reported the rules as not checked.
     pub rules_not_evaluated: usize,
+    /// On an UPDATE: the Warning headers the server sends (CEL failures that ratcheting
+    /// tolerated, then finalizer advice when the update is accepted).
+    pub warnings: Vec<String>,
+    /// The verdict is an UPDATE's ([`CrdValidator::validate_update`]).
+    pub is_update: bool,
+    /// For an object judged as stored data and found invalid: what the server answers when
+    /// the stored object is sent back unchanged (a no-op update). Refused means the object is
+    /// stuck: every write to it is refused.
+    pub update: Option<Box<Verdict>>,
     /// Judging the object hit a bug in crd-audit (a panic, caught by
     /// [`CrdValidator::validate_guarded`]): code 500 and one `InternalError` cause that
     /// carries the panic's message.
@@ -63,8 +72,9 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// Whether the write is accepted (201 for a create, 200 for an update).
     pub fn valid(&self) -> bool {
-        self.code == 201
+        self.code == 201 || self.code == 200
     }
 
     /// The message of the 422 Status (`Kind.group "name" is invalid: ...`): the causes'
@@ -116,39 +126,50 @@ impl Verdict {
                 json!(self.rules_not_evaluated),
             );
         }
+        if self.is_update {
+            m.insert("warnings".into(), json!(self.warnings));
+        }
+        if let Some(u) = &self.update {
+            let errors: Vec<Value> = u.errors.iter().map(Cause::to_json).collect();
+            let mut o = Map::new();
+            o.insert("allowed".into(), json!(u.valid()));
+            o.insert("errors".into(), Value::Array(errors));
+            o.insert("warnings".into(), json!(u.warnings));
+            m.insert("update".into(), Value::Object(o));
+        }
         m
     }
 }
 
 /// One version, compiled.
 #[derive(Debug)]
-struct VersionValidator {
-    name: String,
-    served: bool,
-    status_subresource: bool,
-    scale: Option<Scale>,
-    schema: Result<Option<CompiledSchema>, String>,
+pub(super) struct VersionValidator {
+    pub(super) name: String,
+    pub(super) served: bool,
+    pub(super) status_subresource: bool,
+    pub(super) scale: Option<Scale>,
+    pub(super) schema: Result<Option<CompiledSchema>, String>,
 }
 
 #[derive(Debug)]
-struct CompiledSchema {
-    validator: SchemaValidator,
+pub(super) struct CompiledSchema {
+    pub(super) validator: SchemaValidator,
     /// `None` when the schema is not structural (only tolerated with
     /// `preserveUnknownFields`): no pruning, defaulting, list-type or CEL then.
-    structure: Option<Structure>,
+    pub(super) structure: Option<Structure>,
     /// The `x-kubernetes-validations` rules of the structural schema, compiled.
-    cel: Option<CelValidator>,
+    pub(super) cel: Option<CelValidator>,
 }
 
 /// A CRD compiled for judging its objects.
 #[derive(Debug)]
 pub struct CrdValidator {
-    group: String,
-    kind: String,
-    crd_name: String,
-    namespaced: bool,
-    preserve_unknown_fields: bool,
-    versions: Vec<VersionValidator>,
+    pub(super) group: String,
+    pub(super) kind: String,
+    pub(super) crd_name: String,
+    pub(super) namespaced: bool,
+    pub(super) preserve_unknown_fields: bool,
+    pub(super) versions: Vec<VersionValidator>,
 }
 
 impl CrdValidator {
@@ -228,6 +249,11 @@ impl CrdValidator {
         group == self.group && kind == self.kind
     }
 
+    /// Whether the CRD's objects live in namespaces.
+    pub fn namespaced(&self) -> bool {
+        self.namespaced
+    }
+
     pub fn group(&self) -> &str {
         &self.group
     }
@@ -266,6 +292,91 @@ impl CrdValidator {
         }
     }
 
+    /// The request checks before anything is decoded: the version is this CRD's and served
+    /// (404), the kind is this CRD's (400), `metadata` decodes (400), and the version's
+    /// schema can be served (422/500). `None` when the verdict is already given.
+    pub(super) fn resolve<'s>(
+        &'s self,
+        obj: &Value,
+        verdict: &mut Verdict,
+    ) -> Option<(&'s VersionValidator, Option<&'s CompiledSchema>, Option<&'s Structure>)> {
+        let refuse = |v: &mut Verdict, code: u16, msg: String| {
+            v.code = code;
+            v.request_error = Some(msg);
+        };
+
+        let version = verdict
+            .api_version
+            .split_once('/')
+            .filter(|(g, _)| *g == self.group)
+            .and_then(|(_, ver)| self.versions.iter().find(|v| v.name == ver))
+            .filter(|v| v.served);
+        let Some(version) = version else {
+            let msg = format!(
+                "the server could not find the requested resource ({} is not served by CRD {})",
+                verdict.api_version, self.crd_name
+            );
+            refuse(verdict, 404, msg);
+            return None;
+        };
+        if verdict.kind != self.kind {
+            let msg = format!(
+                "the API version in the data ({}, Kind={}) does not match the expected API version / kind {}/{}, Kind={}",
+                verdict.api_version, verdict.kind, self.group, version.name, self.kind
+            );
+            refuse(verdict, 400, msg);
+            return None;
+        }
+        if let Some(e) = objectmeta::request_error(obj) {
+            refuse(verdict, 400, e);
+            return None;
+        }
+        let schema = match &version.schema {
+            Ok(s) => s.as_ref(),
+            Err(e) => {
+                verdict.code = 422;
+                verdict.errors.push(Cause::internal(
+                    Path::root(),
+                    format!("the schema of version {} cannot be read: {e}", version.name),
+                ));
+                return None;
+            }
+        };
+        let structure = schema.and_then(|s| s.structure.as_ref());
+        if schema.is_some() && structure.is_none() && !self.preserve_unknown_fields {
+            // The server cannot serve a CRD whose schema is not structural unless it keeps
+            // unknown fields (such a CRD can only be stored, never created, this way).
+            refuse(
+                verdict,
+                500,
+                "the server could not properly serve the CR schema".to_string(),
+            );
+            return None;
+        }
+        Some((version, schema, structure))
+    }
+
+    /// Decoding as the server does it (pruning, nulls, embedded resources), then defaulting.
+    /// Returns the pruned fields, or the request error of an embedded resource.
+    pub(super) fn decode(
+        &self,
+        obj: &mut Value,
+        structure: Option<&Structure>,
+    ) -> Result<Vec<String>, String> {
+        let pruned = if self.preserve_unknown_fields {
+            prune::prune_metadata(obj, structure)
+        } else {
+            prune::prune_object(obj, structure, true)
+        };
+        if let Some(st) = structure {
+            if let Some(e) = embedded::request_error(st, obj) {
+                return Err(e);
+            }
+            defaulting::apply(st, obj);
+        }
+        Ok(pruned)
+    }
+
     /// Judges one object. The object is consumed: it is pruned and defaulted on the way.
     pub fn validate(&self, mut obj: Value, mode: Mode) -> Verdict {
         let text = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
@@ -294,73 +405,17 @@ impl CrdValidator {
             ..Verdict::default()
         };
         crate::guard::fault_point("validate", &verdict.name);
-        let refuse = |v: &mut Verdict, code: u16, msg: String| {
-            v.code = code;
-            v.request_error = Some(msg);
+        let Some((version, schema, structure)) = self.resolve(&obj, &mut verdict) else {
+            return verdict;
         };
 
-        let version = verdict
-            .api_version
-            .split_once('/')
-            .filter(|(g, _)| *g == self.group)
-            .and_then(|(_, ver)| self.versions.iter().find(|v| v.name == ver))
-            .filter(|v| v.served);
-        let Some(version) = version else {
-            let msg = format!(
-                "the server could not find the requested resource ({} is not served by CRD {})",
-                verdict.api_version, self.crd_name
-            );
-            refuse(&mut verdict, 404, msg);
-            return verdict;
-        };
-        if verdict.kind != self.kind {
-            let msg = format!(
-                "the API version in the data ({}, Kind={}) does not match the expected API version / kind {}/{}, Kind={}",
-                verdict.api_version, verdict.kind, self.group, version.name, self.kind
-            );
-            refuse(&mut verdict, 400, msg);
-            return verdict;
-        }
-        if let Some(e) = objectmeta::request_error(&obj) {
-            refuse(&mut verdict, 400, e);
-            return verdict;
-        }
-        let schema = match &version.schema {
-            Ok(s) => s.as_ref(),
+        match self.decode(&mut obj, structure) {
+            Ok(pruned) => verdict.pruned = pruned,
             Err(e) => {
-                verdict.code = 422;
-                verdict.errors.push(Cause::internal(
-                    Path::root(),
-                    format!("the schema of version {} cannot be read: {e}", version.name),
-                ));
+                verdict.code = 400;
+                verdict.request_error = Some(e);
                 return verdict;
             }
-        };
-        let structure = schema.and_then(|s| s.structure.as_ref());
-        if schema.is_some() && structure.is_none() && !self.preserve_unknown_fields {
-            // The server cannot serve a CRD whose schema is not structural unless it keeps
-            // unknown fields (such a CRD can only be stored, never created, this way).
-            refuse(
-                &mut verdict,
-                500,
-                "the server could not properly serve the CR schema".to_string(),
-            );
-            return verdict;
-        }
-
-        // Decoding: pruning, nulls, embedded resources; then defaulting.
-        verdict.pruned = if self.preserve_unknown_fields {
-            prune::prune_metadata(&mut obj, structure)
-        } else {
-            prune::prune_object(&mut obj, structure, true)
-        };
-        if let Some(st) = structure {
-            if let Some(e) = embedded::request_error(st, &obj) {
-                verdict.pruned.clear();
-                refuse(&mut verdict, 400, e);
-                return verdict;
-            }
-            defaulting::apply(st, &mut obj);
         }
         if mode == Mode::Create
             && version.status_subresource
@@ -414,7 +469,7 @@ impl CrdValidator {
 }
 
 /// The string at a path of an object, or "".
-fn text_at(obj: &Value, path: &[&str]) -> String {
+pub(super) fn text_at(obj: &Value, path: &[&str]) -> String {
     let mut v = obj;
     for k in path {
         match v.get(k) {
@@ -426,7 +481,7 @@ fn text_at(obj: &Value, path: &[&str]) -> String {
 }
 
 /// Error types after which the server does not evaluate CEL rules.
-fn blocks_cel(kind: ErrorType) -> bool {
+pub(super) fn blocks_cel(kind: ErrorType) -> bool {
     matches!(
         kind,
         ErrorType::NotSupported

@@ -6,9 +6,15 @@ use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Scale;
 use serde_json::Value;
 
-/// Appends the scale subresource's errors for `obj`.
+/// Appends the scale subresource's errors for `obj` (`ValidateScaleSpec` and
+/// `ValidateScaleStatus`).
 pub fn validate(scale: &Scale, obj: &Value, out: &mut Vec<Cause>) {
     replicas(&scale.spec_replicas_path, obj, out);
+    validate_status(scale, obj, out);
+}
+
+/// `ValidateScaleStatus` alone, as a status update runs it.
+pub fn validate_status(scale: &Scale, obj: &Value, out: &mut Vec<Cause>) {
     replicas(&scale.status_replicas_path, obj, out);
     if let Some(selector) = &scale.label_selector_path
         && let Err(e) = nested(obj, selector, "string", Value::is_string)

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 /// Where the metadata is: the top-level `metadata` (path built only when needed) or a given
 /// path.
 #[derive(Clone, Copy)]
-pub(super) struct MetaPath<'a>(Option<&'a Path>);
+pub(super) struct MetaPath<'a>(pub(super) Option<&'a Path>);
 
 impl MetaPath<'_> {
     pub(super) fn child(&self, name: &str) -> Path {
@@ -269,6 +269,17 @@ pub fn validate_embedded_meta(meta: &Value, path: &Path) -> Vec<Cause> {
 
 /// Labels, annotations, owner references, finalizers and managed fields.
 fn validate_meta_common(m: &Map<String, Value>, at: MetaPath<'_>, out: &mut Vec<Cause>) {
+    validate_meta_parts(m, at, true, out);
+}
+
+/// Labels, annotations, owner references, finalizers (when `finalizers`) and managed fields,
+/// in that order.
+pub(super) fn validate_meta_parts(
+    m: &Map<String, Value>,
+    at: MetaPath<'_>,
+    finalizers: bool,
+    out: &mut Vec<Cause>,
+) {
     if let Some(labels) = m.get("labels").and_then(Value::as_object) {
         for (k, v) in labels {
             for msg in label_key_errors(k) {
@@ -299,7 +310,7 @@ fn validate_meta_common(m: &Map<String, Value>, at: MetaPath<'_>, out: &mut Vec<
     if let Some(refs) = m.get("ownerReferences").and_then(Value::as_array) {
         validate_owner_references(refs, at, out);
     }
-    if let Some(finalizers) = m.get("finalizers").and_then(Value::as_array) {
+    if let Some(finalizers) = m.get("finalizers").and_then(Value::as_array).filter(|_| finalizers) {
         let (mut orphan, mut foreground) = (false, false);
         for f in finalizers {
             let f = f.as_str().unwrap_or("");

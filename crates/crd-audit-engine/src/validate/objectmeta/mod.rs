@@ -46,6 +46,7 @@ mod decode;
 mod managed_fields;
 mod meta;
 mod owner_references;
+mod update;
 #[cfg(test)]
 mod tests;
 
@@ -54,6 +55,10 @@ pub use decode::{
 };
 pub use meta::{
     prepare_for_create, validate_embedded_resource, validate_object_meta,
+};
+pub use update::{
+    finalizer_warnings, prepare_for_update, validate_object_meta_accessor,
+    validate_object_meta_update,
 };
 
 /// Total size of keys and values of `metadata.annotations` (256 KiB).

@@ -5,11 +5,20 @@ use super::*;
 
 impl SchemaValidator {
     /// The slice validator; returns its match count.
-    pub(super) fn check_array(&self, n: &Node, items: &[Value], p: &Seg, s: &mut Sink) -> u32 {
+    pub(super) fn check_array(
+        &self,
+        n: &Node,
+        items: &[Value],
+        c: Option<Correlated<'_>>,
+        p: &Seg,
+        s: &mut Sink,
+    ) -> u32 {
         let mut mc = 0;
         if let Some(it) = n.items {
+            let mut paired = c.and_then(|c| c.items());
             for (i, item) in items.iter().enumerate() {
-                mc += self.node(it, item, &Seg::Index(p, i), s);
+                let old = paired.as_mut().and_then(|pi| pi.get(i));
+                mc += self.node_c(it, item, old, &Seg::Index(p, i), s);
             }
         }
         let size = items.len() as i64;

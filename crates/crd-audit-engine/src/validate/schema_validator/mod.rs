@@ -28,6 +28,7 @@ use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::go;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool};
 use crate::validate::property_index::PropertyIndex;
+use crate::validate::ratchet::Correlated;
 use crate::go::regexp as goregex;
 use crate::k8s::formats;
 use serde_json::{Map, Number, Value};
@@ -244,8 +245,82 @@ impl SchemaValidator {
         sink.count == 0
     }
 
+    /// Validates an UPDATE with ratcheting (`RatchetingSchemaValidator.ValidateUpdate`):
+    /// errors in a value that correlates with an unchanged old value are dropped. `c` pairs
+    /// the validated value with the old object's (`None`: validated as on create).
+    pub fn validate_update_at(
+        &self,
+        value: &Value,
+        c: Option<Correlated<'_>>,
+        path: &Path,
+        out: &mut Vec<Cause>,
+    ) {
+        self.validate_node_at(self.root, value, c, path, out);
+    }
+
+    /// [`SchemaValidator::validate_update_at`] for the value of the root's property `name`
+    /// (`status`: the status strategy validates it with a validator of its own, whose names
+    /// are relative to it).
+    pub fn validate_property_update_at(
+        &self,
+        name: &str,
+        value: &Value,
+        c: Option<Correlated<'_>>,
+        path: &Path,
+        out: &mut Vec<Cause>,
+    ) {
+        if let Some(id) = self.nodes[self.root as usize].properties.get(name) {
+            self.validate_node_at(id, value, c, path, out);
+        }
+    }
+
+    fn validate_node_at(
+        &self,
+        id: NodeId,
+        value: &Value,
+        c: Option<Correlated<'_>>,
+        path: &Path,
+        out: &mut Vec<Cause>,
+    ) {
+        let mut sink = Sink::recording();
+        self.node_c(id, value, c, &Seg::Root, &mut sink);
+        let mut seen: HashSet<String> = HashSet::with_capacity(sink.errs.len());
+        for e in sink.errs {
+            if seen.insert(e.msg.clone()) {
+                out.push(convert(e, path));
+            }
+        }
+    }
+
     /// `SchemaValidator.Validate` of one schema node; returns the match count.
     fn node(&self, id: NodeId, v: &Value, p: &Seg, s: &mut Sink) -> u32 {
+        self.node_c(id, v, None, p, s)
+    }
+
+    /// [`Self::node`] for a value that may correlate with an old one
+    /// (`ratchetingValueValidator.Validate`): the errors found at or below it are dropped when
+    /// it is unchanged.
+    fn node_c(&self, id: NodeId, v: &Value, c: Option<Correlated<'_>>, p: &Seg, s: &mut Sink) -> u32 {
+        let Some(c) = c else {
+            return self.node_plain(id, v, None, p, s);
+        };
+        let (count, len) = (s.count, s.errs.len());
+        let mc = self.node_plain(id, v, Some(c), p, s);
+        if s.count > count && c.unchanged() {
+            s.count = count;
+            s.errs.truncate(len);
+        }
+        mc
+    }
+
+    fn node_plain(
+        &self,
+        id: NodeId,
+        v: &Value,
+        c: Option<Correlated<'_>>,
+        p: &Seg,
+        s: &mut Sink,
+    ) -> u32 {
         let n = &self.nodes[id as usize];
         let kind = match v {
             Value::Null => return self.null_value(n, p, s),
@@ -283,7 +358,7 @@ impl SchemaValidator {
             self.check_number(n, Num::of(num), p, s);
         }
         if let Value::Array(items) = v {
-            mc += 1 + self.check_array(n, items, p, s);
+            mc += 1 + self.check_array(n, items, c, p, s);
         }
         mc += 1;
         if let Some(values) = &n.enum_values
@@ -292,7 +367,7 @@ impl SchemaValidator {
             s.err(|| enum_error(p.render(), v, values));
         }
         if let Value::Object(map) = v {
-            mc += 1 + self.check_object(n, map, p, s);
+            mc += 1 + self.check_object(n, map, c, p, s);
         }
         mc
     }

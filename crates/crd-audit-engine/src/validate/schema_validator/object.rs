@@ -10,9 +10,15 @@ impl SchemaValidator {
         &self,
         n: &Node,
         map: &Map<String, Value>,
+        c: Option<Correlated<'_>>,
         p: &Seg,
         s: &mut Sink,
     ) -> u32 {
+        // The type fields of the object are never paired (`isTypeMetaField`).
+        let pair = |key: &str| {
+            c.filter(|_| !(matches!(p, Seg::Root) && (key == "apiVersion" || key == "kind")))
+                .and_then(|c| c.key(key))
+        };
         let size = map.len() as i64;
         if let Some(min) = n.min_properties
             && size < min
@@ -64,7 +70,7 @@ impl SchemaValidator {
                         && !matched
                         && let Additional::Schema(a) = n.additional
                     {
-                        mc += self.node(a, value, &Seg::Key(p, key), s);
+                        mc += self.node_c(a, value, pair(key), &Seg::Key(p, key), s);
                     }
                 }
             }
@@ -72,13 +78,13 @@ impl SchemaValidator {
         if n.properties.len() <= map.len() {
             for (name, pid) in n.properties.iter() {
                 if let Some(value) = map.get(&**name) {
-                    mc += self.node(*pid, value, &Seg::Prop(p, name), s);
+                    mc += self.node_c(*pid, value, pair(name), &Seg::Prop(p, name), s);
                 }
             }
         } else {
             for (key, value) in map {
                 if let Some(pid) = n.property(key) {
-                    mc += self.node(pid, value, &Seg::Prop(p, key), s);
+                    mc += self.node_c(pid, value, pair(key), &Seg::Prop(p, key), s);
                 }
             }
         }
