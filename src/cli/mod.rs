@@ -15,6 +15,7 @@ pub mod output;
 pub mod plan;
 pub mod sarif;
 pub mod size_limits;
+pub mod updates;
 pub mod validate;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};

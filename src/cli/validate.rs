@@ -7,13 +7,14 @@ use super::inputs::{self, Sourced};
 use super::locate::{Located, POSITIONS_MAX_TEXT, PieceText, locate};
 use super::output::object_name;
 use super::output::{self, Format};
+use super::updates::{Judging, KubeVersion, stuck_or_tolerated};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::positions::{DocumentPositions, Position};
 use crd_audit_engine::load::stream::Piece;
 use crd_audit_engine::load::{Document, LoadError};
 use crd_audit_engine::{Cause, Path};
-use crd_audit_engine::{CrdValidator, Mode, Verdict};
+use crd_audit_engine::{CrdValidator, Mode, Subresource, Verdict};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -49,8 +50,20 @@ pub struct Args {
     /// Judge objects as stored data: the whole object, `status` included, as every write
     /// must pass it on a cluster without validation ratcheting (default: as a create, which
     /// drops `status` under a status subresource).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "update")]
     pub stored: bool,
+    /// Judge each object as an UPDATE of the stored object (in these files or directories)
+    /// with the same group, kind, namespace and name, with validation ratcheting; an object
+    /// with no stored counterpart is judged as a create.
+    #[arg(long, value_name = "OLD", value_delimiter = ',')]
+    pub update: Vec<PathBuf>,
+    /// With --update: the endpoint written, `status` for `PUT .../status`.
+    #[arg(long, value_enum, requires = "update")]
+    pub subresource: Option<SubresourceArg>,
+    /// The Kubernetes release whose rules apply (1.X; default: the newest modelled, 1.36):
+    /// before 1.30 updates are not ratcheted.
+    #[arg(long, value_name = "X.Y", default_value_t = String::from("1.36"))]
+    pub kubernetes_version: String,
     /// Count fields that pruning would drop (unknown to the schema) as findings, as a
     /// `fieldValidation=Strict` request would refuse them.
     #[arg(long)]
@@ -58,6 +71,12 @@ pub struct Args {
     /// Output format.
     #[arg(long, short, value_enum, default_value_t)]
     pub output: Format,
+}
+
+/// The endpoint of an update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SubresourceArg {
+    Status,
 }
 
 /// The CRDs given, compiled, by group and kind (or why one could not be compiled).
@@ -239,7 +258,7 @@ fn parse(job: Job) -> Parsed {
     }
 }
 
-fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
+fn judge(catalog: &Catalog, how: &Judging, parsed: Parsed) -> Done {
     let docs = parsed
         .docs
         .into_iter()
@@ -265,7 +284,7 @@ fn judge(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
                     .map(|(k, item)| {
                         let obj = item.doc.value;
                         let (verdict, known) = match catalog.find(&obj) {
-                            Some(Ok(v)) => (v.validate_guarded(obj, mode), true),
+                            Some(Ok(v)) => (how.judge(v, obj), true),
                             Some(Err(message)) => {
                                 let verdict = not_compiled(&obj, message);
                                 crd_audit_engine::load::drop_value(obj);
@@ -368,9 +387,9 @@ fn cluster_crds(args: &Args, given: &[(String, Crd)]) -> Result<Vec<(String, Crd
 type CatalogCell = OnceLock<Option<Catalog>>;
 
 /// [`judge`], with a bug outside the per-object guard reported for the whole job.
-fn judge_guarded(catalog: &Catalog, mode: Mode, parsed: Parsed) -> Done {
+fn judge_guarded(catalog: &Catalog, how: &Judging, parsed: Parsed) -> Done {
     let (seq, file) = (parsed.seq, parsed.file.clone());
-    crd_audit_engine::panic_guard::catch(|| judge(catalog, mode, parsed)).unwrap_or_else(|m| Done {
+    crd_audit_engine::panic_guard::catch(|| judge(catalog, how, parsed)).unwrap_or_else(|m| Done {
         seq,
         docs: vec![Err(internal_load_error(&file, m))],
         file,
@@ -392,7 +411,7 @@ fn parse_guarded(job: Job) -> Parsed {
 fn work(
     jobs: &Mutex<mpsc::Receiver<Job>>,
     catalog: &CatalogCell,
-    mode: Mode,
+    how: &Judging,
     done: mpsc::SyncSender<Done>,
 ) {
     let mut ahead: Vec<Parsed> = Vec::new();
@@ -402,7 +421,7 @@ fn work(
             Some(None) => return,
             Some(Some(c)) => {
                 for parsed in ahead.drain(..) {
-                    if done.send(judge_guarded(c, mode, parsed)).is_err() {
+                    if done.send(judge_guarded(c, how, parsed)).is_err() {
                         return;
                     }
                 }
@@ -429,7 +448,7 @@ fn work(
         let parsed = parse_guarded(job);
         match catalog.get() {
             Some(Some(c)) => {
-                if done.send(judge_guarded(c, mode, parsed)).is_err() {
+                if done.send(judge_guarded(c, how, parsed)).is_err() {
                     return;
                 }
             }
@@ -458,11 +477,32 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_INPUT_ERROR;
         }
     };
-    let mode = if args.stored {
-        Mode::Stored
-    } else {
-        Mode::Create
+    let mut how = Judging {
+        mode: if args.stored {
+            Mode::Stored
+        } else {
+            Mode::Create
+        },
+        release: match args.kubernetes_version.parse::<KubeVersion>() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: --kubernetes-version: {e}");
+                return EXIT_INPUT_ERROR;
+            }
+        },
+        to: match args.subresource {
+            Some(SubresourceArg::Status) => Subresource::Status,
+            None => Subresource::Main,
+        },
+        ..Judging::default()
     };
+    if !args.update.is_empty()
+        && let Err(e) = how.read_stored(&args.update)
+    {
+        eprintln!("error: --update: {e}");
+        return EXIT_INPUT_ERROR;
+    }
+    let how = &how;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let (job_tx, job_rx) = mpsc::sync_channel::<Job>(workers * 4);
     let job_rx = Mutex::new(job_rx);
@@ -516,7 +556,7 @@ pub fn run(args: &Args) -> u8 {
                     // As with the reader: the result channel closes only once a stop is
                     // counted (a panic drops the worker's own sender while unwinding).
                     contained("validation worker", stopped, || {
-                        work(job_rx, catalog, mode, done.clone())
+                        work(job_rx, catalog, how, done.clone())
                     });
                     drop(done);
                 })
@@ -775,11 +815,17 @@ fn write_text(out: &mut impl Write, file: &str, v: &Verdict, at: &Located) -> st
     if let Some(e) = &v.request_error {
         return writeln!(out, "{} {name}: error: {e}", pos(&at.object));
     }
+    for w in &v.warnings {
+        writeln!(out, "{} {name}: warning: {w}", pos(&at.object))?;
+    }
     if v.errors.is_empty() {
         return writeln!(out, "{} {name}: valid", pos(&at.object));
     }
     for (c, p) in v.errors.iter().zip(&at.errors) {
         writeln!(out, "{} {name}: {c}", pos(p))?;
+    }
+    if let Some(u) = &v.update {
+        writeln!(out, "{} {name}: {}", pos(&at.object), stuck_or_tolerated(u))?;
     }
     Ok(())
 }
