@@ -9,20 +9,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn cases() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/update");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
+    common::case_dirs("update")
 }
 
 fn lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
+    common::json_lines(text)
 }
 
 fn file(case: &Path, name: &str) -> String {
