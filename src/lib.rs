@@ -3,3 +3,4 @@
 
 pub mod cli;
 pub mod operator;
+pub mod release;

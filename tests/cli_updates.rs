@@ -286,3 +286,36 @@ fn the_readme_example_tells_tolerated_from_stuck() {
     }
     assert_eq!(lines, 4, "{stdout}");
 }
+
+/// `plan` counts the objects a new revision would leave stuck, by the release's rules.
+#[test]
+fn plan_counts_stuck_objects() {
+    let summary = |version: &str| {
+        let out = run(
+            &[
+                "plan",
+                "examples/revisions/widgets-v2.yaml",
+                "--current",
+                "examples/crds/widgets.yaml",
+                "--objects",
+                "examples/objects",
+                "examples/stored",
+                "--kubernetes-version",
+                version,
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains(": already invalid; error: stuck: "),
+            "{stdout}"
+        );
+        stdout.lines().last().unwrap_or("").to_string()
+    };
+    assert_eq!(
+        summary("1.36"),
+        "example.crd-audit.dev/v1: 5 object(s) read, 1 newly invalid, 3 already invalid; 2 stuck (the API server would refuse every update of them)"
+    );
+    assert!(summary("1.29").contains("; 4 stuck"));
+}

@@ -12,10 +12,12 @@ use super::junit::{self, Outcome};
 use super::output::{self, Format};
 use super::sarif;
 use super::size_limits;
+use super::updates::stuck_or_tolerated;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::operator::audit::{redacted, redacted_cause};
 use crate::operator::config::Config;
-use crd_audit_engine::{Cause, CheckReport, Crd, CrdValidator, Mode, Verdict};
+use crate::release::KubeVersion;
+use crd_audit_engine::{Cause, CheckReport, Crd, CrdValidator, Verdict};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -53,6 +55,11 @@ pub struct Args {
     /// No progress bar, even on a terminal.
     #[arg(long)]
     pub no_progress: bool,
+    /// Judge updates by the rules of this Kubernetes release (1.X; default: the cluster's
+    /// own, from its /version): before 1.30 there is no validation ratcheting, so every
+    /// invalid object is stuck.
+    #[arg(long, value_name = "X.Y")]
+    pub kubernetes_version: Option<String>,
     /// Output format.
     #[arg(long, short, value_enum, default_value_t)]
     pub output: Format,
@@ -99,6 +106,8 @@ struct Row {
     storage: String,
     objects: u64,
     invalid: u64,
+    /// Invalid objects whose unchanged update the server refuses (stuck).
+    blocked: u64,
     unknown_fields: u64,
     crd_findings: usize,
     crd_warnings: usize,
@@ -353,6 +362,9 @@ impl<W: Write> Writer<W> {
                 for c in &v.errors {
                     writeln!(self.out, "{crd} {who}: {}", self.message(c))?;
                 }
+                if let Some(u) = &v.update {
+                    writeln!(self.out, "{crd} {who}: {}", stuck_or_tolerated(u))?;
+                }
             }
             Format::Json => {
                 let mut m = serde_json::Map::new();
@@ -423,6 +435,7 @@ impl<W: Write> Writer<W> {
                     "storageVersion": row.storage,
                     "objects": row.objects,
                     "invalid": row.invalid,
+                    "blocked": row.blocked,
                     "unknownFields": row.unknown_fields,
                     "crdFindings": row.crd_findings,
                     "crdWarnings": row.crd_warnings,
@@ -475,6 +488,7 @@ struct Totals {
     crds: usize,
     objects: u64,
     invalid: u64,
+    blocked: u64,
     unknown_fields: u64,
     crds_with_findings: usize,
     crds_with_invalid: usize,
@@ -491,6 +505,7 @@ impl Totals {
         for r in rows {
             t.objects += r.objects;
             t.invalid += r.invalid;
+            t.blocked += r.blocked;
             t.unknown_fields += r.unknown_fields;
             t.crds_with_findings += usize::from(r.crd_findings > 0);
             t.crds_with_invalid += usize::from(r.invalid > 0);
@@ -512,12 +527,13 @@ impl Totals {
 
     fn line(&self, elapsed: Duration) -> String {
         format!(
-            "audited {} CRD(s) and {} object(s) in {:.1}s: {} invalid object(s) under {} CRD(s), {} with unknown fields, {} CRD(s) with findings, {} error(s){}",
+            "audited {} CRD(s) and {} object(s) in {:.1}s: {} invalid object(s) under {} CRD(s) ({} stuck: every update refused), {} with unknown fields, {} CRD(s) with findings, {} error(s){}",
             self.crds,
             self.objects,
             elapsed.as_secs_f64(),
             self.invalid,
             self.crds_with_invalid,
+            self.blocked,
             self.unknown_fields,
             self.crds_with_findings,
             self.errors,
@@ -536,12 +552,13 @@ fn table(rows: &[Row]) -> String {
         "STORAGE",
         "OBJECTS",
         "INVALID",
+        "BLOCKED",
         "UNKNOWN-FIELDS",
         "CRD-FINDINGS",
         "CRD-WARNINGS",
         "ERROR",
     ];
-    let cells: Vec<[String; 8]> = rows
+    let cells: Vec<[String; 9]> = rows
         .iter()
         .map(|r| {
             [
@@ -549,6 +566,7 @@ fn table(rows: &[Row]) -> String {
                 r.storage.clone(),
                 r.objects.to_string(),
                 r.invalid.to_string(),
+                r.blocked.to_string(),
                 r.unknown_fields.to_string(),
                 r.crd_findings.to_string(),
                 r.crd_warnings.to_string(),
@@ -611,6 +629,18 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_INPUT_ERROR;
         }
     };
+    let release = match args
+        .kubernetes_version
+        .as_deref()
+        .map(str::parse::<KubeVersion>)
+    {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => {
+            eprintln!("error: --kubernetes-version: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+        None => cluster.release(),
+    };
     let checked = match read_crds(&cluster, &config) {
         Ok(c) => c,
         Err(e) => {
@@ -645,7 +675,7 @@ pub fn run(args: &Args) -> u8 {
     let mut written = Ok(());
     for c in checked {
         progress.crd(&c.crd.name);
-        let row = audit_crd(&cluster, &config, &c, &mut w, &progress);
+        let row = audit_crd(&cluster, &config, &c, &mut w, &progress, release.ratchets());
         progress.crd_done();
         match row {
             Ok(row) => rows.push(row),
@@ -677,6 +707,7 @@ pub fn run(args: &Args) -> u8 {
                     "crds": totals.crds,
                     "objects": totals.objects,
                     "invalid": totals.invalid,
+                    "blocked": totals.blocked,
                     "unknownFields": totals.unknown_fields,
                     "crdsWithFindings": totals.crds_with_findings,
                     "errors": totals.errors,
@@ -713,6 +744,7 @@ fn audit_crd<W: Write>(
     c: &Checked,
     w: &mut Writer<W>,
     progress: &Progress,
+    ratcheting: bool,
 ) -> std::io::Result<Row> {
     let found = crd_findings::list(&c.report, &c.sizes);
     let mut row = Row {
@@ -781,8 +813,11 @@ fn audit_crd<W: Write>(
                 continue; // drain, so that the reader can finish
             }
             for obj in batch {
-                let verdict = validator.validate_guarded(obj, Mode::Stored);
+                let verdict = validator.validate_stored(obj, ratcheting);
                 row.objects += 1;
+                if verdict.update.as_ref().is_some_and(|u| !u.valid()) {
+                    row.blocked += 1;
+                }
                 if verdict.internal_error {
                     row.internal_errors += 1;
                 }

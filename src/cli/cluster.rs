@@ -93,6 +93,12 @@ pub struct Cluster {
 impl Cluster {
     /// The cluster of `--kubeconfig`/`--context` (else `KUBECONFIG`, `~/.kube/config`, the
     /// in-cluster ServiceAccount).
+    /// The cluster's Kubernetes release (its `/version`; the newest modelled if unreadable).
+    pub fn release(&self) -> crate::release::KubeVersion {
+        self.runtime
+            .block_on(crate::release::of_cluster(&self.client))
+    }
+
     pub fn connect(kubeconfig: Option<&Path>, context: Option<&str>) -> Result<Cluster, String> {
         let runtime = cli_runtime()?;
         let (client, _) = runtime.block_on(client::connect(kubeconfig, context))?;

@@ -40,6 +40,11 @@ pub struct Args {
     /// Kubeconfig context (default: the current one).
     #[arg(long)]
     pub context: Option<String>,
+    /// Judge updates by the rules of this Kubernetes release (1.X; default: with --cluster
+    /// the cluster's own, else the newest modelled): before 1.30 there is no validation
+    /// ratcheting, so every invalid object is stuck.
+    #[arg(long, value_name = "X.Y")]
+    pub kubernetes_version: Option<String>,
     /// Output format.
     #[arg(long, short, value_enum, default_value_t)]
     pub output: Format,
@@ -50,6 +55,8 @@ struct Summary {
     read: usize,
     newly_invalid: usize,
     already_invalid: usize,
+    /// Invalid objects the API server would refuse to update at all under the new CRD.
+    stuck: usize,
 }
 
 struct Planner<W: Write> {
@@ -63,6 +70,8 @@ struct Planner<W: Write> {
     sarif: super::sarif::Report,
     /// The CRD's name (objects read from the cluster are named after it in SARIF).
     crd: String,
+    /// The API server validates updates with ratcheting.
+    ratcheting: bool,
 }
 
 /// Where an object of a file stands: its file, its path in its document (for the items of
@@ -84,12 +93,13 @@ impl<W: Write> Planner<W> {
             .current
             .as_ref()
             .map(|v| v.validate(obj.clone(), Mode::Stored));
-        let verdict = self.new.validate(obj, Mode::Stored);
+        let verdict = self.new.validate_stored(obj, self.ratcheting);
         let s = self
             .summaries
             .entry(verdict.api_version.clone())
             .or_default();
         s.read += 1;
+        s.stuck += usize::from(verdict.update.as_ref().is_some_and(|u| !u.valid()));
         let valid_before = before.as_ref().map(|b| b.valid());
         match (valid_before, verdict.valid()) {
             (Some(true) | None, false) => s.newly_invalid += 1,
@@ -176,8 +186,8 @@ impl<W: Write> Planner<W> {
         for (version, s) in &self.summaries {
             breaking += s.newly_invalid;
             let line = format!(
-                "{version}: {} object(s) read, {} newly invalid, {} already invalid",
-                s.read, s.newly_invalid, s.already_invalid
+                "{version}: {} object(s) read, {} newly invalid, {} already invalid; {} stuck (the API server would refuse every update of them)",
+                s.read, s.newly_invalid, s.already_invalid, s.stuck
             );
             match self.format {
                 Format::Text => {
@@ -261,6 +271,17 @@ pub fn run(args: &Args) -> u8 {
             new.name
         );
     }
+    let release = match (args.kubernetes_version.as_deref(), &cluster) {
+        (Some(v), _) => match v.parse::<crate::release::KubeVersion>() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: --kubernetes-version: {e}");
+                return EXIT_INPUT_ERROR;
+            }
+        },
+        (None, Some(c)) => c.release(),
+        (None, None) => crate::release::KubeVersion::default(),
+    };
     let stdout = std::io::stdout();
     let mut p = Planner {
         new: CrdValidator::new(&new),
@@ -272,6 +293,7 @@ pub fn run(args: &Args) -> u8 {
         junit: super::junit::Report::new("plan"),
         sarif: super::sarif::plan_report(),
         crd: new.name.clone(),
+        ratcheting: release.ratchets(),
     };
     let mut input_errors = 0;
     if let Some(cluster) = &cluster {
@@ -361,7 +383,15 @@ fn write_text(
         Some(false) => "already invalid",
         None => "invalid under the new CRD",
     };
-    writeln!(out, "{}: {state}", head(object))?;
+    match &verdict.update {
+        Some(u) => writeln!(
+            out,
+            "{}: {state}; {}",
+            head(object),
+            super::updates::stuck_or_tolerated(u)
+        )?,
+        None => writeln!(out, "{}: {state}", head(object))?,
+    }
     for (i, c) in verdict.errors.iter().enumerate() {
         let p = located.as_ref().and_then(|(_, at)| at.errors.get(i));
         writeln!(out, "{}:   {c}", head(p))?;

@@ -3,61 +3,11 @@
 //! `--update`, under the rules of a Kubernetes release (`--kubernetes-version`).
 
 use super::inputs;
+pub use crate::release::KubeVersion;
 use crd_audit_engine::{CrdValidator, Mode, Subresource, Verdict};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-/// The newest Kubernetes minor release whose rules the engine models.
-pub const NEWEST_MINOR: u32 = 36;
-/// The first minor release that validates updates with ratcheting (beta, on by default).
-pub const RATCHETING_SINCE: u32 = 30;
-
-/// A Kubernetes release, `1.X`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KubeVersion {
-    pub minor: u32,
-}
-
-impl Default for KubeVersion {
-    fn default() -> Self {
-        KubeVersion {
-            minor: NEWEST_MINOR,
-        }
-    }
-}
-
-impl std::str::FromStr for KubeVersion {
-    type Err = String;
-
-    /// `1.30`, `v1.30` or `1.30.2` (the patch release does not matter).
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad =
-            || format!("invalid Kubernetes version {s:?}: expected 1.X, such as 1.{NEWEST_MINOR}");
-        let t = s.trim().strip_prefix('v').unwrap_or(s.trim());
-        let mut parts = t.split('.');
-        let (Some("1"), Some(minor)) = (parts.next(), parts.next()) else {
-            return Err(bad());
-        };
-        if parts.next().is_some_and(|p| p.parse::<u32>().is_err()) || parts.next().is_some() {
-            return Err(bad());
-        }
-        let minor: u32 = minor.parse().map_err(|_| bad())?;
-        if minor > NEWEST_MINOR {
-            return Err(format!(
-                "Kubernetes 1.{minor} is newer than the newest release crd-audit models (1.{NEWEST_MINOR})"
-            ));
-        }
-        Ok(KubeVersion { minor })
-    }
-}
-
-impl KubeVersion {
-    /// Whether the release validates updates with ratcheting.
-    pub fn ratchets(self) -> bool {
-        self.minor >= RATCHETING_SINCE
-    }
-}
 
 /// Which object an update replaces: group, kind, namespace, name.
 type Identity = (String, String, String, String);
@@ -150,50 +100,8 @@ impl Judging {
         if self.mode != Mode::Stored {
             return v.validate_guarded(obj, self.mode);
         }
-        let stored = as_stored(&obj, v.namespaced());
-        let mut verdict = v.validate_guarded(obj, Mode::Stored);
-        if !verdict.valid() && verdict.request_error.is_none() {
-            let update = if self.release.ratchets() {
-                v.validate_update_guarded(stored.clone(), stored, Subresource::Main)
-            } else {
-                // No ratcheting: a write must make the whole object valid.
-                Verdict {
-                    code: 422,
-                    errors: verdict.errors.clone(),
-                    is_update: true,
-                    ..Verdict::default()
-                }
-            };
-            verdict.update = Some(Box::new(update));
-        }
-        verdict
+        v.validate_stored(obj, self.release.ratchets())
     }
-}
-
-/// An object as the server holds it: a stored object always has a `resourceVersion` and, for
-/// a namespaced CRD, a namespace (`default` when a file leaves it out).
-fn as_stored(obj: &Value, namespaced: bool) -> Value {
-    let mut obj = obj.clone();
-    if let Some(Value::Object(meta)) = obj.get_mut("metadata") {
-        if meta
-            .get("resourceVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .is_empty()
-        {
-            meta.insert("resourceVersion".into(), Value::String("1".into()));
-        }
-        if namespaced
-            && meta
-                .get("namespace")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .is_empty()
-        {
-            meta.insert("namespace".into(), Value::String("default".into()));
-        }
-    }
-    obj
 }
 
 /// The text line that says what an invalid stored object's no-op update gets.
@@ -202,27 +110,5 @@ pub fn stuck_or_tolerated(update: &Verdict) -> String {
         "tolerated: the API server accepts updates that leave the invalid values unchanged (validation ratcheting)".to_string()
     } else {
         "error: stuck: the API server refuses every update of this object, even one that changes nothing (a label, a finalizer removal)".to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kubernetes_versions_parse_as_releases() {
-        for (text, minor) in [("1.30", 30), ("v1.33", 33), ("1.29.4", 29), ("1.36", 36)] {
-            assert_eq!(
-                text.parse::<KubeVersion>(),
-                Ok(KubeVersion { minor }),
-                "{text}"
-            );
-        }
-        for bad in ["2.1", "1", "1.x", "1.30.x", "1.30.1.2", ""] {
-            assert!(bad.parse::<KubeVersion>().is_err(), "{bad}");
-        }
-        assert!("1.37".parse::<KubeVersion>().unwrap_err().contains("newer"));
-        assert!(!"1.29".parse::<KubeVersion>().unwrap().ratchets());
-        assert!("1.30".parse::<KubeVersion>().unwrap().ratchets());
     }
 }

@@ -60,10 +60,10 @@ pub struct Args {
     /// With --update: the endpoint written, `status` for `PUT .../status`.
     #[arg(long, value_enum, requires = "update")]
     pub subresource: Option<SubresourceArg>,
-    /// The Kubernetes release whose rules apply (1.X; default: the newest modelled, 1.36):
-    /// before 1.30 updates are not ratcheted.
-    #[arg(long, value_name = "X.Y", default_value_t = String::from("1.36"))]
-    pub kubernetes_version: String,
+    /// The Kubernetes release whose rules apply (1.X; default: with --crds-from-cluster the
+    /// cluster's own, else the newest modelled, 1.36): before 1.30 updates are not ratcheted.
+    #[arg(long, value_name = "X.Y")]
+    pub kubernetes_version: Option<String>,
     /// Count fields that pruning would drop (unknown to the schema) as findings, as a
     /// `fieldValidation=Strict` request would refuse them.
     #[arg(long)]
@@ -483,12 +483,27 @@ pub fn run(args: &Args) -> u8 {
         } else {
             Mode::Create
         },
-        release: match args.kubernetes_version.parse::<KubeVersion>() {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("error: --kubernetes-version: {e}");
-                return EXIT_INPUT_ERROR;
+        release: match &args.kubernetes_version {
+            Some(v) => match v.parse::<KubeVersion>() {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("error: --kubernetes-version: {e}");
+                    return EXIT_INPUT_ERROR;
+                }
+            },
+            None if args.crds_from_cluster => {
+                match super::cluster::Cluster::connect(
+                    args.kubeconfig.as_deref(),
+                    args.context.as_deref(),
+                ) {
+                    Ok(c) => c.release(),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return EXIT_INPUT_ERROR;
+                    }
+                }
             }
+            None => KubeVersion::default(),
         },
         to: match args.subresource {
             Some(SubresourceArg::Status) => Subresource::Status,

@@ -4,8 +4,8 @@
 //! objects leave nothing behind.
 
 use crd_audit_engine::Crd;
+use crd_audit_engine::CrdValidator;
 use crd_audit_engine::{BadValue, Cause};
-use crd_audit_engine::{CrdValidator, Mode};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,6 +21,9 @@ pub struct Invalid {
     pub error_count: usize,
     /// The judgement panicked (an InternalError, not a schema violation).
     pub internal: bool,
+    /// The server refuses every update of the object, even one that changes nothing: it is
+    /// stuck (without validation ratcheting, every invalid object is).
+    pub updates_blocked: bool,
 }
 
 /// `(namespace, name)`.
@@ -147,6 +150,8 @@ fn digest(messages: &[String]) -> u64 {
 pub enum Transition {
     None,
     BecameInvalid,
+    /// An invalid object whose updates were accepted can no longer be updated at all.
+    BecameBlocked,
     BecameValid,
     ChangedErrors,
 }
@@ -162,6 +167,8 @@ pub struct Judgement {
     pub unknown_fields: bool,
     /// The judgement panicked (reported as an InternalError message).
     pub internal_error: bool,
+    /// An invalid object that the server would refuse to update at all.
+    pub updates_blocked: bool,
 }
 
 /// The longest message a report, event or annotation carries (a bad value can be huge: an
@@ -180,9 +187,10 @@ pub fn bounded(s: &str, max: usize) -> String {
     format!("{}...", &s[..cut])
 }
 
-/// Judges an object as stored data. A panic inside the engine becomes an InternalError
-/// message for this object; the caller goes on with the others.
-pub fn judge(v: &CrdValidator, obj: Value, redact: bool) -> Judgement {
+/// Judges an object as stored data, and an invalid one also as a no-op update (is it stuck?),
+/// with validation ratcheting when the server has it. A panic inside the engine becomes an
+/// InternalError message for this object; the caller goes on with the others.
+pub fn judge(v: &CrdValidator, obj: Value, redact: bool, ratcheting: bool) -> Judgement {
     let meta = |k: &str| {
         obj.get("metadata")
             .and_then(|m| m.get(k))
@@ -199,7 +207,8 @@ pub fn judge(v: &CrdValidator, obj: Value, redact: bool) -> Judgement {
         .to_string();
     let version = api_version.rsplit('/').next().unwrap_or("").to_string();
     // A panic inside the engine becomes an InternalError cause for this object.
-    let verdict = v.validate_guarded(obj, Mode::Stored);
+    let verdict = v.validate_stored(obj, ratcheting);
+    let updates_blocked = verdict.update.as_ref().is_some_and(|u| !u.valid());
     let mut messages: Vec<String> = verdict
         .errors
         .iter()
@@ -218,6 +227,7 @@ pub fn judge(v: &CrdValidator, obj: Value, redact: bool) -> Judgement {
         messages,
         unknown_fields: !verdict.pruned.is_empty(),
         internal_error: verdict.internal_error,
+        updates_blocked,
     }
 }
 
@@ -247,13 +257,15 @@ impl Audit {
         let entry = Invalid {
             version: j.version,
             uid: j.uid,
-            digest: digest(&j.messages),
+            digest: digest(&j.messages) ^ u64::from(j.updates_blocked),
             error_count: j.messages.len(),
             errors: j.messages.into_iter().take(3).collect(),
             internal: j.internal_error,
+            updates_blocked: j.updates_blocked,
         };
         match self.invalid.insert(key, entry.clone()) {
             None => Transition::BecameInvalid,
+            Some(old) if !old.updates_blocked && entry.updates_blocked => Transition::BecameBlocked,
             Some(old) if old.digest != entry.digest => Transition::ChangedErrors,
             Some(_) => Transition::None,
         }
@@ -284,6 +296,11 @@ impl Audit {
     pub fn invalid_count(&self) -> usize {
         self.invalid.len()
     }
+
+    /// Invalid objects the server would refuse to update at all.
+    pub fn blocked_count(&self) -> usize {
+        self.invalid.values().filter(|i| i.updates_blocked).count()
+    }
 }
 
 #[cfg(test)]
@@ -312,7 +329,7 @@ mod tests {
     fn transitions_and_redaction() {
         let v = CrdValidator::new(&crd());
         let mut a = Audit::default();
-        let observe = |a: &mut Audit, o| a.record(judge(&v, o, true));
+        let observe = |a: &mut Audit, o| a.record(judge(&v, o, true, true));
         assert_eq!(observe(&mut a, obj("abc", "Ready")), Transition::None);
         // Stored data: the status is judged too.
         assert_eq!(
@@ -339,6 +356,23 @@ mod tests {
             Transition::BecameValid
         );
         assert!(a.invalid.is_empty());
-        assert_eq!(a.validations, 4);
+        // Without ratcheting an invalid object is stuck; an object that was tolerated and is
+        // then judged stuck is a transition of its own.
+        let stored = |phase| {
+            let mut o = obj("abc", phase);
+            o["metadata"]["resourceVersion"] = json!("3");
+            o
+        };
+        assert_eq!(
+            a.record(judge(&v, stored("Broken"), true, true)),
+            Transition::BecameInvalid
+        );
+        assert!(!a.invalid[&("ns".to_string(), "a".to_string())].updates_blocked);
+        assert_eq!(
+            a.record(judge(&v, stored("Broken"), true, false)),
+            Transition::BecameBlocked
+        );
+        assert_eq!(a.blocked_count(), 1);
+        assert_eq!(a.validations, 6);
     }
 }

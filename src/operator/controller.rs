@@ -91,10 +91,18 @@ pub struct Ctx {
     pub policy_changed: Notify,
     /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
     pub crds_listed: AtomicBool,
+    /// The API server validates updates with ratcheting (1.30 and later): set from its
+    /// `/version` when the operator starts leading.
+    pub ratcheting: AtomicBool,
     next_epoch: AtomicU64,
 }
 
 impl Ctx {
+    /// Whether the API server validates updates with ratcheting.
+    pub fn ratcheting(&self) -> bool {
+        self.ratcheting.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     pub fn new(
         client: kube::Client,
         watch_clients: Option<Arc<super::client::WatchClients>>,
@@ -118,6 +126,7 @@ impl Ctx {
             event_queued: Notify::new(),
             policy_changed: Notify::new(),
             crds_listed: AtomicBool::new(false),
+            ratcheting: AtomicBool::new(true),
             next_epoch: AtomicU64::new(1),
         })
     }

@@ -47,6 +47,7 @@ pub struct Metrics {
     registry: Registry,
     pub objects: Family<VersionLabels, Gauge>,
     pub invalid_objects: Family<VersionLabels, Gauge>,
+    pub blocked_objects: Family<VersionLabels, Gauge>,
     pub nonstructural_versions: Family<CrdLabels, Gauge>,
     pub schema_changes: Family<ClassLabels, Counter>,
     pub validations: Counter,
@@ -72,6 +73,7 @@ impl Metrics {
         let m = Metrics {
             objects: Family::default(),
             invalid_objects: Family::default(),
+            blocked_objects: Family::default(),
             nonstructural_versions: Family::default(),
             schema_changes: Family::default(),
             validations: Counter::default(),
@@ -94,6 +96,11 @@ impl Metrics {
             "crd_audit_invalid_objects",
             "Stored objects invalid under their version's schema",
             m.invalid_objects.clone(),
+        );
+        registry.register(
+            "crd_audit_blocked_objects",
+            "Invalid stored objects whose unchanged update the API server refuses (stuck)",
+            m.blocked_objects.clone(),
         );
         registry.register(
             "crd_audit_nonstructural_versions",
@@ -177,6 +184,7 @@ impl Metrics {
             };
             self.objects.remove(&l);
             self.invalid_objects.remove(&l);
+            self.blocked_objects.remove(&l);
         }
         let l = CrdLabels { crd: crd.into() };
         self.nonstructural_versions.remove(&l);
@@ -253,12 +261,19 @@ mod tests {
                 version: "v1".into(),
             })
             .set(3);
+        m.blocked_objects
+            .get_or_create(&VersionLabels {
+                crd: "a.example.com".into(),
+                version: "v1".into(),
+            })
+            .set(1);
         m.validations.inc();
         m.api_error("list");
         m.watches.set(2);
         let text = m.encode();
         for needle in [
             "crd_audit_objects{crd=\"a.example.com\",version=\"v1\"} 3",
+            "crd_audit_blocked_objects{crd=\"a.example.com\",version=\"v1\"} 1",
             "crd_audit_validations_total 1",
             "crd_audit_api_errors_total{verb=\"list\"} 1",
             "crd_audit_watches 2",

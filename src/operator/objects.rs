@@ -184,12 +184,13 @@ impl ObjectAudit {
         let n = objects.len();
         let permit = self.ctx.judges.clone().acquire_owned().await;
         let (v, redact) = (self.validator.clone(), self.ctx.config.redact_values);
+        let ratcheting = self.ctx.ratcheting();
         let started = Instant::now();
         let job = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             objects
                 .into_iter()
-                .map(|o| judge(&v, o, redact))
+                .map(|o| judge(&v, o, redact, ratcheting))
                 .collect::<Vec<_>>()
         });
         match job.await {
@@ -213,6 +214,7 @@ impl ObjectAudit {
     async fn judge(&self, obj: Value) -> Judgement {
         let permit = self.ctx.judges.clone().acquire_owned().await;
         let (v, redact) = (self.validator.clone(), self.ctx.config.redact_values);
+        let ratcheting = self.ctx.ratcheting();
         let started = Instant::now();
         let key = (
             obj["metadata"]["namespace"]
@@ -223,7 +225,7 @@ impl ObjectAudit {
         );
         let job = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            judge(&v, obj, redact)
+            judge(&v, obj, redact, ratcheting)
         });
         let j = match job.await {
             Ok(j) => j,
@@ -236,6 +238,7 @@ impl ObjectAudit {
                 )],
                 unknown_fields: false,
                 internal_error: true,
+                updates_blocked: false,
             },
         };
         if j.internal_error {
@@ -264,38 +267,54 @@ impl ObjectAudit {
             })
             .observe(secs);
         self.ctx.changed.notify_one();
-        for (key, text) in newly.iter() {
-            self.violation_event(key, text.as_deref().unwrap_or(""));
+        for (key, text, blocked) in newly.iter() {
+            self.violation_event(key, text.as_deref().unwrap_or(""), *blocked);
         }
-        for (key, text) in newly.into_iter().chain(cleared) {
+        let newly = newly.into_iter().map(|(k, t, _)| (k, t));
+        for (key, text) in newly.chain(cleared) {
             self.annotate(key, text).await;
         }
         true
     }
 
     /// Replaces the audit with a complete fresh one; the objects that became invalid (with
-    /// their annotation text) and those that became valid.
+    /// their annotation text and whether they are stuck) and those that became valid.
     #[allow(clippy::type_complexity)]
     fn swap_in(
         &self,
         fresh: Audit,
         secs: f64,
-    ) -> Option<(Vec<(Key, Option<String>)>, Vec<(Key, Option<String>)>)> {
+    ) -> Option<(Vec<(Key, Option<String>, bool)>, Vec<(Key, Option<String>)>)> {
         let mut reg = self.ctx.registry();
         let t = reg
             .get_mut(&self.crd.name)
             .filter(|t| t.epoch == self.epoch)?;
         let before: BTreeSet<Key> = match t.tightened_from.take() {
             Some(keys) => {
-                let newly = fresh.invalid.keys().filter(|k| !keys.contains(*k)).count();
+                let (mut newly, mut stuck) = (0, 0);
+                for (_, i) in fresh.invalid.iter().filter(|(k, _)| !keys.contains(*k)) {
+                    newly += 1;
+                    stuck += usize::from(i.updates_blocked);
+                }
                 let summary = t
                     .last_change
                     .as_ref()
                     .map_or(String::new(), |c| c.summary.clone());
+                let note = if stuck > 0 {
+                    format!(
+                        "{newly} object(s) newly invalid, {stuck} of them stuck (the API server refuses every update of them); {summary}"
+                    )
+                } else if newly > 0 {
+                    format!(
+                        "{newly} object(s) newly invalid, all still updatable (validation ratcheting tolerates their unchanged values); {summary}"
+                    )
+                } else {
+                    format!("0 object(s) newly invalid; {summary}")
+                };
                 self.ctx.queue_event(PendingEvent {
                     warning: true,
                     reason: "SchemaTightened".into(),
-                    note: format!("{newly} object(s) newly invalid; {summary}"),
+                    note,
                     regarding: super::controller::crd_reference(&self.crd),
                 });
                 keys
@@ -322,12 +341,12 @@ impl ObjectAudit {
         if t.blocked.as_ref().is_some_and(|b| b.0 == "Forbidden") {
             t.blocked = None;
         }
-        let newly: Vec<(Key, Option<String>)> = t
+        let newly: Vec<(Key, Option<String>, bool)> = t
             .audit
             .invalid
             .iter()
             .filter(|(k, _)| !before.contains(*k))
-            .map(|(k, i)| (k.clone(), Some(annotation_text(i))))
+            .map(|(k, i)| (k.clone(), Some(annotation_text(i)), i.updates_blocked))
             .collect();
         let cleared: Vec<(Key, Option<String>)> = before
             .iter()
@@ -346,17 +365,27 @@ impl ObjectAudit {
                 .filter(|t| t.epoch == self.epoch)
                 .map(|t| {
                     let tr = t.audit.record(j);
-                    (tr, t.audit.invalid.get(&key).map(annotation_text))
+                    let invalid = t.audit.invalid.get(&key);
+                    (
+                        tr,
+                        invalid.map(annotation_text),
+                        invalid.is_some_and(|i| i.updates_blocked),
+                    )
                 })
         };
-        let Some((tr, text)) = recorded else {
+        let Some((tr, text, blocked)) = recorded else {
             return false;
         };
         self.ctx.changed.notify_one();
         match tr {
             Transition::BecameInvalid => {
                 let text = text.unwrap_or_default();
-                self.violation_event(&key, &text);
+                self.violation_event(&key, &text, blocked);
+                self.annotate(key, Some(text)).await;
+            }
+            Transition::BecameBlocked => {
+                let text = text.unwrap_or_default();
+                self.violation_event(&key, &text, true);
                 self.annotate(key, Some(text)).await;
             }
             Transition::ChangedErrors => self.annotate(key, text).await,
@@ -396,8 +425,9 @@ impl ObjectAudit {
         tracing::error!(crd = %self.crd.name, error = %e, "reading objects failed; retrying with backoff");
     }
 
-    /// `Warning SchemaViolation` on an object that became invalid, within the budget.
-    fn violation_event(&mut self, key: &Key, text: &str) {
+    /// `Warning SchemaViolation` on an object that became invalid, or `Warning UpdatesBlocked`
+    /// when the server would refuse every update of it (`blocked`), within the budget.
+    fn violation_event(&mut self, key: &Key, text: &str, blocked: bool) {
         if self.budget.0.elapsed() > Duration::from_secs(60) {
             self.budget = (Instant::now(), 0);
         }
@@ -413,8 +443,18 @@ impl ObjectAudit {
             .filter(|u| !u.is_empty());
         self.ctx.queue_event(PendingEvent {
             warning: true,
-            reason: "SchemaViolation".into(),
-            note: text.to_string(),
+            reason: if blocked {
+                "UpdatesBlocked".into()
+            } else {
+                "SchemaViolation".into()
+            },
+            note: if blocked {
+                format!(
+                    "every update of this object is refused, even one that changes nothing: {text}"
+                )
+            } else {
+                text.to_string()
+            },
             regarding: ObjectReference {
                 api_version: Some(self.resource.api_version.clone()),
                 kind: Some(self.resource.kind.clone()),

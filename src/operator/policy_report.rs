@@ -27,7 +27,10 @@ pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 pub const TOTAL_ANNOTATION: &str = "crd-audit.dev/invalid-objects";
 pub const TRUNCATED_ANNOTATION: &str = "crd-audit.dev/results-truncated";
 pub const CATEGORY: &str = "CRD Schema";
+/// The severity of an invalid object whose updates are still accepted (tolerated).
 pub const SEVERITY: &str = "medium";
+/// The severity of a stuck object: the API server refuses every update of it.
+pub const SEVERITY_STUCK: &str = "critical";
 
 /// The most results a report lists.
 pub const MAX_RESULTS: usize = 1000;
@@ -289,7 +292,12 @@ pub fn desired<'a>(
                 policy: POLICY.into(),
                 rule: crd.name.into(),
                 category: CATEGORY.into(),
-                severity: SEVERITY.into(),
+                severity: if inv.updates_blocked {
+                    SEVERITY_STUCK
+                } else {
+                    SEVERITY
+                }
+                .into(),
                 timestamp: Timestamp {
                     seconds: now,
                     nanos: 0,
@@ -362,6 +370,7 @@ mod tests {
                 &v,
                 json!({"apiVersion": format!("{}/v1", c.group), "kind": "Thing",
                     "metadata": meta, "spec": {"size": size}}),
+                true,
                 true,
             ));
         }
@@ -544,6 +553,7 @@ mod tests {
                     "metadata": {"name": name, "namespace": ns, "uid": format!("{i:036}")},
                     "spec": {"size": "\"".repeat(2000)}}),
                 false,
+                true,
             ));
         }
         let d = desired(

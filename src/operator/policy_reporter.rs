@@ -437,7 +437,7 @@ mod tests {
         let mut o = o;
         o["apiVersion"] = json!("example.com/v1");
         o["kind"] = json!(t.crd.kind.clone());
-        let j = judge(t.validator.as_ref().unwrap(), o, true);
+        let j = judge(t.validator.as_ref().unwrap(), o, true, true);
         t.audit.record(j);
         drop(reg);
         ctx.policy_changed.notify_one();

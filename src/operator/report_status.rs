@@ -245,6 +245,36 @@ fn conditions(i: &Inputs) -> Vec<Condition> {
             g,
         )
     });
+    let blocked = i.audit.blocked_count();
+    out.push(if let Some(msg) = i.forbidden {
+        condition("UpdatesAccepted", "Unknown", "Forbidden", msg.into(), g)
+    } else if !i.audited {
+        condition(
+            "UpdatesAccepted",
+            "Unknown",
+            "Auditing",
+            "audit in progress".into(),
+            g,
+        )
+    } else if blocked == 0 {
+        condition(
+            "UpdatesAccepted",
+            "True",
+            "NoBlockedObjects",
+            "0 blocked object(s): every stored object can be updated".into(),
+            g,
+        )
+    } else {
+        condition(
+            "UpdatesAccepted",
+            "False",
+            "BlockedObjects",
+            format!(
+                "{blocked} blocked object(s): the API server refuses every update of them, even one that changes nothing"
+            ),
+            g,
+        )
+    });
     out.push(match i.last_change {
         Some(c) if c.tightened => {
             condition("SchemaTightened", "True", "Tightened", c.summary.clone(), g)
@@ -283,8 +313,12 @@ pub fn status(i: &Inputs) -> SchemaAuditStatus {
     let a = i.audit;
     let structural = structural_versions(i.crd, i.check);
     let mut invalid_per_version: BTreeMap<&str, i64> = BTreeMap::new();
+    let mut blocked_per_version: BTreeMap<&str, i64> = BTreeMap::new();
     for inv in a.invalid.values() {
         *invalid_per_version.entry(inv.version.as_str()).or_default() += 1;
+        if inv.updates_blocked {
+            *blocked_per_version.entry(inv.version.as_str()).or_default() += 1;
+        }
     }
     let versions = i
         .crd
@@ -304,17 +338,24 @@ pub fn status(i: &Inputs) -> SchemaAuditStatus {
             objects_with_unknown_fields: a.unknown_fields.get(&v.name).map_or(0, |s| s.len())
                 as i64,
             unwritable_objects: a.unwritable.get(&v.name).map_or(0, |s| s.len()) as i64,
+            blocked_objects: blocked_per_version
+                .get(v.name.as_str())
+                .copied()
+                .unwrap_or(0),
         })
         .collect();
-    let invalid_objects = a
-        .invalid
-        .iter()
+    // Stuck objects first (the outage to hear about), each group by namespace and name.
+    let blocked_first = a.invalid.iter().filter(|(_, i)| i.updates_blocked);
+    let tolerated = a.invalid.iter().filter(|(_, i)| !i.updates_blocked);
+    let invalid_objects = blocked_first
+        .chain(tolerated)
         .take(i.max_listed)
         .map(|((ns, name), inv)| InvalidObject {
             namespace: ns.clone(),
             name: name.clone(),
             version: inv.version.clone(),
             uid: inv.uid.clone(),
+            updates_blocked: inv.updates_blocked,
             errors: inv.errors.clone(),
         })
         .collect();
@@ -446,6 +487,76 @@ mod tests {
         .unwrap()
     }
 
+    /// Stuck objects (a root-level rule fails: ratcheting never sees the root unchanged) are
+    /// counted per version, listed first, and turn UpdatesAccepted false; tolerated ones
+    /// (a property's value) are not; without ratcheting every invalid object is stuck.
+    #[test]
+    fn stuck_objects_are_counted_and_listed_first() {
+        let crd = Crd::from_value(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com", "generation": 1},
+            "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "x-kubernetes-validations": [{"rule": "self.metadata.name != 'forbidden'"}],
+                        "properties": {"spec": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}}}}}}]}}))
+        .unwrap();
+        let v = CrdValidator::new(&crd);
+        let check = crd_audit_engine::check_crd(&crd);
+        let object = |name: &str, n: i64| {
+            json!({"apiVersion": "example.com/v1", "kind": "Thing",
+                "metadata": {"name": name, "namespace": "ns", "resourceVersion": "7"}, "spec": {"n": n}})
+        };
+        let report = |ratcheting: bool| {
+            let mut audit = Audit::default();
+            for (name, n) in [("a-too-big", 9), ("forbidden", 1), ("ok", 1)] {
+                audit.record(judge(&v, object(name, n), false, ratcheting));
+            }
+            status(&Inputs {
+                crd: &crd,
+                check: &check,
+                audit: &audit,
+                audited: true,
+                forbidden: None,
+                last_change: None,
+                max_listed: 10,
+                audit_seconds: None,
+                internal_errors: 0,
+            })
+        };
+        let st = report(true);
+        let listed: Vec<(&str, bool)> = st
+            .invalid_objects
+            .iter()
+            .map(|o| (o.name.as_str(), o.updates_blocked))
+            .collect();
+        assert_eq!(listed, [("forbidden", true), ("a-too-big", false)]);
+        assert_eq!(
+            (
+                st.versions[0].invalid_objects,
+                st.versions[0].blocked_objects
+            ),
+            (2, 1)
+        );
+        let accepted = st
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "UpdatesAccepted")
+            .unwrap();
+        assert_eq!(
+            (accepted.status.as_str(), accepted.reason.as_str()),
+            ("False", "BlockedObjects")
+        );
+        assert!(
+            accepted.message.starts_with("1 blocked object(s)"),
+            "{}",
+            accepted.message
+        );
+
+        let st = report(false);
+        assert_eq!(st.versions[0].blocked_objects, 2);
+        assert!(st.invalid_objects.iter().all(|o| o.updates_blocked));
+    }
+
     /// A broad tightening of a large CRD: the report stays far below etcd's limit, however
     /// many objects break and however long their messages are.
     #[test]
@@ -461,7 +572,7 @@ mod tests {
             let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing",
                 "metadata": {"name": format!("o-{i:05}"), "namespace": "ns", "uid": format!("uid-{i}")},
                 "spec": {"mode": "x".repeat(10_000)}});
-            let j: Judgement = judge(&v, obj, false);
+            let j: Judgement = judge(&v, obj, false, true);
             audit.record(j);
         }
         let check = crd_audit_engine::check_crd(&new);

@@ -53,6 +53,10 @@ fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
             .invalid_objects
             .get_or_create(&l)
             .set(v.invalid_objects);
+        ctx.metrics
+            .blocked_objects
+            .get_or_create(&l)
+            .set(v.blocked_objects);
     }
     ctx.metrics
         .nonstructural_versions

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
     printcolumn = r#"{"name":"STRUCTURAL","type":"boolean","description":"Whether the storage version's schema is structural","jsonPath":".status.versions[?(@.storage==true)].structural"}"#,
     printcolumn = r#"{"name":"OBJECTS","type":"integer","description":"Objects stored at the storage version","jsonPath":".status.versions[?(@.storage==true)].objects"}"#,
     printcolumn = r#"{"name":"INVALID","type":"string","description":"Invalid stored objects","jsonPath":".status.conditions[?(@.type==\"InstancesValid\")].message"}"#,
+    printcolumn = r#"{"name":"BLOCKED","type":"string","description":"Invalid stored objects the API server refuses to update at all (stuck)","jsonPath":".status.conditions[?(@.type==\"UpdatesAccepted\")].message"}"#,
     printcolumn = r#"{"name":"TIGHTENED","type":"string","description":"Whether the last schema change tightened a served version","jsonPath":".status.conditions[?(@.type==\"SchemaTightened\")].status"}"#,
     printcolumn = r#"{"name":"AGE","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
@@ -83,6 +84,9 @@ pub struct VersionAudit {
     pub objects_with_unknown_fields: i64,
     /// Invalid objects whose annotation the API server refused.
     pub unwritable_objects: i64,
+    /// Invalid objects whose unchanged update the API server refuses: stuck objects.
+    #[serde(default)]
+    pub blocked_objects: i64,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
@@ -99,6 +103,9 @@ pub struct InvalidObject {
     /// Absent when unknown.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
+    /// The API server refuses every update of the object, even one that changes nothing.
+    #[serde(default)]
+    pub updates_blocked: bool,
     /// The first messages (at most three, each bounded; values redacted unless configured).
     pub errors: Vec<String>,
 }
@@ -148,7 +155,7 @@ mod tests {
         let v = serde_json::to_value(&o).unwrap();
         assert_eq!(
             v,
-            serde_json::json!({"name": "n", "version": "v1", "errors": ["spec.x: Required value"]})
+            serde_json::json!({"name": "n", "version": "v1", "updatesBlocked": false, "errors": ["spec.x: Required value"]})
         );
         assert_eq!(serde_json::from_value::<InvalidObject>(v).unwrap(), o);
         let crd = serde_json::to_value(SchemaAudit::crd()).unwrap();
@@ -190,12 +197,14 @@ mod tests {
                 invalid_objects: 1,
                 objects_with_unknown_fields: 1,
                 unwritable_objects: 1,
+                blocked_objects: 1,
             }],
             invalid_objects: vec![InvalidObject {
                 namespace: "ns".into(),
                 name: "a".into(),
                 version: "v1".into(),
                 uid: "u".into(),
+                updates_blocked: true,
                 errors: vec!["spec.x: Required value".into()],
             }],
             invalid_objects_truncated: true,

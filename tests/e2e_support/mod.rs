@@ -103,6 +103,15 @@ impl Rest {
         )
     }
 
+    /// A PUT (replace) of a whole object.
+    pub fn send_put(&self, path: &str, body: &Value) -> Result<Value, ApiError> {
+        self.send(
+            "PUT",
+            path,
+            Some(("application/json", body.to_string().into_bytes())),
+        )
+    }
+
     pub fn delete(&self, path: &str) -> Result<Value, ApiError> {
         self.send("DELETE", path, None)
     }
@@ -119,6 +128,26 @@ impl Rest {
         )
     }
 
+    /// A server-side dry-run PUT (`?dryRun=All`): the status code and the Warning headers'
+    /// texts.
+    pub fn put_dry_run(&self, path: &str, body: &Value) -> (u16, Vec<String>) {
+        let req = http::Request::builder()
+            .method("PUT")
+            .uri(format!("{path}?dryRun=All"))
+            .header("Content-Type", "application/json")
+            .body(kube::client::Body::from(body.to_string().into_bytes()))
+            .unwrap();
+        let resp = self.rt.block_on(self.client.send(req)).unwrap();
+        let warnings = resp
+            .headers()
+            .get_all("warning")
+            .iter()
+            .filter_map(|h| h.to_str().ok())
+            .map(warning_text)
+            .collect();
+        (resp.status().as_u16(), warnings)
+    }
+
     /// Every item of a collection (pages of 500).
     pub fn list(&self, path: &str) -> Result<Vec<Value>, ApiError> {
         let mut out = Vec::new();
@@ -133,6 +162,12 @@ impl Rest {
             }
         }
     }
+}
+
+/// The text of a Warning header (`299 - "text"`, the text quoted as Go quotes it).
+fn warning_text(h: &str) -> String {
+    let quoted = h.splitn(3, ' ').nth(2).unwrap_or(h);
+    serde_json::from_str::<String>(quoted).unwrap_or_else(|_| quoted.to_string())
 }
 
 /// The API path of an object, for the kinds these tests use.

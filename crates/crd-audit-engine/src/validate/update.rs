@@ -10,7 +10,7 @@
 use crate::cause::{BadValue, Cause, Path};
 use crate::validate::object::{CEL_NOT_CHECKED, blocks_cel, text_at};
 use crate::validate::ratchet::{Correlated, RatchetScope};
-use crate::validate::{CrdValidator, Verdict, embedded, list_type, objectmeta, scale};
+use crate::validate::{CrdValidator, Mode, Verdict, embedded, list_type, objectmeta, scale};
 use serde_json::{Map, Value};
 
 /// Where an UPDATE is sent.
@@ -201,6 +201,44 @@ impl CrdValidator {
             verdict.code = 422;
         }
         verdict
+    }
+
+    /// Judges a stored object as stored data ([`Mode::Stored`]) and, when it is invalid, also
+    /// the no-op update of it ([`Verdict::update`]): accepted means its invalid values are
+    /// tolerated, refused means it is stuck (every write to it is refused). With `ratcheting`
+    /// false (a server before 1.30), an invalid object is never updatable. An object without
+    /// `resourceVersion` (or, for a namespaced CRD, without namespace) is judged as the server
+    /// holds it, with both.
+    pub fn validate_stored(&self, obj: Value, ratcheting: bool) -> Verdict {
+        let stored = ratcheting.then(|| self.as_stored(&obj));
+        let mut verdict = self.validate_guarded(obj, Mode::Stored);
+        if verdict.valid() || verdict.request_error.is_some() {
+            return verdict;
+        }
+        let update = match stored {
+            Some(stored) => self.validate_update_guarded(stored.clone(), stored, Subresource::Main),
+            None => Verdict {
+                code: 422,
+                errors: verdict.errors.clone(),
+                is_update: true,
+                ..self.identity(&Value::Null)
+            },
+        };
+        verdict.update = Some(Box::new(update));
+        verdict
+    }
+
+    fn as_stored(&self, obj: &Value) -> Value {
+        let mut obj = obj.clone();
+        if let Some(Value::Object(meta)) = obj.get_mut("metadata") {
+            if text(meta, "resourceVersion").is_empty() {
+                meta.insert("resourceVersion".into(), Value::String("1".into()));
+            }
+            if self.namespaced && text(meta, "namespace").is_empty() {
+                meta.insert("namespace".into(), Value::String("default".into()));
+            }
+        }
+        obj
     }
 
     /// The name, namespace (the request's), apiVersion and kind of an object sent.
