@@ -52,8 +52,19 @@ fn from_git() -> Option<String> {
         println!("cargo:rerun-if-changed={}", path.display());
     }
     let commit = git(&dir, &["rev-parse", "--short=12", "HEAD"])?;
-    let dirty = git(&dir, &["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|s| !s.is_empty());
+    // `--no-optional-locks`: a plain `git status` refreshes and rewrites the index, which
+    // this script watches, so every build would make the next one run it (and rebuild the
+    // binary) again.
+    let dirty = git(
+        &dir,
+        &[
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ],
+    )
+    .is_some_and(|s| !s.is_empty());
     Some(if dirty {
         format!("{commit}-dirty")
     } else {

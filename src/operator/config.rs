@@ -53,25 +53,54 @@ impl Default for Config {
     }
 }
 
+/// The longest `fullResyncInterval` (30 days): longer ones would overflow the clock
+/// arithmetic of the timers, and a resync that rare is no resync.
+pub const MAX_RESYNC_INTERVAL: Duration = Duration::from_secs(30 * 24 * 3600);
+
 fn duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Seconds(u64),
-        Text(String),
-    }
-    match Raw::deserialize(d)? {
-        Raw::Seconds(s) => Ok(Duration::from_secs(s)),
-        Raw::Text(t) => crd_audit_engine::parse_duration(&t)
+    let value = serde_json::Value::deserialize(d)?;
+    duration_of(&value).map_err(serde::de::Error::custom)
+}
+
+/// A duration given as a Go duration (`1h`, `30m`) or a whole number of seconds.
+fn duration_of(value: &serde_json::Value) -> Result<Duration, String> {
+    let expected = "expected a Go duration such as 1h or 30m, or a number of seconds";
+    match value {
+        serde_json::Value::Number(n) => n
+            .as_u64()
+            .map(Duration::from_secs)
+            .ok_or_else(|| format!("invalid duration {n} ({expected})")),
+        serde_json::Value::String(t) => crd_audit_engine::parse_duration(t)
             .ok()
             .filter(|ns| *ns >= 0)
             .map(|ns| Duration::from_nanos(ns.unsigned_abs()))
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "invalid duration {t:?} (expected a Go duration such as 1h or 30m)"
-                ))
-            }),
+            .ok_or_else(|| format!("invalid duration {t:?} ({expected})")),
+        other => Err(format!(
+            "invalid duration {} ({expected})",
+            crd_audit_engine::render::json(other)
+        )),
     }
+}
+
+/// The error of one key's value, read alone as its field reads it, so that the message
+/// names the key (serde's own errors do not say where they are).
+fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
+    use serde_json::from_value as read;
+    let v = value.clone();
+    let e = match key {
+        "includeGroups" | "excludeGroups" | "excludeNamespaces" => {
+            read::<Vec<String>>(v).err().map(|e| e.to_string())
+        }
+        "annotateObjects" | "emitEvents" | "redactValues" | "celEnabled" | "policyReports" => {
+            read::<bool>(v).err().map(|e| e.to_string())
+        }
+        "maxListedObjects" => read::<usize>(v).err().map(|e| e.to_string()),
+        "apiQps" => read::<f64>(v).err().map(|e| e.to_string()),
+        "apiBurst" => read::<u32>(v).err().map(|e| e.to_string()),
+        "fullResyncInterval" => duration_of(value).err(),
+        _ => None,
+    }?;
+    Some(format!("{key}: {e}"))
 }
 
 impl Config {
@@ -93,6 +122,14 @@ impl Config {
             v @ serde_json::Value::Object(_) => v,
             _ => return Err(format!("{name}: the configuration must be a map")),
         };
+        if let Some(e) = value
+            .as_object()
+            .into_iter()
+            .flatten()
+            .find_map(|(k, v)| key_error(k, v))
+        {
+            return Err(format!("{name}: {e}"));
+        }
         let c: Config = serde_json::from_value(value).map_err(|e| format!("{name}: {e}"))?;
         c.check().map_err(|e| format!("{name}: {e}"))?;
         Ok(c)
@@ -102,7 +139,7 @@ impl Config {
     fn check(&self) -> Result<(), String> {
         if !(self.api_qps.is_finite() && (0.01..=10_000.0).contains(&self.api_qps)) {
             return Err(format!(
-                "apiQps: {} is out of range (0.01 to 10000 writes a second)",
+                "apiQps: {:?} is out of range (0.01 to 10000 writes a second)",
                 self.api_qps
             ));
         }
@@ -122,6 +159,12 @@ impl Config {
             return Err(format!(
                 "fullResyncInterval: {:?} is below the minimum of 1m",
                 self.full_resync_interval
+            ));
+        }
+        if self.full_resync_interval > MAX_RESYNC_INTERVAL {
+            return Err(format!(
+                "fullResyncInterval: {}s is above the maximum of 720h (30 days)",
+                self.full_resync_interval.as_secs()
             ));
         }
         for (key, globs) in [
@@ -236,6 +279,50 @@ mod tests {
             let e = err(bad);
             assert!(e.starts_with("conf.yaml"), "{bad}: {e}");
         }
+        // Each error names its key, and numbers are printed short.
+        for (bad, said) in [
+            (
+                "apiBurst: -3",
+                "conf.yaml: apiBurst: invalid value: integer `-3`, expected u32",
+            ),
+            (
+                "maxListedObjects: -3",
+                "conf.yaml: maxListedObjects: invalid value",
+            ),
+            (
+                "fullResyncInterval: -5",
+                "conf.yaml: fullResyncInterval: invalid duration -5",
+            ),
+            (
+                "fullResyncInterval: 18446744073709551615",
+                "conf.yaml: fullResyncInterval: 18446744073709551615s is above the maximum",
+            ),
+            (
+                "fullResyncInterval: 9000000000000000000",
+                "conf.yaml: fullResyncInterval: 9000000000000000000s is above the maximum",
+            ),
+            (
+                "fullResyncInterval: 2562047h",
+                "conf.yaml: fullResyncInterval: 9223369200s is above the maximum",
+            ),
+            (
+                "apiQps: 1e-300",
+                "conf.yaml: apiQps: 1e-300 is out of range",
+            ),
+            (
+                "emitEvents: 3",
+                "conf.yaml: emitEvents: invalid type: integer `3`, expected a boolean",
+            ),
+        ] {
+            let e = err(bad);
+            assert!(e.starts_with(said), "{bad}: {e}");
+        }
+        assert_eq!(
+            Config::parse("c.yaml", "fullResyncInterval: 720h")
+                .unwrap()
+                .full_resync_interval,
+            MAX_RESYNC_INTERVAL
+        );
         let e = err("emitEvents: true\n---\nemitEvents: false\n");
         assert!(e.contains("second YAML document"), "{e}");
         assert!(e.contains("line 3"), "{e}");

@@ -156,7 +156,7 @@ impl Metrics {
         build
             .get_or_create(&BuildLabels {
                 version: env!("CARGO_PKG_VERSION").into(),
-                commit: option_env!("CRD_AUDIT_COMMIT").unwrap_or("unknown").into(),
+                commit: env!("CRD_AUDIT_GIT_COMMIT").into(),
             })
             .set(1);
         registry.register("crd_audit_build_info", "Build information", build);
@@ -281,6 +281,13 @@ mod tests {
         ] {
             assert!(text.contains(needle), "{needle} missing in\n{text}");
         }
+        // The build-info series names the commit `--version` names (build.rs).
+        let commit = format!("commit=\"{}\"", env!("CRD_AUDIT_GIT_COMMIT"));
+        let build = text
+            .lines()
+            .find(|l| l.starts_with("crd_audit_build_info{"))
+            .unwrap_or_default();
+        assert!(build.contains(&commit), "{build}");
         m.forget_crd("a.example.com", &["v1".into()]);
         assert!(!m.encode().contains("a.example.com"));
     }
