@@ -1376,3 +1376,66 @@ fn stuck_and_tolerated_objects_agree_with_a_ratcheting_server() {
     let (status, log) = c.terminate();
     assert!(status.success(), "{log}");
 }
+
+/// A CRD deleted and created again while no operator ran: the new CRD's report starts a
+/// history of its own (no `lastSchemaChange` of the deleted CRD, its own generation), although
+/// the old report is still there (no garbage collector runs on this control plane).
+#[test]
+fn a_recreated_crd_starts_a_fresh_report() {
+    let _serial = serial();
+    let Some(env) = start() else { return };
+    let admin = &env.admin;
+    install(&env);
+    things(&env, 1);
+    create_things(&env);
+    let admin_kc = env.kubeconfig.display().to_string();
+    let c = controller(&env.run_dir, "before", &["--kubeconfig", &admin_kc], &[]);
+    wait_for("a clean report", || {
+        report(admin, CRD)
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+    });
+    things(&env, 2);
+    let r = wait_for("the tightened report", || {
+        report(admin, CRD)
+            .ok()
+            .filter(|r| r["status"]["lastSchemaChange"]["toGeneration"] == 2)
+    });
+    assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "True", "{r}");
+    let (status, log) = c.terminate();
+    assert!(status.success(), "{log}");
+
+    // While no operator runs: the CRD goes and comes back (revision 1 again, no objects).
+    admin
+        .delete(&format!(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}"
+        ))
+        .unwrap();
+    wait_for("the CRD to be gone", || {
+        admin
+            .get(&format!(
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}"
+            ))
+            .err()
+            .filter(|e| e.status == 404)
+    });
+    things(&env, 1);
+    let uid = admin
+        .get(&format!(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}"
+        ))
+        .unwrap()["metadata"]["uid"]
+        .clone();
+    let c = controller(&env.run_dir, "after", &["--kubeconfig", &admin_kc], &[]);
+    let r = wait_for("the recreated CRD's report", || {
+        report(admin, CRD).ok().filter(|r| {
+            r["metadata"]["ownerReferences"][0]["uid"] == uid
+                && condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
+        })
+    });
+    assert_eq!(r["status"]["observedGeneration"], 1, "{r}");
+    assert!(r["status"].get("lastSchemaChange").is_none(), "{r}");
+    assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
+    let (status, log) = c.terminate();
+    assert!(status.success(), "{log}");
+}

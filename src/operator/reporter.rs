@@ -149,28 +149,58 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
     }
 }
 
-/// Server-side apply of the report and of its status.
+/// Server-side apply of the report, then a merge patch of its whole status: every field of
+/// the status the operator does not set is written as `null`, so nothing an earlier writer
+/// left (the report of a deleted CRD of the same name, an older operator) survives. (Server-
+/// side apply of the status would not remove a field that no manager owns any more, and on
+/// servers before 1.22 the apply of the object itself takes the status fields from the
+/// manager.)
 async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String> {
     let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
     let name = object.metadata.name.clone().unwrap_or_default();
-    let params = PatchParams::apply(FIELD_MANAGER).force();
     let mut main = object.clone();
     main.status = None;
-    for (body, status) in [(&main, false), (object, true)] {
-        ctx.limiter.acquire().await;
-        ctx.metrics.api_write("patch");
-        let r = if status {
-            api.patch_status(&name, &params, &Patch::Apply(body)).await
-        } else {
-            api.patch(&name, &params, &Patch::Apply(body)).await
-        };
-        if let Err(e) = r {
-            ctx.metrics.api_error("patch");
-            return Err(super::client::describe(&e));
-        }
+    ctx.limiter.acquire().await;
+    ctx.metrics.api_write("patch");
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    if let Err(e) = api.patch(&name, &params, &Patch::Apply(&main)).await {
+        ctx.metrics.api_error("patch");
+        return Err(super::client::describe(&e));
+    }
+    ctx.limiter.acquire().await;
+    ctx.metrics.api_write("patch");
+    let body = serde_json::json!({ "status": status_patch(object.status.as_ref()) });
+    let params = PatchParams {
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..PatchParams::default()
+    };
+    if let Err(e) = api.patch_status(&name, &params, &Patch::Merge(&body)).await {
+        ctx.metrics.api_error("patch");
+        return Err(super::client::describe(&e));
     }
     Ok(())
 }
+
+/// The status as a merge patch that replaces the whole status: the optional fields left out
+/// of the status are `null` (removed).
+fn status_patch(status: Option<&SchemaAuditStatus>) -> serde_json::Value {
+    let mut v = serde_json::to_value(status.cloned().unwrap_or_default())
+        .unwrap_or(serde_json::Value::Null);
+    if let serde_json::Value::Object(m) = &mut v {
+        for key in STATUS_OPTIONAL_FIELDS {
+            m.entry(key).or_insert(serde_json::Value::Null);
+        }
+    }
+    v
+}
+
+/// The status fields that are left out when unset.
+const STATUS_OPTIONAL_FIELDS: [&str; 4] = [
+    "observedGeneration",
+    "lastSchemaChange",
+    "lastAuditTime",
+    "auditDurationSeconds",
+];
 
 /// Writes queued Events in order; one that fails is retried (with backoff) before the next.
 pub async fn pump_events(ctx: Arc<Ctx>) {
@@ -199,6 +229,36 @@ pub async fn pump_events(ctx: Arc<Ctx>) {
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(MAX_BACKOFF);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every optional field of the status is in the patch, as a value or as null: a field
+    /// left out would survive from an earlier writer.
+    #[test]
+    fn the_status_patch_names_every_optional_field() {
+        let mut full = serde_json::to_value(SchemaAuditStatus {
+            observed_generation: Some(1),
+            last_schema_change: Some(Default::default()),
+            last_audit_time: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            )),
+            audit_duration_seconds: Some(1.0),
+            ..Default::default()
+        })
+        .unwrap();
+        let empty = status_patch(Some(&SchemaAuditStatus::default()));
+        for key in STATUS_OPTIONAL_FIELDS {
+            assert_eq!(empty[key], serde_json::Value::Null, "{key}");
+            assert!(full.as_object_mut().unwrap().remove(key).is_some(), "{key}");
+        }
+        // What remains is always written.
+        for key in full.as_object().unwrap().keys() {
+            assert!(empty.get(key).is_some_and(|v| !v.is_null()), "{key}");
         }
     }
 }
