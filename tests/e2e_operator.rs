@@ -1439,3 +1439,40 @@ fn a_recreated_crd_starts_a_fresh_report() {
     let (status, log) = c.terminate();
     assert!(status.success(), "{log}");
 }
+
+/// After a 20 s outage the watches relist as soon as the API server is back (a `410 Gone` is
+/// not answered with the backoff that climbed during the outage): a CRD change made right
+/// after the recovery reaches its report within seconds, not after half a minute.
+#[test]
+fn a_change_right_after_an_outage_is_seen_at_once() {
+    let _serial = serial();
+    let Some(env) = start() else { return };
+    let admin = &env.admin;
+    install(&env);
+    things(&env, 1);
+    create_things(&env);
+    let admin_kc = env.kubeconfig.display().to_string();
+    let c = controller(&env.run_dir, "outage", &["--kubeconfig", &admin_kc], &[]);
+    wait_for("a clean report", || {
+        report(admin, CRD)
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+    });
+    env.restart_apiserver(Duration::from_secs(20));
+    wait_for("the API server back", || admin.get("/version").ok());
+    things(&env, 2);
+    let started = Instant::now();
+    wait_for_at_most(
+        "the change in the report within 15 s of the recovery",
+        Duration::from_secs(15),
+        &mut || {
+            report(admin, CRD).ok().filter(|r| {
+                r["status"]["observedGeneration"] == 2
+                    && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
+            })
+        },
+    );
+    eprintln!("report updated {:?} after the change", started.elapsed());
+    let (status, log) = c.terminate();
+    assert!(status.success(), "{log}");
+}

@@ -18,7 +18,6 @@ use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject};
 use kube::core::PartialObjectMeta;
-use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher;
 use kube::runtime::watcher::Event;
 use serde_json::Value;
@@ -240,9 +239,10 @@ impl Drop for Controller {
 async fn watch_crds(ctx: Arc<Ctx>) {
     let api: Api<DynamicObject> = Api::all_with(ctx.client.clone(), &crd_resource());
     let ar = crd_resource();
-    let mut stream = watcher(api, watcher::Config::default().page_size(100))
-        .default_backoff()
-        .boxed();
+    let mut stream = super::watch_backoff::with_backoff(
+        watcher(api, watcher::Config::default().page_size(100)).boxed(),
+    )
+    .boxed();
     let mut listed: Option<BTreeSet<String>> = None;
     while let Some(ev) = stream.next().await {
         match ev {
@@ -288,9 +288,9 @@ async fn watch_crds(ctx: Arc<Ctx>) {
 /// when the report CRD is deleted and applied again) is written again.
 async fn watch_reports(ctx: Arc<Ctx>) {
     let api: Api<PartialObjectMeta<SchemaAudit>> = Api::all(ctx.client.clone());
-    let mut stream = watcher(api, watcher::Config::default())
-        .default_backoff()
-        .boxed();
+    let mut stream =
+        super::watch_backoff::with_backoff(watcher(api, watcher::Config::default()).boxed())
+            .boxed();
     let mut listed: Option<BTreeSet<String>> = None;
     let unrewritten = |ctx: &Ctx, present: &dyn Fn(&str) -> bool| {
         let mut reg = ctx.registry();

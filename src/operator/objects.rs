@@ -12,7 +12,6 @@ use crd_audit_engine::CrdValidator;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
-use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher;
 use kube::runtime::watcher::Event;
 use serde_json::Value;
@@ -87,9 +86,10 @@ impl ObjectAudit {
         &self,
     ) -> futures::stream::BoxStream<'static, Result<Event<DynamicObject>, watcher::Error>> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
-        watcher(api, watcher::Config::default().page_size(500))
-            .default_backoff()
-            .boxed()
+        super::watch_backoff::with_backoff(
+            watcher(api, watcher::Config::default().page_size(500)).boxed(),
+        )
+        .boxed()
     }
 
     /// The periodic full resync, spread over ±10% so that CRDs do not relist together.

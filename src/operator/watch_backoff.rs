@@ -1,0 +1,154 @@
+//! The backoff of the operator's watches, in place of kube-runtime's `default_backoff()`:
+//!
+//! - a `410 Gone` (the watch's resourceVersion is too old, as after an API server restart) is
+//!   answered by the watcher with a fresh LIST: that LIST starts at once, not after a backoff
+//!   that climbed during the outage (the operator would stay blind for up to 30 s);
+//! - only progress resets the backoff (an object listed or watched, a LIST done), not the
+//!   `Init` the watcher emits when it starts a LIST: a LIST that keeps failing during an outage
+//!   backs off exponentially instead of being retried every second.
+//!
+//! Delays grow from 0.8 s by a factor of 2 to 30 s, each jittered by up to a fifth.
+
+use futures::{Stream, StreamExt};
+use kube::runtime::watcher::{self, Event};
+use std::time::Duration;
+
+const FIRST: Duration = Duration::from_millis(800);
+const MAX: Duration = Duration::from_secs(30);
+
+/// Exponential backoff with jitter.
+#[derive(Debug)]
+struct Backoff {
+    next: Duration,
+    seed: u64,
+}
+
+impl Backoff {
+    fn new() -> Backoff {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.subsec_nanos() as u64 | 1);
+        Backoff { next: FIRST, seed }
+    }
+
+    fn reset(&mut self) {
+        self.next = FIRST;
+    }
+
+    fn delay(&mut self) -> Duration {
+        // xorshift: enough to keep watches that failed together from retrying together.
+        self.seed ^= self.seed << 13;
+        self.seed ^= self.seed >> 7;
+        self.seed ^= self.seed << 17;
+        let jitter = (self.seed % 1000) as f64 / 5000.0; // 0 to 0.2
+        let d = self.next.mul_f64(1.0 + jitter);
+        self.next = (self.next * 2).min(MAX);
+        d.min(MAX)
+    }
+}
+
+/// Whether a watcher error is a `410 Gone`, after which the watcher relists.
+pub fn is_gone(e: &watcher::Error) -> bool {
+    match e {
+        watcher::Error::WatchError(s) => s.code == 410,
+        watcher::Error::WatchFailed(k)
+        | watcher::Error::WatchStartFailed(k)
+        | watcher::Error::InitialListFailed(k) => super::client::status_code(k) == Some(410),
+        _ => false,
+    }
+}
+
+/// A watcher stream with the backoff described above: after an error other than `410 Gone`
+/// the next item is polled only after the delay.
+pub fn with_backoff<T, S>(inner: S) -> impl Stream<Item = Result<Event<T>, watcher::Error>> + Send
+where
+    T: Send + 'static,
+    S: Stream<Item = Result<Event<T>, watcher::Error>> + Send + Unpin + 'static,
+{
+    futures::stream::unfold(
+        (inner, Backoff::new(), None::<Duration>),
+        |(mut inner, mut backoff, wait)| async move {
+            if let Some(d) = wait {
+                tokio::time::sleep(d).await;
+            }
+            let item = inner.next().await?;
+            let wait = match &item {
+                Err(e) if is_gone(e) => None,
+                Err(_) => Some(backoff.delay()),
+                Ok(Event::Init) => None,
+                Ok(_) => {
+                    backoff.reset();
+                    None
+                }
+            };
+            Some((item, (inner, backoff, wait)))
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::Status;
+
+    fn failed(code: u16) -> Result<Event<()>, watcher::Error> {
+        let s = Status::failure("watch failed", "Expired").with_code(code);
+        Err(watcher::Error::WatchError(s.boxed()))
+    }
+
+    /// The virtual time at which each item of `items` is handed out.
+    async fn times(items: Vec<Result<Event<()>, watcher::Error>>) -> Vec<Duration> {
+        let start = tokio::time::Instant::now();
+        let mut s = Box::pin(with_backoff(futures::stream::iter(items)));
+        let mut out = Vec::new();
+        while s.next().await.is_some() {
+            out.push(start.elapsed());
+        }
+        out
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_gone_watch_relists_at_once() {
+        let t = times(vec![
+            failed(500),
+            failed(500),
+            failed(500),
+            failed(410),
+            Ok(Event::Init),
+        ])
+        .await;
+        // Three failures wait 0.8 s, 1.6 s and 3.2 s (plus up to a fifth) in all...
+        let after_errors = t[3] - t[0];
+        assert!(
+            after_errors >= Duration::from_millis(5600)
+                && after_errors <= Duration::from_millis(5600 * 6 / 5),
+            "{t:?}"
+        );
+        // ...but the LIST after the 410 starts at once.
+        assert_eq!(t[4], t[3], "{t:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failing_list_backs_off_further_and_progress_resets() {
+        let mut items = Vec::new();
+        for _ in 0..6 {
+            items.push(Ok(Event::Init));
+            items.push(failed(503));
+        }
+        items.push(Ok(Event::InitDone));
+        items.push(failed(503));
+        items.push(Ok(Event::Init));
+        let t = times(items).await;
+        // Init does not reset: the waits after the failed LISTs double up to 30 s...
+        let waits: Vec<Duration> = (1..6).map(|i| t[2 * i] - t[2 * i - 1]).collect();
+        for pair in waits.windows(2) {
+            assert!(
+                pair[1] >= pair[0].mul_f64(1.6) || pair[1] >= MAX.mul_f64(0.8),
+                "{waits:?}"
+            );
+        }
+        // ...and a LIST that completes does: the next failure waits the first delay again.
+        let last = t[t.len() - 1] - t[t.len() - 2];
+        assert!(last <= FIRST.mul_f64(1.2), "{t:?}");
+    }
+}
