@@ -508,7 +508,7 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     }
     tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
     if let Some(v) = validator {
-        t.task = Some(tokio::spawn(super::objects::audit_objects(
+        t.task = Some(tokio::spawn(super::objects::supervised_audit(
             ctx.clone(),
             crd.clone(),
             v,
@@ -689,6 +689,66 @@ mod tests {
             "a new CRD is not a change of the old one"
         );
         assert_eq!(t.audit.objects.get("v1"), Some(&1));
+    }
+
+    /// A panic in an object audit is counted and reported (InstancesValid Unknown,
+    /// InternalError), and the audit runs again; a complete audit clears the report.
+    #[tokio::test(start_paused = true)]
+    async fn a_panicking_audit_is_reported_and_restarted() {
+        let (client, fake) = fake_api::start();
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("things".into(), vec![thing("a", "medium")]);
+        let ctx = context(client);
+        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
+        until("the first audit", || audited(&ctx, "u1")).await;
+        let (crd, validator, epoch) = {
+            let reg = ctx.registry();
+            let t = &reg["things.example.com"];
+            (t.crd.clone(), t.validator.clone().unwrap(), t.epoch)
+        };
+        let runs = std::sync::atomic::AtomicUsize::new(0);
+        let (c, v) = (ctx.clone(), crd.clone());
+        let supervised = super::super::objects::supervise(&ctx, &crd.name, epoch, || {
+            let n = runs.fetch_add(1, Ordering::Relaxed);
+            let (c, v, validator) = (c.clone(), v.clone(), validator.clone());
+            async move {
+                if n == 0 {
+                    panic!("boom in the audit");
+                }
+                super::super::objects::audit_objects(c, v, validator, epoch).await
+            }
+        });
+        let reported = async {
+            until("the bug in the report", || {
+                ctx.registry()["things.example.com"]
+                    .blocked
+                    .as_ref()
+                    .is_some_and(|(r, m)| r == "InternalError" && m.ends_with("boom in the audit"))
+            })
+            .await;
+            let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+            let valid = status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == "InstancesValid")
+                .unwrap();
+            assert_eq!(
+                (valid.status.as_str(), valid.reason.as_str()),
+                ("Unknown", "InternalError")
+            );
+            assert_eq!(ctx.metrics.internal_errors.get(), 1);
+            until("the restarted audit to clear it", || {
+                ctx.registry()["things.example.com"].blocked.is_none()
+            })
+            .await;
+        };
+        tokio::select! {
+            _ = supervised => panic!("the supervised audit ended"),
+            _ = reported => {}
+        }
+        assert_eq!(runs.load(Ordering::Relaxed), 2);
     }
 
     /// Report writes that fail are retried with backoff, not every second; the Event of a

@@ -46,6 +46,61 @@ struct ObjectAudit {
     budget: (Instant, u32),
 }
 
+/// How the report says that an object audit stopped on a bug and starts again.
+const RESTARTED: &str = "the audit of the objects stopped on a bug and restarts";
+
+/// The longest pause before an object audit that stopped on a bug starts again.
+const MAX_RESTART_PAUSE: Duration = Duration::from_secs(300);
+
+/// Runs a CRD's object audit ([`audit_objects`]) under supervision: a panic in it (a bug) is
+/// counted (`crd_audit_internal_errors`), logged, and shown in the CRD's report
+/// (`InstancesValid` Unknown, reason `InternalError`), and the audit starts again after a
+/// pause that doubles up to 5 minutes.
+pub async fn supervised_audit(
+    ctx: Arc<Ctx>,
+    crd: Arc<Crd>,
+    validator: Arc<CrdValidator>,
+    epoch: u64,
+) {
+    let run = {
+        let (ctx, crd) = (ctx.clone(), crd.clone());
+        move || audit_objects(ctx.clone(), crd.clone(), validator.clone(), epoch)
+    };
+    supervise(&ctx, &crd.name, epoch, run).await
+}
+
+/// [`supervised_audit`] for any audit future.
+pub async fn supervise<F, Fut>(ctx: &Ctx, crd: &str, epoch: u64, mut run: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    use futures::FutureExt;
+    let mut pause = Duration::from_secs(1);
+    loop {
+        let Err(panic) = std::panic::AssertUnwindSafe(run()).catch_unwind().await else {
+            return;
+        };
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with no message".to_string());
+        ctx.metrics.internal_errors.inc();
+        tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
+        {
+            let mut reg = ctx.registry();
+            let Some(t) = reg.get_mut(crd).filter(|t| t.epoch == epoch) else {
+                return;
+            };
+            t.blocked = Some(("InternalError".into(), format!("{RESTARTED}: {message}")));
+        }
+        ctx.changed.notify_one();
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(MAX_RESTART_PAUSE);
+    }
+}
+
 pub async fn audit_objects(ctx: Arc<Ctx>, crd: Arc<Crd>, validator: Arc<CrdValidator>, epoch: u64) {
     let Some(storage) = crd.storage_version().map(|v| v.name.clone()) else {
         let mut reg = ctx.registry();
@@ -338,7 +393,11 @@ impl ObjectAudit {
             k8s_openapi::jiff::Timestamp::now(),
         ));
         t.audit_seconds = Some(secs);
-        if t.blocked.as_ref().is_some_and(|b| b.0 == "Forbidden") {
+        // A complete audit clears a refused LIST and a restarted audit's bug.
+        if t.blocked
+            .as_ref()
+            .is_some_and(|b| b.0 == "Forbidden" || b.1.starts_with(RESTARTED))
+        {
             t.blocked = None;
         }
         let newly: Vec<(Key, Option<String>, bool)> = t

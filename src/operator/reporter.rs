@@ -149,6 +149,12 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
     }
 }
 
+/// [`desired`] of a tracked CRD, for tests.
+#[cfg(test)]
+pub fn desired_for_tests(ctx: &Ctx, crd: &str) -> SchemaAuditStatus {
+    desired(ctx, &ctx.registry()[crd])
+}
+
 /// Server-side apply of the report, then a merge patch of its whole status: every field of
 /// the status the operator does not set is written as `null`, so nothing an earlier writer
 /// left (the report of a deleted CRD of the same name, an older operator) survives. (Server-
