@@ -126,6 +126,38 @@ fn a_crd_that_cannot_be_compiled_fails_its_objects_only() {
     }
 }
 
+/// CRDs are compiled only for the objects that need them: a CRD no object uses is never
+/// compiled (here it would panic), and one read from a file is read again when an object
+/// needs it.
+#[test]
+fn crds_are_compiled_only_when_their_objects_need_them() {
+    let crd = crd_file("robust/lazy-crd.yaml");
+    let other = temp_file(
+        "robust/lazy-other.yaml",
+        CRD.replace("things", "others")
+            .replace("Thing", "Other")
+            .as_bytes(),
+    )
+    .display()
+    .to_string();
+    let judge = |objects: &str| {
+        run_env_within(
+            &[
+                "validate", "--crd", &crd, "--crd", &other, "-o", "json", "-",
+            ],
+            &[("CRD_AUDIT_INJECT_PANIC", "compile:others.example.com")],
+            Some(objects.as_bytes()),
+            LIMIT,
+        )
+    };
+    let out = judge(&[thing("a"), thing("b")].join("---\n"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(json_lines(&out).iter().all(|l| l["code"] == 201));
+    let out = judge(&thing("a").replace("Thing", "Other"));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(json_lines(&out)[0]["errors"][0]["type"], "InternalError");
+}
+
 #[test]
 fn a_worker_that_dies_does_not_keep_the_process_alive() {
     let crd = crd_file("robust/worker-crd.yaml");

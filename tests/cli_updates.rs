@@ -308,7 +308,7 @@ fn plan_counts_stuck_objects() {
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
         let stdout = text(&out.stdout);
         assert!(
-            stdout.contains(": already invalid; error: stuck: "),
+            stdout.contains(": Widget stuck: error: stuck: the API server refuses"),
             "{stdout}"
         );
         stdout.lines().last().unwrap_or("").to_string()

@@ -2,7 +2,6 @@
 //! `*.json`), and `-` for standard input; every document with its `file#index` source.
 
 use super::locate::{DocText, POSITIONS_MAX_TEXT, PieceText};
-use crd_audit_engine::Crd;
 use crd_audit_engine::load::stream::{DocumentStream, Piece, PieceReader};
 use crd_audit_engine::load::{Document, LoadError};
 use std::collections::VecDeque;
@@ -234,46 +233,6 @@ fn open(path: &Path) -> Result<Box<dyn BufRead>, LoadError> {
             line: None,
             message: e.to_string(),
         }),
-    }
-}
-
-/// Every CRD in the given files and directories, each with its source; documents that are
-/// not CRDs are skipped. Unreadable input is an error naming file, document and path.
-pub fn read_crds(args: &[PathBuf]) -> Result<Vec<(String, Crd)>, Vec<String>> {
-    let files = expand(args).map_err(|e| vec![e])?;
-    let mut crds = Vec::new();
-    let mut errors = Vec::new();
-    for file in files {
-        for doc in read_file(&file) {
-            let doc = match doc {
-                Ok(d) => d,
-                Err(e) => {
-                    errors.push(e.to_string());
-                    continue;
-                }
-            };
-            let items = match try_unpack_lists(doc) {
-                Ok(items) => items,
-                Err((e, _)) => {
-                    errors.push(e.to_string());
-                    continue;
-                }
-            };
-            for item in items {
-                if !Crd::is_crd(&item.doc.value) {
-                    continue;
-                }
-                match Crd::from_value(&item.doc.value) {
-                    Ok(c) => crds.push((item.source(), c)),
-                    Err(e) => errors.push(unreadable_crd(&item, &e)),
-                }
-            }
-        }
-    }
-    if errors.is_empty() {
-        Ok(crds)
-    } else {
-        Err(errors)
     }
 }
 

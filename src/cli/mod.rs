@@ -5,6 +5,7 @@ pub mod check;
 pub mod cluster;
 pub mod completions;
 pub mod controller;
+pub mod crd_catalog;
 pub mod crd_findings;
 pub mod diff;
 pub mod inputs;

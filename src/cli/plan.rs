@@ -383,21 +383,17 @@ fn write_text(
         Some(false) => "already invalid",
         None => "invalid under the new CRD",
     };
-    match &verdict.update {
-        Some(u) => writeln!(
-            out,
-            "{}: {state}; {}",
-            head(object),
-            super::updates::stuck_or_tolerated(u)
-        )?,
-        None => writeln!(out, "{}: {state}", head(object))?,
-    }
+    writeln!(out, "{}: {state}", head(object))?;
     for (i, c) in verdict.errors.iter().enumerate() {
         let p = located.as_ref().and_then(|(_, at)| at.errors.get(i));
         writeln!(out, "{}:   {c}", head(p))?;
     }
     if let Some(e) = &verdict.request_error {
         writeln!(out, "{}:   {e}", head(object))?;
+    }
+    if let Some(u) = &verdict.update {
+        let said = super::updates::stuck_or_tolerated(u);
+        writeln!(out, "{}: {said}", head(object))?;
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! Objects are read one document at a time and each verdict is written as soon as it is
 //! known, so memory does not grow with the input.
 
+use super::crd_catalog::{Catalog, Indexed};
 use super::inputs::{self, Sourced};
 use super::locate::{Located, POSITIONS_MAX_TEXT, PieceText, locate};
 use super::output::object_name;
@@ -14,9 +15,9 @@ use crd_audit_engine::load::positions::{DocumentPositions, Position};
 use crd_audit_engine::load::stream::Piece;
 use crd_audit_engine::load::{Document, LoadError};
 use crd_audit_engine::{Cause, Path};
-use crd_audit_engine::{CrdValidator, Mode, Subresource, Verdict};
+use crd_audit_engine::{Mode, Subresource, Verdict};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -77,46 +78,6 @@ pub struct Args {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SubresourceArg {
     Status,
-}
-
-/// The CRDs given, compiled, by group and kind (or why one could not be compiled).
-pub struct Catalog {
-    by_kind: HashMap<(String, String), Result<CrdValidator, String>>,
-    /// Where the CRDs come from, for the message about an object none defines.
-    origin: &'static str,
-}
-
-impl Catalog {
-    /// Compiles the CRDs; two CRDs for one group and kind are an input error.
-    pub fn new(crds: &[(String, Crd)]) -> Result<Catalog, String> {
-        let mut by_kind = HashMap::new();
-        let mut seen: HashMap<(String, String), &str> = HashMap::new();
-        for (source, crd) in crds {
-            let key = (crd.group.clone(), crd.kind.clone());
-            if let Some(first) = seen.insert(key.clone(), source) {
-                return Err(format!(
-                    "{source}: a second CRD for kind {} in group {} (the first is {first})",
-                    crd.kind, crd.group
-                ));
-            }
-            by_kind.insert(key, CrdValidator::new_guarded(crd));
-        }
-        Ok(Catalog {
-            by_kind,
-            origin: "given with --crd",
-        })
-    }
-
-    /// The compiled CRD for an object's `apiVersion` and `kind` (`Err` with the message of
-    /// the internal error when it could not be compiled).
-    pub fn find(&self, obj: &Value) -> Option<Result<&CrdValidator, &str>> {
-        let api_version = obj.get("apiVersion")?.as_str()?;
-        let kind = obj.get("kind")?.as_str()?;
-        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-        self.by_kind
-            .get(&(group.to_string(), kind.to_string()))
-            .map(|r| r.as_ref().map_err(String::as_str))
-    }
 }
 
 /// The verdict for an object whose CRD could not be compiled (a bug).
@@ -320,7 +281,7 @@ fn judge(catalog: &Catalog, how: &Judging, parsed: Parsed) -> Done {
 
 /// Reads and compiles the `--crd` inputs, printing what is wrong with them.
 fn load_catalog(args: &Args) -> Option<Catalog> {
-    let mut crds = match inputs::read_crds(&args.crds) {
+    let mut crds = match super::crd_catalog::index_crds(&args.crds) {
         Ok(c) => c,
         Err(errors) => {
             for e in errors {
@@ -331,7 +292,7 @@ fn load_catalog(args: &Args) -> Option<Catalog> {
     };
     if args.crds_from_cluster {
         match cluster_crds(args, &crds) {
-            Ok(c) => crds.extend(c),
+            Ok(c) => crds.extend_held(c),
             Err(e) => {
                 eprintln!("error: {e}");
                 return None;
@@ -341,7 +302,7 @@ fn load_catalog(args: &Args) -> Option<Catalog> {
         eprintln!("error: no CustomResourceDefinition found in the --crd inputs");
         return None;
     }
-    let catalog = Catalog::new(&crds).map(|mut c| {
+    let catalog = Catalog::new(crds).map(|mut c| {
         c.origin = match (args.crds_from_cluster, args.crds.is_empty()) {
             (false, _) => "given with --crd",
             (true, true) => "in the cluster",
@@ -349,18 +310,16 @@ fn load_catalog(args: &Args) -> Option<Catalog> {
         };
         c
     });
-    // The decoded CRDs are not needed any more and the process ends soon: skip freeing them.
-    std::mem::forget(crds);
     catalog.map_err(|e| eprintln!("error: {e}")).ok()
 }
 
 /// The CRDs installed in the cluster, but for those of a group and kind that a file gives.
-fn cluster_crds(args: &Args, given: &[(String, Crd)]) -> Result<Vec<(String, Crd)>, String> {
+fn cluster_crds(args: &Args, given: &Indexed) -> Result<Vec<(String, Crd)>, String> {
     let cluster =
         super::cluster::Cluster::connect(args.kubeconfig.as_deref(), args.context.as_deref())?;
     let replaced: std::collections::HashSet<(&str, &str)> = given
-        .iter()
-        .map(|(_, c)| (c.group.as_str(), c.kind.as_str()))
+        .kinds()
+        .map(|(g, k)| (g.as_str(), k.as_str()))
         .collect();
     let mut crds = Vec::new();
     let mut unreadable = Vec::new();
