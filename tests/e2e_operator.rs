@@ -26,6 +26,22 @@ fn install(env: &TestEnv) {
     }
 }
 
+/// The things CRD (revision 1) and its three objects, and a controller (named `name`) that
+/// has reported them clean.
+fn audited_things(env: &TestEnv, name: &str) -> Controller {
+    install(env);
+    things(env, 1);
+    create_things(env);
+    let admin_kc = env.kubeconfig.display().to_string();
+    let c = controller(&env.run_dir, name, &["--kubeconfig", &admin_kc], &[]);
+    wait_for("a clean report", || {
+        report(&env.admin, CRD)
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+    });
+    c
+}
+
 fn things(env: &TestEnv, revision: u8) {
     apply(&env.admin, &things_crd(CRD, GROUP, revision));
 }
@@ -1385,16 +1401,8 @@ fn a_recreated_crd_starts_a_fresh_report() {
     let _serial = serial();
     let Some(env) = start() else { return };
     let admin = &env.admin;
-    install(&env);
-    things(&env, 1);
-    create_things(&env);
     let admin_kc = env.kubeconfig.display().to_string();
-    let c = controller(&env.run_dir, "before", &["--kubeconfig", &admin_kc], &[]);
-    wait_for("a clean report", || {
-        report(admin, CRD)
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
-    });
+    let c = audited_things(&env, "before");
     things(&env, 2);
     let r = wait_for("the tightened report", || {
         report(admin, CRD)
@@ -1448,16 +1456,7 @@ fn a_change_right_after_an_outage_is_seen_at_once() {
     let _serial = serial();
     let Some(env) = start() else { return };
     let admin = &env.admin;
-    install(&env);
-    things(&env, 1);
-    create_things(&env);
-    let admin_kc = env.kubeconfig.display().to_string();
-    let c = controller(&env.run_dir, "outage", &["--kubeconfig", &admin_kc], &[]);
-    wait_for("a clean report", || {
-        report(admin, CRD)
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
-    });
+    let c = audited_things(&env, "outage");
     env.restart_apiserver(Duration::from_secs(20));
     wait_for("the API server back", || admin.get("/version").ok());
     things(&env, 2);
