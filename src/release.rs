@@ -2,7 +2,7 @@
 //! `/version` says. Shared by the command line and the operator.
 
 /// The newest Kubernetes minor release whose rules the engine models.
-pub const NEWEST_MINOR: u32 = 36;
+pub const NEWEST_MINOR: u32 = crd_audit_engine::Release::NEWEST.minor();
 /// The first minor release that validates updates with ratcheting (beta, on by default).
 pub const RATCHETING_SINCE: u32 = 30;
 
@@ -49,6 +49,11 @@ impl KubeVersion {
     /// Whether the release validates updates with ratcheting.
     pub fn ratchets(self) -> bool {
         self.minor >= RATCHETING_SINCE
+    }
+
+    /// The release as the engine takes it (its CEL environments, what it drops from a CRD).
+    pub fn engine(self) -> crd_audit_engine::Release {
+        crd_audit_engine::Release::new(self.minor)
     }
 }
 

@@ -152,3 +152,44 @@ fn a_fifty_megabyte_crd_is_checked() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("properties[bad].items: Required value: must be specified"));
 }
+
+#[test]
+fn kubernetes_version_picks_the_cel_environment() {
+    let crd = format!(
+        "{CRD_HEAD}        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              ip: {{type: string, maxLength: 64}}\n            x-kubernetes-validations:\n            - rule: isIP(self.ip)\n"
+    );
+    // A 1.30 server compiles new rules in 1.29's environment, which has no IP library.
+    let out = run(
+        &["check", "--kubernetes-version", "1.30", "-"],
+        Some(crd.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let found = text(&out.stdout);
+    assert!(
+        found.contains("x-kubernetes-validations[0].rule: Invalid value:")
+            && found.contains("compilation failed: ERROR: <input>:1:5: undeclared reference to 'isIP' (in container '')"),
+        "{found}"
+    );
+    for release in ["1.31", "v1.36.2"] {
+        let out = run(
+            &["check", "--kubernetes-version", release, "-"],
+            Some(crd.as_bytes()),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{release}: {}",
+            text(&out.stdout)
+        );
+    }
+    let out = run(
+        &["check", "--kubernetes-version", "2.0", "-"],
+        Some(crd.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("error: --kubernetes-version: invalid Kubernetes version"),
+        "{}",
+        text(&out.stderr)
+    );
+}

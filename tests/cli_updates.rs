@@ -261,6 +261,45 @@ fn an_unknown_kubernetes_version_is_a_usage_error() {
     );
 }
 
+/// Objects are judged in the CEL environment of the release's stored rules: a rule using a
+/// library the release does not have fails to compile, on every object.
+#[test]
+fn kubernetes_version_picks_the_cel_environment_of_stored_rules() {
+    let crd = common::temp_file(
+        "semver-crd.yaml",
+        b"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: things, kind: Thing}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              v: {type: string, maxLength: 32}\n            x-kubernetes-validations:\n            - rule: isSemver(self.v)\n",
+    );
+    let object = common::temp_file(
+        "semver-object.yaml",
+        b"apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: a, namespace: default}\nspec: {v: 1.2.3}\n",
+    );
+    let validate = |release: &str| {
+        run(
+            &[
+                "validate",
+                "--kubernetes-version",
+                release,
+                "--crd",
+                crd.to_str().unwrap(),
+                object.to_str().unwrap(),
+            ],
+            None,
+        )
+    };
+    // Semver came with 1.33.
+    let out = validate("1.33");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = validate("1.32");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(
+            "spec: Invalid value: \"object\": rule compile error: compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSemver' (in container '')"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 /// The README's example of a tolerated and a stuck object, line for line.
 #[test]
 fn the_readme_example_tells_tolerated_from_stuck() {

@@ -55,9 +55,10 @@ pub struct Args {
     /// No progress bar, even on a terminal.
     #[arg(long)]
     pub no_progress: bool,
-    /// Judge updates by the rules of this Kubernetes release (1.X; default: the cluster's
-    /// own, from its /version): before 1.30 there is no validation ratcheting, so every
-    /// invalid object is stuck.
+    /// Judge CRDs and objects by the rules of this Kubernetes release (1.X; default: the
+    /// cluster's own, from its /version): CRD checks and CEL rules use that release's CEL
+    /// environments, and before 1.30 there is no validation ratcheting, so every invalid
+    /// object is stuck.
     #[arg(long, value_name = "X.Y")]
     pub kubernetes_version: Option<String>,
     /// Output format.
@@ -145,7 +146,11 @@ fn as_manifest(mut crd: Value) -> Value {
 }
 
 /// Reads and checks every CRD the settings audit.
-fn read_crds(cluster: &Cluster, config: &Config) -> Result<Vec<Checked>, String> {
+fn read_crds(
+    cluster: &Cluster,
+    config: &Config,
+    release: KubeVersion,
+) -> Result<Vec<Checked>, String> {
     let mut checked = Vec::new();
     let mut unreadable = Vec::new();
     cluster
@@ -163,7 +168,7 @@ fn read_crds(cluster: &Cluster, config: &Config) -> Result<Vec<Checked>, String>
                 }
             };
             let sizes = size_limits::findings(&size_limits::measure(&as_manifest(raw)));
-            let report = crd_audit_engine::check_crd_guarded(&crd);
+            let report = crd_audit_engine::check_crd_guarded_for(&crd, release.engine());
             checked.push(Checked { crd, report, sizes });
         })
         .map_err(|e| format!("reading the CRDs: {e}"))?;
@@ -641,7 +646,7 @@ pub fn run(args: &Args) -> u8 {
         }
         None => cluster.release(),
     };
-    let checked = match read_crds(&cluster, &config) {
+    let checked = match read_crds(&cluster, &config, release) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
@@ -675,7 +680,7 @@ pub fn run(args: &Args) -> u8 {
     let mut written = Ok(());
     for c in checked {
         progress.crd(&c.crd.name);
-        let row = audit_crd(&cluster, &config, &c, &mut w, &progress, release.ratchets());
+        let row = audit_crd(&cluster, &config, &c, &mut w, &progress, release);
         progress.crd_done();
         match row {
             Ok(row) => rows.push(row),
@@ -744,8 +749,9 @@ fn audit_crd<W: Write>(
     c: &Checked,
     w: &mut Writer<W>,
     progress: &Progress,
-    ratcheting: bool,
+    release: KubeVersion,
 ) -> std::io::Result<Row> {
+    let ratcheting = release.ratchets();
     let found = crd_findings::list(&c.report, &c.sizes);
     let mut row = Row {
         crd: c.crd.name.clone(),
@@ -762,7 +768,7 @@ fn audit_crd<W: Write>(
         return Ok(row);
     };
     row.storage = storage.clone();
-    let validator = match CrdValidator::new_guarded(&c.crd) {
+    let validator = match CrdValidator::for_release_guarded(&c.crd, release.engine()) {
         Ok(mut v) => {
             if !config.cel_enabled {
                 v.disable_cel();

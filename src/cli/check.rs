@@ -5,10 +5,11 @@ use super::locate::{self, LazyPositions};
 use super::output::{self, Format};
 use super::size_limits::{self, Severity};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
+use crate::release::KubeVersion;
 use crd_audit_engine::Cause;
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::positions::{DocumentPositions, Position};
-use crd_audit_engine::{CheckReport, check_crd_owned_guarded};
+use crd_audit_engine::{CheckReport, check_crd_owned_guarded_for};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -22,9 +23,28 @@ pub struct Args {
     /// Output format.
     #[arg(long, short, value_enum, default_value_t)]
     pub output: Format,
+    /// Check as the API server of this Kubernetes release would (1.X, default 1.36): its CEL
+    /// rules compile in the CEL environment of that release's new expressions, that of the
+    /// previous release (a rule using a library the release lacks does not compile), and
+    /// `optionalOldSelf` is dropped before 1.30.
+    #[arg(long, value_name = "X.Y")]
+    pub kubernetes_version: Option<String>,
 }
 
 pub fn run(args: &Args) -> u8 {
+    let release = match args
+        .kubernetes_version
+        .as_deref()
+        .map(str::parse::<KubeVersion>)
+    {
+        None => KubeVersion::default(),
+        Some(Ok(r)) => r,
+        Some(Err(e)) => {
+            eprintln!("error: --kubernetes-version: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    }
+    .engine();
     let files = match inputs::expand(&args.crds) {
         Ok(f) => f,
         Err(e) => {
@@ -144,7 +164,7 @@ pub fn run(args: &Args) -> u8 {
                     }
                 };
                 let stored_versions = crd.stored_versions.clone();
-                let report = check_crd_owned_guarded(crd);
+                let report = check_crd_owned_guarded_for(crd, release);
                 checked += 1;
                 let too_large = size_findings.iter().any(|f| f.severity == Severity::Error);
                 if report.has_findings() || too_large {

@@ -6,6 +6,7 @@
 //! decoded until it is compiled.
 
 use super::inputs::{self, Sourced, unreadable_crd};
+use crate::release::KubeVersion;
 use crd_audit_engine::{Crd, CrdValidator};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -35,6 +36,8 @@ struct Entry {
 /// The CRDs given, by group and kind, compiled on first use (or why one could not be).
 pub struct Catalog {
     by_kind: HashMap<(String, String), Entry>,
+    /// The release whose CEL environment the CRDs are compiled in.
+    release: KubeVersion,
     /// Where the CRDs come from, for the message about an object none defines.
     pub origin: &'static str,
 }
@@ -146,8 +149,9 @@ fn reread(path: &Path, doc: usize, item: usize) -> Result<Crd, String> {
 }
 
 impl Catalog {
-    /// The catalog of the CRDs read; two CRDs for one group and kind are an input error.
-    pub fn new(crds: Indexed) -> Result<Catalog, String> {
+    /// The catalog of the CRDs read, to be compiled for a release; two CRDs for one group
+    /// and kind are an input error.
+    pub fn new(crds: Indexed, release: KubeVersion) -> Result<Catalog, String> {
         let mut by_kind = HashMap::with_capacity(crds.0.len());
         for (source, key, origin) in crds.0 {
             if let Some(first) = by_kind.get(&key).map(|e: &Entry| e.source.clone()) {
@@ -165,6 +169,7 @@ impl Catalog {
         }
         Ok(Catalog {
             by_kind,
+            release,
             origin: "given with --crd",
         })
     }
@@ -177,6 +182,7 @@ impl Catalog {
         let kind = obj.get("kind")?.as_str()?;
         let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
         let entry = self.by_kind.get(&(group.to_string(), kind.to_string()))?;
+        let compile = |crd: &Crd| CrdValidator::for_release_guarded(crd, self.release.engine());
         let compiled = entry.compiled.get_or_init(|| {
             let origin = entry
                 .origin
@@ -184,9 +190,9 @@ impl Catalog {
                 .unwrap_or_else(|e| e.into_inner())
                 .take();
             match origin {
-                Some(Origin::Held(crd)) => CrdValidator::new_guarded(&crd),
+                Some(Origin::Held(crd)) => compile(&crd),
                 Some(Origin::File { path, doc, item }) => {
-                    reread(&path, doc, item).and_then(|crd| CrdValidator::new_guarded(&crd))
+                    reread(&path, doc, item).and_then(|crd| compile(&crd))
                 }
                 None => Err(format!("{}: the CRD could not be compiled", entry.source)),
             }

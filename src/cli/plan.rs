@@ -40,9 +40,10 @@ pub struct Args {
     /// Kubeconfig context (default: the current one).
     #[arg(long)]
     pub context: Option<String>,
-    /// Judge updates by the rules of this Kubernetes release (1.X; default: with --cluster
-    /// the cluster's own, else the newest modelled): before 1.30 there is no validation
-    /// ratcheting, so every invalid object is stuck.
+    /// Judge objects by the rules of this Kubernetes release (1.X; default: with --cluster
+    /// the cluster's own, else the newest modelled): CEL rules run in that release's CEL
+    /// environment, and before 1.30 there is no validation ratcheting, so every invalid
+    /// object is stuck.
     #[arg(long, value_name = "X.Y")]
     pub kubernetes_version: Option<String>,
     /// Output format.
@@ -284,8 +285,10 @@ pub fn run(args: &Args) -> u8 {
     };
     let stdout = std::io::stdout();
     let mut p = Planner {
-        new: CrdValidator::new(&new),
-        current: current.as_ref().map(CrdValidator::new),
+        new: CrdValidator::for_release(&new, release.engine()),
+        current: current
+            .as_ref()
+            .map(|c| CrdValidator::for_release(c, release.engine())),
         out: std::io::BufWriter::new(stdout.lock()),
         format: args.output,
         summaries: BTreeMap::new(),

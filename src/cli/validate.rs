@@ -62,7 +62,9 @@ pub struct Args {
     #[arg(long, value_enum, requires = "update")]
     pub subresource: Option<SubresourceArg>,
     /// The Kubernetes release whose rules apply (1.X; default: with --crds-from-cluster the
-    /// cluster's own, else the newest modelled, 1.36): before 1.30 updates are not ratcheted.
+    /// cluster's own, else the newest modelled, 1.36): CEL rules run in that release's CEL
+    /// environment (a rule using a library it lacks fails to compile), and before 1.30
+    /// updates are not ratcheted and `optionalOldSelf` is dropped.
     #[arg(long, value_name = "X.Y")]
     pub kubernetes_version: Option<String>,
     /// Count fields that pruning would drop (unknown to the schema) as findings, as a
@@ -280,7 +282,7 @@ fn judge(catalog: &Catalog, how: &Judging, parsed: Parsed) -> Done {
 }
 
 /// Reads and compiles the `--crd` inputs, printing what is wrong with them.
-fn load_catalog(args: &Args) -> Option<Catalog> {
+fn load_catalog(args: &Args, release: KubeVersion) -> Option<Catalog> {
     let mut crds = match super::crd_catalog::index_crds(&args.crds) {
         Ok(c) => c,
         Err(errors) => {
@@ -302,7 +304,7 @@ fn load_catalog(args: &Args) -> Option<Catalog> {
         eprintln!("error: no CustomResourceDefinition found in the --crd inputs");
         return None;
     }
-    let catalog = Catalog::new(crds).map(|mut c| {
+    let catalog = Catalog::new(crds, release).map(|mut c| {
         c.origin = match (args.crds_from_cluster, args.crds.is_empty()) {
             (false, _) => "given with --crd",
             (true, true) => "in the cluster",
@@ -540,8 +542,8 @@ pub fn run(args: &Args) -> u8 {
         // when the CRDs are ready (more would only slow the compilation down).
         spawn_worker(done_tx.clone());
         // The workers wait for the catalog: it must be set whatever happens.
-        let loaded =
-            crd_audit_engine::panic_guard::catch(|| load_catalog(args)).unwrap_or_else(|m| {
+        let loaded = crd_audit_engine::panic_guard::catch(|| load_catalog(args, how.release))
+            .unwrap_or_else(|m| {
                 eprintln!("error: crd-audit failed while reading the CRDs (a bug): {m}");
                 None
             });

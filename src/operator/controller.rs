@@ -10,9 +10,10 @@ use super::metrics::{CrdLabels, Metrics};
 use super::report_status::{self, LastChange};
 use super::schema_audit::{SchemaAudit, SchemaAuditStatus};
 use super::write_limit::WriteLimiter;
+use crate::release::KubeVersion;
 use crd_audit_engine::Crd;
 use crd_audit_engine::CrdValidator;
-use crd_audit_engine::{CheckReport, check_crd_guarded};
+use crd_audit_engine::{CheckReport, check_crd_guarded_for};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -22,7 +23,7 @@ use kube::runtime::watcher;
 use kube::runtime::watcher::Event;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, Semaphore};
@@ -90,16 +91,26 @@ pub struct Ctx {
     pub policy_changed: Notify,
     /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
     pub crds_listed: AtomicBool,
-    /// The API server validates updates with ratcheting (1.30 and later): set from its
-    /// `/version` when the operator starts leading.
-    pub ratcheting: AtomicBool,
+    /// The API server's release (its minor version), whose CEL environments CRDs are checked
+    /// and compiled in and which says whether updates are ratcheted (1.30 and later): set
+    /// from its `/version` when the operator starts leading.
+    pub release_minor: AtomicU32,
     next_epoch: AtomicU64,
 }
 
 impl Ctx {
+    /// The API server's release.
+    pub fn release(&self) -> KubeVersion {
+        KubeVersion {
+            minor: self
+                .release_minor
+                .load(std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
     /// Whether the API server validates updates with ratcheting.
     pub fn ratcheting(&self) -> bool {
-        self.ratcheting.load(std::sync::atomic::Ordering::Relaxed)
+        self.release().ratchets()
     }
 
     pub fn new(
@@ -125,7 +136,7 @@ impl Ctx {
             event_queued: Notify::new(),
             policy_changed: Notify::new(),
             crds_listed: AtomicBool::new(false),
-            ratcheting: AtomicBool::new(true),
+            release_minor: AtomicU32::new(KubeVersion::default().minor),
             next_epoch: AtomicU64::new(1),
         })
     }
@@ -386,7 +397,8 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     };
     let check = {
         let c = crd.clone();
-        blocking(ctx, move || check_crd_guarded(&c)).await
+        let release = ctx.release().engine();
+        blocking(ctx, move || check_crd_guarded_for(&c, release)).await
     }
     .unwrap_or_else(|panic| CheckReport {
         crd: crd.name.clone(),
@@ -432,9 +444,9 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         _ => None,
     };
     let validator = {
-        let (c, cel) = (crd.clone(), ctx.config.cel_enabled);
+        let (c, cel, release) = (crd.clone(), ctx.config.cel_enabled, ctx.release().engine());
         blocking(ctx, move || {
-            CrdValidator::new_guarded(&c).map(|mut v| {
+            CrdValidator::for_release_guarded(&c, release).map(|mut v| {
                 if !cel {
                     v.disable_cel();
                 }

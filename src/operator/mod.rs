@@ -98,12 +98,12 @@ pub async fn run(opts: Options) -> Result<(), String> {
             &opts.identity,
         );
         let release = crate::release::of_cluster(&client).await;
-        ctx.ratcheting
-            .store(release.ratchets(), std::sync::atomic::Ordering::Relaxed);
+        ctx.release_minor
+            .store(release.minor, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(
             kubernetes = %format!("1.{}", release.minor),
             ratcheting = release.ratchets(),
-            "judging updates by the API server's release"
+            "judging CRDs and updates by the API server's release"
         );
         let controller = Controller::start(ctx);
         let lost = async {

@@ -332,6 +332,7 @@ pub fn cel(data: &[u8]) {
             &props,
             &crate::cause::Path::root(),
             &[],
+            crate::cel::env::Env::LATEST,
             &mut errors,
         );
         if let Some(v) = crate::validate::cel_validation::CelValidator::new(&props) {

@@ -81,6 +81,7 @@ internal_modules!(
 );
 
 pub mod load;
+mod release;
 
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -92,7 +93,11 @@ pub mod testing;
 pub use cause::{BadValue, Cause, ErrorType, Path};
 pub use crd::{Crd, CrdError, Scope};
 pub use diff::{Change, Class, diff};
-pub use structural::check::{CheckReport, check_crd, check_crd_guarded, check_crd_owned_guarded};
+pub use release::Release;
+pub use structural::check::{
+    CheckReport, check_crd, check_crd_for, check_crd_guarded, check_crd_guarded_for,
+    check_crd_owned_guarded, check_crd_owned_guarded_for,
+};
 pub use validate::{CrdValidator, Mode, Subresource, Verdict};
 
 /// Go's renderings of values, as upstream's messages print them: for callers that word

@@ -17,6 +17,8 @@ const LAYERS: &[&[&str]] = &[
     &["schema"],
     &["crd"],
     &["cel"],
+    // The release judged by: its CEL environments, what its server drops from a CRD.
+    &["release"],
     &["validate"],
     &["structural"],
     &["diff"],

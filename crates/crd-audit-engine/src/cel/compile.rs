@@ -2,9 +2,10 @@
 //! check in the rule's environment, require the result type, and create the program.
 
 use super::ast::Expr;
-use super::check::{TKind, Typed, Vars, check};
+use super::check::{TKind, Typed, Vars, check_in};
 use super::decls::CelType;
-use super::parser::{ParseError, parse, render_errors};
+use super::env::Env;
+use super::parser::{ParseError, parse_in, render_errors};
 use super::types::{DeclTypes, TypeId};
 
 /// A compiled expression.
@@ -53,8 +54,10 @@ impl CompileError {
     }
 }
 
-/// Compiles `src` with `self` typed by the schema node `node`; `want_string` for message
-/// expressions (which must give a string), otherwise a bool is required.
+/// Compiles `src` in the newest environment with `self` typed by the schema node `node`;
+/// `want_string` for message expressions (which must give a string), otherwise a bool is
+/// required.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn compile(
     src: &str,
     types: &DeclTypes,
@@ -62,14 +65,27 @@ pub fn compile(
     optional_old_self: bool,
     want_string: bool,
 ) -> Result<Program, CompileError> {
-    let expr = parse(src).map_err(|e| CompileError::Compilation(render_errors(src, &e)))?;
+    compile_in(src, types, node, optional_old_self, want_string, Env::LATEST)
+}
+
+/// [`compile`] in the environment `env`.
+pub fn compile_in(
+    src: &str,
+    types: &DeclTypes,
+    node: TypeId,
+    optional_old_self: bool,
+    want_string: bool,
+    env: Env,
+) -> Result<Program, CompileError> {
+    let expr =
+        parse_in(src, env).map_err(|e| CompileError::Compilation(render_errors(src, &e)))?;
     let vars = Vars {
         self_node: node,
         old_self: true,
         optional_old_self,
         extra: Vec::new(),
     };
-    let checked = check(&expr, types, &vars).map_err(|errs| {
+    let checked = check_in(&expr, types, &vars, env).map_err(|errs| {
         let errs: Vec<ParseError> = errs
             .into_iter()
             .map(|e| ParseError {

@@ -6,6 +6,7 @@
 //! Mirrors the cost part of apiextensions-apiserver's CRD validation
 //! (`pkg/apis/apiextensions/validation/validation.go`, `pkg/apiserver/schema/cel` limits).
 
+use super::env::Env;
 use super::types::{DeclTypes, Kind, MAX_REQUEST_SIZE_BYTES, TypeId};
 use crate::cause::{Cause, Path};
 use crate::schema::{Items, Props, SchemaOrBool};
@@ -91,8 +92,9 @@ impl Total {
 
 /// Whole-CRD cost check for one version's (structurally valid) schema rooted at `path`:
 /// the per-rule and per-messageExpression limit violations, and, when the schema's total
-/// exceeds its limit, the four most expensive rules and the total.
-pub fn check_costs(schema: &Props, path: &Path) -> Vec<Cause> {
+/// exceeds its limit, the four most expensive rules and the total. Rules are compiled in
+/// `env` (one that does not compile there has no cost).
+pub fn check_costs(schema: &Props, path: &Path, env: Env) -> Vec<Cause> {
     let types = DeclTypes::new(schema);
     let mut out = Vec::new();
     let mut total = Total::default();
@@ -102,6 +104,7 @@ pub fn check_costs(schema: &Props, path: &Path) -> Vec<Cause> {
         Some(1),
         Some(types.root()),
         &types,
+        env,
         &mut total,
         &mut out,
     );
@@ -132,8 +135,10 @@ fn expression_cost(
     ty: TypeId,
     old_self_optional: bool,
     want_message: bool,
+    env: Env,
 ) -> Option<u64> {
-    let p = super::compile::compile(src, types, ty, old_self_optional, want_message).ok()?;
+    let p = super::compile::compile_in(src, types, ty, old_self_optional, want_message, env)
+        .ok()?;
     Some(super::cost_estimate::estimate(&p.typed, types, ty).max)
 }
 
@@ -144,6 +149,7 @@ fn walk(
     card: Option<u64>,
     ty: Option<TypeId>,
     types: &DeclTypes,
+    env: Env,
     total: &mut Total,
     out: &mut Vec<Cause>,
 ) {
@@ -156,7 +162,7 @@ fn walk(
                 continue;
             }
             let optional = rule.optional_old_self == Some(true);
-            let Some(max) = expression_cost(&rule.rule, types, ty, optional, false) else {
+            let Some(max) = expression_cost(&rule.rule, types, ty, optional, false, env) else {
                 continue;
             };
             let times = card
@@ -172,7 +178,7 @@ fn walk(
             total.observe(rpath.child("rule"), cost);
             if !rule.message_expression.is_empty()
                 && let Some(m) =
-                    expression_cost(&rule.message_expression, types, ty, optional, true)
+                    expression_cost(&rule.message_expression, types, ty, optional, true, env)
             {
                 if m > STATIC_ESTIMATED_COST_LIMIT {
                     out.push(Cause::forbidden(
@@ -198,6 +204,7 @@ fn walk(
             child_card,
             cty,
             types,
+            env,
             total,
             out,
         );
@@ -210,6 +217,7 @@ fn walk(
             child_card,
             cty,
             types,
+            env,
             total,
             out,
         );
@@ -217,7 +225,7 @@ fn walk(
     match &s.items {
         Some(Items::Schema(i)) => {
             let cty = node.filter(|n| n.kind == Kind::List).and_then(|n| n.elem);
-            walk(i, &path.child("items"), child_card, cty, types, total, out);
+            walk(i, &path.child("items"), child_card, cty, types, env, total, out);
         }
         Some(Items::Array(list)) => {
             for (k, i) in list.iter().enumerate() {
@@ -227,6 +235,7 @@ fn walk(
                     child_card,
                     None,
                     types,
+                    env,
                     total,
                     out,
                 );
@@ -331,7 +340,7 @@ mod tests {
             let Ok(p) = Props::from_value("", s) else {
                 continue;
             };
-            for c in check_costs(&p, &crd.validation_schema_path(i)) {
+            for c in check_costs(&p, &crd.validation_schema_path(i), Env::LATEST) {
                 out.insert((c.field.to_string(), c.detail));
             }
         }

@@ -8,6 +8,7 @@ pub mod compile;
 pub mod cost_estimate;
 pub mod cost_limits;
 pub mod decls;
+pub mod env;
 pub mod eval;
 pub mod fold;
 pub mod functions;

@@ -6,7 +6,8 @@
 //! `pkg/apis/apiextensions/validation/validation.go`.
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
-use crate::cel::compile::compile;
+use crate::cel::compile::compile_in;
+use crate::cel::env::Env;
 use crate::cel::types::{DeclTypes, TypeId};
 use crate::go;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool, ValidationRule};
@@ -63,10 +64,17 @@ pub fn check_rule_fields(s: &Props, path: &Path, out: &mut Vec<Cause>) {
     }
 }
 
-/// Compiles every rule of the structural schema rooted at `path` and checks their estimated
-/// costs. As upstream, the rules of a schema are not compiled when it or a schema inside it
-/// has a schema error (`schema_errors`: the keyword checks and [`check_rule_fields`]).
-pub fn check_rules(s: &Props, path: &Path, schema_errors: &[Cause], out: &mut Vec<Cause>) {
+/// Compiles every rule of the structural schema rooted at `path` in the CEL environment `env`
+/// and checks their estimated costs. As upstream, the rules of a schema are not compiled when
+/// it or a schema inside it has a schema error (`schema_errors`: the keyword checks and
+/// [`check_rule_fields`]).
+pub fn check_rules(
+    s: &Props,
+    path: &Path,
+    schema_errors: &[Cause],
+    env: Env,
+    out: &mut Vec<Cause>,
+) {
     let types = DeclTypes::new(s);
     let blocked = |at: &Path| {
         let at = at.as_str();
@@ -77,66 +85,50 @@ pub fn check_rules(s: &Props, path: &Path, schema_errors: &[Cause], out: &mut Ve
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
         })
     };
-    walk(s, types.root(), &types, path, None, &blocked, out);
-    out.extend(crate::cel::cost_limits::check_costs(s, path));
+    let mut w = Walk {
+        types: &types,
+        env,
+        blocked: &blocked,
+        out,
+    };
+    w.walk(s, types.root(), path, None);
+    out.extend(crate::cel::cost_limits::check_costs(s, path, env));
 }
 
-fn walk(
-    s: &Props,
-    t: TypeId,
-    types: &DeclTypes,
-    path: &Path,
-    uncorrelatable: Option<&Path>,
-    blocked: &dyn Fn(&Path) -> bool,
-    out: &mut Vec<Cause>,
-) {
-    if !s.x_validations.is_empty() && !blocked(path) {
-        for (i, r) in s.x_validations.iter().enumerate() {
-            let at = path.child("x-kubernetes-validations").index(i);
-            rule(r, t, types, &at, uncorrelatable, out);
+/// The walk of [`check_rules`] over a schema and its type.
+struct Walk<'a> {
+    types: &'a DeclTypes,
+    env: Env,
+    blocked: &'a dyn Fn(&Path) -> bool,
+    out: &'a mut Vec<Cause>,
+}
+
+impl Walk<'_> {
+    fn walk(&mut self, s: &Props, t: TypeId, path: &Path, uncorrelatable: Option<&Path>) {
+        if !s.x_validations.is_empty() && !(self.blocked)(path) {
+            for (i, r) in s.x_validations.iter().enumerate() {
+                let at = path.child("x-kubernetes-validations").index(i);
+                rule(r, t, self.types, self.env, &at, uncorrelatable, self.out);
+            }
         }
-    }
-    let n = types.node(t);
-    for (k, p) in &s.properties {
-        if let Some(&c) = n.fields.get(k) {
-            walk(
-                p,
-                c,
-                types,
-                &path.child("properties").key(k),
-                uncorrelatable,
-                blocked,
-                out,
-            );
+        let n = self.types.node(t);
+        for (k, p) in &s.properties {
+            if let Some(&c) = n.fields.get(k) {
+                self.walk(p, c, &path.child("properties").key(k), uncorrelatable);
+            }
         }
-    }
-    if let (Some(SchemaOrBool::Schema(a)), Some(e)) = (&s.additional_properties, n.elem) {
-        walk(
-            a,
-            e,
-            types,
-            &path.child("additionalProperties"),
-            uncorrelatable,
-            blocked,
-            out,
-        );
-    }
-    if let (Some(item), Some(e)) = (s.items_schema(), n.elem) {
-        // Items of lists other than list-type map cannot be matched with their old values.
-        let within = if s.x_list_type.as_deref() == Some("map") {
-            uncorrelatable.cloned()
-        } else {
-            Some(uncorrelatable.cloned().unwrap_or_else(|| path.clone()))
-        };
-        walk(
-            item,
-            e,
-            types,
-            &path.child("items"),
-            within.as_ref(),
-            blocked,
-            out,
-        );
+        if let (Some(SchemaOrBool::Schema(a)), Some(e)) = (&s.additional_properties, n.elem) {
+            self.walk(a, e, &path.child("additionalProperties"), uncorrelatable);
+        }
+        if let (Some(item), Some(e)) = (s.items_schema(), n.elem) {
+            // Items of lists other than list-type map cannot be matched with their old values.
+            let within = if s.x_list_type.as_deref() == Some("map") {
+                uncorrelatable.cloned()
+            } else {
+                Some(uncorrelatable.cloned().unwrap_or_else(|| path.clone()))
+            };
+            self.walk(item, e, &path.child("items"), within.as_ref());
+        }
     }
 }
 
@@ -227,11 +219,12 @@ fn rule_fields(r: &ValidationRule, s: &Props, at: &Path, out: &mut Vec<Cause>) {
     }
 }
 
-/// Compiles one rule (its fields are checked by [`rule_fields`]).
+/// Compiles one rule in `env` (its fields are checked by [`rule_fields`]).
 fn rule(
     r: &ValidationRule,
     t: TypeId,
     types: &DeclTypes,
+    env: Env,
     at: &Path,
     uncorrelatable: Option<&Path>,
     out: &mut Vec<Cause>,
@@ -242,7 +235,7 @@ fn rule(
     }
     let optional = r.optional_old_self == Some(true);
     let mut uses_old_self = false;
-    match compile(&r.rule, types, t, optional, false) {
+    match compile_in(&r.rule, types, t, optional, false, env) {
         Err(e) => out.push(Cause::invalid(
             at.child("rule"),
             rendered(r),
@@ -251,7 +244,7 @@ fn rule(
         Ok(p) => {
             uses_old_self = p.uses_old_self;
             if !r.message_expression.is_empty()
-                && let Err(e) = compile(&r.message_expression, types, t, optional, true)
+                && let Err(e) = compile_in(&r.message_expression, types, t, optional, true, env)
             {
                 out.push(Cause::invalid(
                     at.child("messageExpression"),

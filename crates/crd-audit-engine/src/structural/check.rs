@@ -11,6 +11,7 @@ use super::{cel_compilation, crd_schema, defaults, rules, status_root};
 use crate::cause::{BadValue, Cause, Path};
 use crate::crd::Crd;
 use crate::k8s::formats;
+use crate::release::Release;
 use crate::schema::new_structural as convert;
 use crate::schema::{Items, Props, SchemaOrBool};
 
@@ -78,13 +79,25 @@ pub fn aggregate(messages: &[String]) -> String {
 /// [`check_crd`], with a panic (a bug) caught: the report then holds only the CRD's name
 /// and `internal_error` (the panic's message and location). The panic is not printed.
 pub fn check_crd_guarded(crd: &Crd) -> CheckReport {
-    crate::guard::catch(|| check_crd(crd)).unwrap_or_else(|message| internal(&crd.name, message))
+    check_crd_guarded_for(crd, Release::NEWEST)
+}
+
+/// [`check_crd_for`], with a panic (a bug) caught as in [`check_crd_guarded`].
+pub fn check_crd_guarded_for(crd: &Crd, release: Release) -> CheckReport {
+    crate::guard::catch(|| check_crd_for(crd, release))
+        .unwrap_or_else(|message| internal(&crd.name, message))
 }
 
 /// `check_crd_owned` (which takes the CRD by value), with a panic (a bug) caught as in [`check_crd_guarded`].
 pub fn check_crd_owned_guarded(crd: Crd) -> CheckReport {
+    check_crd_owned_guarded_for(crd, Release::NEWEST)
+}
+
+/// [`check_crd_owned_guarded`] as a server of `release` would check the CRD (see
+/// [`check_crd_for`]).
+pub fn check_crd_owned_guarded_for(crd: Crd, release: Release) -> CheckReport {
     let name = crd.name.clone();
-    crate::guard::catch(move || check_crd_owned(crd))
+    crate::guard::catch(move || check_crd_owned_for(crd, release))
         .unwrap_or_else(|message| internal(&name, message))
 }
 
@@ -146,8 +159,17 @@ fn schema_path(shared: bool, i: usize) -> Path {
     }
 }
 
-/// Checks every version of a CRD.
+/// Checks every version of a CRD, as the newest release modelled ([`Release::NEWEST`],
+/// 1.36) would on create.
 pub fn check_crd(crd: &Crd) -> CheckReport {
+    check_crd_for(crd, Release::NEWEST)
+}
+
+/// Checks every version of a CRD as a kube-apiserver of `release` would on create: its CEL
+/// rules compile in the environment of new expressions of that release (the libraries of
+/// its compatibility version, one release back), and a rule's `optionalOldSelf` is dropped
+/// before 1.30. See [`Release`].
+pub fn check_crd_for(crd: &Crd, release: Release) -> CheckReport {
     crate::guard::fault_point("check", &crd.name);
     let facts = raw_facts(crd);
     let mut decode_errors = Vec::new();
@@ -163,12 +185,18 @@ pub fn check_crd(crd: &Crd) -> CheckReport {
             )
         })
         .collect();
-    finish(crd, &facts, schemas, decode_errors)
+    finish(crd, &facts, schemas, decode_errors, release)
 }
 
 /// [`check_crd`], taking the CRD: each schema's JSON form is freed as it is decoded, so that
 /// a large CRD is checked in less memory.
-pub fn check_crd_owned(mut crd: Crd) -> CheckReport {
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
+pub fn check_crd_owned(crd: Crd) -> CheckReport {
+    check_crd_owned_for(crd, Release::NEWEST)
+}
+
+/// [`check_crd_for`], taking the CRD (as [`check_crd_owned`]).
+pub fn check_crd_owned_for(mut crd: Crd, release: Release) -> CheckReport {
     crate::guard::fault_point("check", &crd.name);
     let facts = raw_facts(&crd);
     let mut decode_errors = Vec::new();
@@ -184,7 +212,7 @@ pub fn check_crd_owned(mut crd: Crd) -> CheckReport {
             )
         })
         .collect();
-    finish(&crd, &facts, schemas, decode_errors)
+    finish(&crd, &facts, schemas, decode_errors, release)
 }
 
 /// A decoded schema, or its error recorded.
@@ -198,9 +226,14 @@ fn decode(
 fn finish(
     crd: &Crd,
     facts: &RawFacts,
-    schemas: Vec<Option<Props>>,
+    mut schemas: Vec<Option<Props>>,
     decode_errors: Vec<String>,
+    release: Release,
 ) -> CheckReport {
+    schemas
+        .iter_mut()
+        .flatten()
+        .for_each(|s| release.prepare_schema(s));
     let mut report = CheckReport {
         crd: crd.name.clone(),
         stored_versions_not_served: crd.stored_versions_not_served(),
@@ -208,7 +241,7 @@ fn finish(
         ..CheckReport::default()
     };
     non_structural(crd, &schemas, &mut report);
-    crd_errors(crd, facts, &schemas, &mut report);
+    crd_errors(crd, facts, &schemas, release, &mut report);
     // The server warns only about a CRD it creates (`rest.BeforeCreate` asks the strategy for
     // warnings after validation passed).
     let refused = !report.crd_errors.is_empty() || !report.decode_errors.is_empty();
@@ -268,7 +301,13 @@ fn non_structural(crd: &Crd, schemas: &[Option<Props>], report: &mut CheckReport
     report.non_structural = errors;
 }
 
-fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &mut CheckReport) {
+fn crd_errors(
+    crd: &Crd,
+    facts: &RawFacts,
+    schemas: &[Option<Props>],
+    release: Release,
+    report: &mut CheckReport,
+) {
     super::crd_spec::check_name(crd, &mut report.crd_errors);
     super::crd_spec::check_spec(crd, &mut report.crd_errors);
     super::crd_spec::check_subresources_and_columns(crd, &mut report.crd_errors);
@@ -321,10 +360,16 @@ fn crd_errors(crd: &Crd, facts: &RawFacts, schemas: &[Option<Props>], report: &m
             let violations = rules::violations(&path, s);
             if violations.is_empty() {
                 let before_defaults = report.crd_errors.len();
-                defaults::check(s, &path, &mut report.crd_errors);
+                defaults::check(s, &path, release.stored_expressions(), &mut report.crd_errors);
                 // Rules are compiled only once the defaults are valid.
                 if report.crd_errors.len() == before_defaults {
-                    cel_compilation::check_rules(s, &path, &schema_errors, &mut report.crd_errors);
+                    cel_compilation::check_rules(
+                        s,
+                        &path,
+                        &schema_errors,
+                        release.new_expressions(),
+                        &mut report.crd_errors,
+                    );
                 }
             }
             report.crd_errors.extend(violations);

@@ -6,6 +6,7 @@
 //! forbidden at the top level anyway, see [`super::crd_schema`]).
 
 use crate::cause::{BadValue, Cause, Path};
+use crate::cel::env::Env;
 use crate::schema::Props;
 use crate::validate::cel_validation::CelValidator;
 use crate::validate::embedded;
@@ -16,30 +17,45 @@ use serde_json::Value;
 
 const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
 
-/// Checks every default in the schema rooted at `path` (the resource root).
-pub fn check(s: &Props, path: &Path, out: &mut Vec<Cause>) {
-    node(s, path, true, false, out);
+/// Checks every default in the schema rooted at `path` (the resource root); CEL rules run in
+/// `env` (the server's environment of stored expressions).
+pub fn check(s: &Props, path: &Path, env: Env, out: &mut Vec<Cause>) {
+    node(s, path, true, false, env, out);
 }
 
-fn node(s: &Props, path: &Path, resource: bool, inside_meta: bool, out: &mut Vec<Cause>) {
+fn node(
+    s: &Props,
+    path: &Path,
+    resource: bool,
+    inside_meta: bool,
+    env: Env,
+    out: &mut Vec<Cause>,
+) {
     let embedded = resource || s.x_embedded_resource;
     let inside_meta = inside_meta && !embedded;
     if let Some(default) = &s.default
         && !inside_meta
     {
-        check_default(s, default, &path.child("default"), embedded, out);
+        check_default(s, default, &path.child("default"), embedded, env, out);
     }
     if let Some(items) = s.items_schema() {
-        node(items, &path.child("items"), false, inside_meta, out);
+        node(items, &path.child("items"), false, inside_meta, env, out);
     }
     for (k, p) in &s.properties {
         let sub_meta = inside_meta || (embedded && META_FIELDS.contains(&k.as_str()));
-        node(p, &path.child("properties").key(k), false, sub_meta, out);
+        node(p, &path.child("properties").key(k), false, sub_meta, env, out);
     }
 }
 
 /// One default (`at` is its path), of a schema that is a resource (`embedded`) or not.
-fn check_default(s: &Props, default: &Value, at: &Path, embedded: bool, out: &mut Vec<Cause>) {
+fn check_default(
+    s: &Props,
+    default: &Value,
+    at: &Path,
+    embedded: bool,
+    env: Env,
+    out: &mut Vec<Cause>,
+) {
     let mut pruned = default.clone();
     let structure = Structure::new(s);
     prune_value(&mut pruned, &structure, structure.root(), embedded);
@@ -69,7 +85,7 @@ fn check_default(s: &Props, default: &Value, at: &Path, embedded: bool, out: &mu
     SchemaValidator::new(&schema).validate_at(default, at, out);
     // Then its CEL rules, with `oldSelf` being the default itself.
     if out.len() == before
-        && let Some(cel) = CelValidator::new(s)
+        && let Some(cel) = CelValidator::new_in(s, env)
     {
         out.extend(cel.validate_at(default, at, true).causes);
     }

@@ -7,7 +7,8 @@
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::cel::ast::Expr;
-use crate::cel::compile::compile;
+use crate::cel::compile::compile_in;
+use crate::cel::env::Env;
 use crate::cel::eval::{COST_LIMIT_EXCEEDED, Interp};
 use crate::cel::types::{DeclTypes, Kind, TypeId};
 use crate::cel::value::Val;
@@ -63,17 +64,17 @@ pub struct Outcome {
     pub not_evaluated: usize,
 }
 
-fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId) -> CompiledRule {
+fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId, env: Env) -> CompiledRule {
     let optional = r.optional_old_self == Some(true);
     let compiled = if r.rule.trim().is_empty() {
         Err(String::new())
     } else {
-        compile(&r.rule, types, t, optional, false).map_err(|e| e.rule_detail())
+        compile_in(&r.rule, types, t, optional, false, env).map_err(|e| e.rule_detail())
     };
     let uses_old_self = compiled.as_ref().is_ok_and(|p| p.uses_old_self);
     let message = match &compiled {
         Ok(_) if !r.message_expression.is_empty() => {
-            compile(&r.message_expression, types, t, optional, true).ok()
+            compile_in(&r.message_expression, types, t, optional, true, env).ok()
         }
         _ => None,
     };
@@ -104,8 +105,16 @@ fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId) -> CompiledRul
 }
 
 impl CelValidator {
-    /// Compiles the rules of a structural schema; `None` when it has none.
+    /// Compiles the rules of a structural schema in the newest environment; `None` when it
+    /// has none.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn new(schema: &Props) -> Option<CelValidator> {
+        CelValidator::new_in(schema, Env::LATEST)
+    }
+
+    /// Compiles the rules of a structural schema in the environment `env`; `None` when it
+    /// has none.
+    pub fn new_in(schema: &Props, env: Env) -> Option<CelValidator> {
         let types = DeclTypes::new(schema);
         let mut v = CelValidator {
             rules: Vec::new(),
@@ -114,7 +123,7 @@ impl CelValidator {
             types,
         };
         let mut rules: Vec<Vec<CompiledRule>> = Vec::new();
-        collect(schema, v.types.root(), &v.types, &mut rules);
+        collect(schema, v.types.root(), &v.types, env, &mut rules);
         if rules.iter().all(Vec::is_empty) {
             return None;
         }
@@ -179,32 +188,38 @@ impl CelValidator {
     }
 }
 
-fn collect(s: &Props, t: TypeId, types: &DeclTypes, rules: &mut Vec<Vec<CompiledRule>>) {
+fn collect(
+    s: &Props,
+    t: TypeId,
+    types: &DeclTypes,
+    env: Env,
+    rules: &mut Vec<Vec<CompiledRule>>,
+) {
     if rules.len() <= t as usize {
         rules.resize_with(t as usize + 1, Vec::new);
     }
     rules[t as usize] = s
         .x_validations
         .iter()
-        .map(|r| compile_rule(r, types, t))
+        .map(|r| compile_rule(r, types, t, env))
         .collect();
     let n = types.node(t);
     match n.kind {
         Kind::Object => {
             for (k, p) in &s.properties {
                 if let Some(&c) = n.fields.get(k) {
-                    collect(p, c, types, rules);
+                    collect(p, c, types, env, rules);
                 }
             }
         }
         Kind::Map => {
             if let (Some(SchemaOrBool::Schema(a)), Some(e)) = (&s.additional_properties, n.elem) {
-                collect(a, e, types, rules);
+                collect(a, e, types, env, rules);
             }
         }
         Kind::List => {
             if let (Some(i), Some(e)) = (s.items_schema(), n.elem) {
-                collect(i, e, types, rules);
+                collect(i, e, types, env, rules);
             }
         }
         _ => {}

@@ -9,6 +9,7 @@
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::crd::{Crd, Scale, Scope};
+use crate::release::Release;
 use crate::schema::Props;
 use crate::schema::new_structural;
 use crate::validate::cel_validation::CelValidator;
@@ -173,8 +174,22 @@ pub struct CrdValidator {
 }
 
 impl CrdValidator {
+    /// Compiles the CRD's schemas and rules to judge objects as the newest release modelled
+    /// ([`Release::NEWEST`], 1.36) does.
     pub fn new(crd: &Crd) -> CrdValidator {
+        CrdValidator::for_release(crd, Release::NEWEST)
+    }
+
+    /// Compiles the CRD's schemas and rules to judge objects as a kube-apiserver of `release`
+    /// does: its CEL rules compile in that release's environment of stored expressions
+    /// (every library it has, whatever release the CRD was written on; a rule using one it
+    /// lacks fails to compile, and objects then get that error), and a rule's
+    /// `optionalOldSelf` is dropped before 1.30, as the server drops it from the CRDs it is
+    /// given. Whether updates are ratcheted is the caller's to say
+    /// ([`CrdValidator::validate_stored`]...). See [`Release`].
+    pub fn for_release(crd: &Crd, release: Release) -> CrdValidator {
         crate::guard::fault_point("compile", &crd.name);
+        let env = release.stored_expressions();
         let versions = crd
             .versions
             .iter()
@@ -186,14 +201,15 @@ impl CrdValidator {
                 schema: match &v.schema {
                     None => Ok(None),
                     Some(raw) => Props::from_value("", raw)
-                        .map(|props| {
+                        .map(|mut props| {
+                            release.prepare_schema(&mut props);
                             let structure = new_structural::conversion_error(&props)
                                 .is_none()
                                 .then(|| Structure::new(&props));
                             Some(CompiledSchema {
                                 validator: SchemaValidator::new(&props),
                                 cel: if structure.is_some() {
-                                    CelValidator::new(&props)
+                                    CelValidator::new_in(&props, env)
                                 } else {
                                     None
                                 },
@@ -216,7 +232,12 @@ impl CrdValidator {
 
     /// [`CrdValidator::new`], with a panic (a bug) caught and returned as its message.
     pub fn new_guarded(crd: &Crd) -> Result<CrdValidator, String> {
-        crate::guard::catch(|| CrdValidator::new(crd))
+        CrdValidator::for_release_guarded(crd, Release::NEWEST)
+    }
+
+    /// [`CrdValidator::for_release`], with a panic (a bug) caught and returned as its message.
+    pub fn for_release_guarded(crd: &Crd, release: Release) -> Result<CrdValidator, String> {
+        crate::guard::catch(|| CrdValidator::for_release(crd, release))
             .map_err(|m| format!("internal error compiling CRD {}: {m}", crd.name))
     }
 

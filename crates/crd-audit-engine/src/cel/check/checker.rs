@@ -25,6 +25,8 @@ const PROTO_MESSAGES: [&str; 15] = [
 
 pub(super) struct Checker<'t> {
     pub(super) types: &'t DeclTypes,
+    /// The environment: which functions, type names and behaviours are present.
+    pub(super) env: Env,
     pub(super) names: HashMap<TypeId, Rc<str>>,
     pub(super) globals: Vec<(String, CelType)>,
     /// Comprehension variables, innermost last.
@@ -38,8 +40,17 @@ pub(super) struct Checker<'t> {
 }
 
 /// The type identifiers of the environment and their types.
-pub(super) fn type_ident(name: &str) -> Option<CelType> {
+pub(super) fn type_ident(env: Env, name: &str) -> Option<CelType> {
     let mut params = Vec::new();
+    let declared_by = match name {
+        "net.IP" => Some(Feature::Ip),
+        "net.CIDR" => Some(Feature::Cidr),
+        "optional_type" => Some(Feature::OptionalTypes),
+        _ => None,
+    };
+    if declared_by.is_some_and(|f| !env.has(f)) {
+        return None;
+    }
     let t = match name {
         "bool"
         | "bytes"
@@ -106,7 +117,7 @@ impl<'t> Checker<'t> {
         if let Some((_, t)) = self.globals.iter().find(|(n, _)| n == name) {
             return Some(t.clone());
         }
-        if let Some(t) = type_ident(name) {
+        if let Some(t) = type_ident(self.env, name) {
             return Some(t);
         }
         if PROTO_MESSAGES.contains(&name) {
@@ -380,7 +391,7 @@ impl<'t> Checker<'t> {
                 .map(|(_, &c)| type_of_node(self.types, &self.names, c))
         };
         find(field).or_else(|| {
-            if RESERVED.contains(&field) {
+            if self.env.has(Feature::KeywordFieldNames) && RESERVED.contains(&field) {
                 find(&format!("__{field}__"))
             } else {
                 None
@@ -405,7 +416,7 @@ impl<'t> Checker<'t> {
         };
         let Some(target) = target else {
             let name = f.trim_start_matches('.');
-            return match functions().get(name) {
+            return match functions_in(self.env).get(name) {
                 Some(fd) => {
                     let (t, ids) = self.resolve(e.offset, name, fd, None, arg_types, args);
                     (t, call(name, None, ids))
@@ -421,13 +432,13 @@ impl<'t> Checker<'t> {
         };
         if let Some(q) = qualified_name(target) {
             let full = format!("{}.{f}", q.trim_start_matches('.'));
-            if let Some(fd) = functions().get(full.as_str()) {
+            if let Some(fd) = functions_in(self.env).get(full.as_str()) {
                 let (t, ids) = self.resolve(e.offset, &full, fd, None, arg_types, args);
                 return (t, call(&full, None, ids));
             }
         }
         let (tt, target_id) = self.expr(target);
-        match functions().get(f) {
+        match functions_in(self.env).get(f) {
             Some(fd) => {
                 let (t, ids) = self.resolve(e.offset, f, fd, Some(tt), arg_types, args);
                 (t, call(f, Some(target_id), ids))
@@ -447,7 +458,7 @@ impl<'t> Checker<'t> {
         &mut self,
         offset: u32,
         name: &str,
-        overloads: &[Overload],
+        overloads: &[&Overload],
         target: Option<CelType>,
         args: Vec<CelType>,
         arg_exprs: &[Expr],
@@ -462,7 +473,7 @@ impl<'t> Checker<'t> {
         &mut self,
         offset: u32,
         name: &str,
-        overloads: &[Overload],
+        overloads: &[&Overload],
         member: bool,
         mut all: Vec<CelType>,
         arg_exprs: &[Expr],

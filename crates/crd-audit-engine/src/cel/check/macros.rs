@@ -225,7 +225,7 @@ impl Checker<'_> {
                 let (ts, arg_ids): (Vec<CelType>, Vec<usize>) =
                     args.iter().map(|a| self.low(at, a)).unzip();
                 let exprs = self.low_offsets(at, args);
-                let (t, ids) = match functions().get(f) {
+                let (t, ids) = match functions_in(self.env).get(f) {
                     Some(fd) => self.resolve_types(at, f, fd, false, ts, &exprs),
                     None => (CelType::Error, Vec::new()),
                 };
@@ -243,7 +243,7 @@ impl Checker<'_> {
                 let (tt, target_id) = self.low(at, target);
                 let mut all = vec![tt];
                 all.extend(ts);
-                let (t, ids) = match functions().get(f) {
+                let (t, ids) = match functions_in(self.env).get(f) {
                     Some(fd) => self.resolve_types(at, f, fd, true, all, &[]),
                     None => (CelType::Error, Vec::new()),
                 };

@@ -1,5 +1,5 @@
-//! The type checker: cel-go's checker over the Kubernetes 1.36 environment (the
-//! declarations of [`super::decls`]), with `self`/`oldSelf` typed by the schema as
+//! The type checker: cel-go's checker over a Kubernetes CEL environment ([`Env`]: the
+//! declarations of [`super::decls`] it has), with `self`/`oldSelf` typed by the schema as
 //! kube-apiserver declares them, then the AST validators the environment enables (duration,
 //! timestamp and regex literals, homogeneous aggregate literals, `string.format` strings)
 //! and the constant folding that makes program creation fail.
@@ -13,7 +13,8 @@
 //! (`cel/validator.go`). This module holds the checker's inputs and outputs and [`check`].
 
 use super::ast::{Expr, ExprKind, Literal, Loop};
-use super::decls::{CelType, Overload, functions};
+use super::decls::{CelType, Overload, functions_in};
+use super::env::{Env, Feature};
 use super::parser::{ACCUMULATOR, RESERVED};
 use super::types::{DeclTypes, Kind, TypeId, escape_field};
 use std::collections::HashMap;
@@ -171,8 +172,21 @@ pub fn object_names(types: &DeclTypes, root: TypeId) -> HashMap<TypeId, Rc<str>>
     out
 }
 
-/// Checks an expression: its type, or the errors (type-check errors, then validator errors).
+/// Checks an expression in the newest environment: its type, or the errors (type-check
+/// errors, then validator errors).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn check(expr: &Expr, types: &DeclTypes, vars: &Vars) -> Result<Checked, Vec<CheckError>> {
+    check_in(expr, types, vars, Env::LATEST)
+}
+
+/// Checks an expression in the environment `env` (its functions, type names, checker
+/// behaviours and AST validators).
+pub fn check_in(
+    expr: &Expr,
+    types: &DeclTypes,
+    vars: &Vars,
+    env: Env,
+) -> Result<Checked, Vec<CheckError>> {
     let names = object_names(types, vars.self_node);
     let self_ty = type_of_node(types, &names, vars.self_node);
     let mut globals = vec![("self".to_string(), self_ty.clone())];
@@ -187,6 +201,7 @@ pub fn check(expr: &Expr, types: &DeclTypes, vars: &Vars) -> Result<Checked, Vec
     globals.extend(vars.extra.iter().cloned());
     let mut c = Checker {
         types,
+        env,
         names,
         globals,
         scopes: Vec::new(),
@@ -214,6 +229,7 @@ pub fn check(expr: &Expr, types: &DeclTypes, vars: &Vars) -> Result<Checked, Vec
         .collect();
     let mut v = Validators {
         types: &final_types,
+        env,
         errors: Vec::new(),
     };
     v.walk(expr, false);

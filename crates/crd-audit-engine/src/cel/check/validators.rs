@@ -10,6 +10,8 @@ use super::*;
 
 pub(super) struct Validators<'a> {
     pub(super) types: &'a HashMap<*const Expr, CelType>,
+    /// Which validators are on (homogeneous aggregate literals always are).
+    pub(super) env: Env,
     pub(super) errors: Vec<CheckError>,
 }
 
@@ -101,7 +103,8 @@ impl Validators<'_> {
                 target,
                 args,
             } => {
-                let fmt = in_format || function == "format";
+                // The format validator exempts `format`'s arguments.
+                let fmt = in_format || (function == "format" && self.env.has(Feature::StringsV2));
                 self.literal_args(e, function, target.as_deref(), args);
                 if let Some(t) = target {
                     self.walk(t, fmt);
@@ -137,6 +140,8 @@ impl Validators<'_> {
             _ => None,
         });
         match f {
+            "duration" | "timestamp" | "matches" if !self.env.has(Feature::LiteralValidators) => {}
+            "format" if !self.env.has(Feature::StringsV2) => {}
             "duration" | "timestamp" => {
                 if let Some((a, l)) = first_lit
                     && crate::cel::fold::eval_conversion(f, l).is_err()

@@ -4,6 +4,7 @@
 
 use super::{ACCUMULATOR, Parser};
 use crate::cel::ast::{Expr, ExprKind, Loop};
+use crate::cel::env::Feature;
 
 impl Parser<'_> {
     pub(super) fn global_call(&mut self, at: usize, name: &str, args: Vec<Expr>) -> Expr {
@@ -46,18 +47,25 @@ impl Parser<'_> {
     /// `target.name(args)`, expanding the receiver-style macros.
     pub(super) fn receiver_call(&mut self, at: usize, target: Expr, name: String, args: Vec<Expr>) -> Expr {
         let n = args.len();
+        // The extensions' macros, when the environment has them.
+        let two_var_macros = self.has(Feature::TwoVarComprehensions);
+        let optional = self.has(Feature::OptionalTypes);
+        let lists = self.has(Feature::Lists);
         let kind = match (name.as_str(), n) {
-            ("all", 2 | 3) => Loop::All,
-            ("exists", 2 | 3) => Loop::Exists,
-            ("exists_one", 2 | 3) | ("existsOne", 3) => Loop::ExistsOne,
+            ("all", 2) => Loop::All,
+            ("exists", 2) => Loop::Exists,
+            ("exists_one", 2) => Loop::ExistsOne,
+            ("all", 3) if two_var_macros => Loop::All,
+            ("exists", 3) if two_var_macros => Loop::Exists,
+            ("exists_one" | "existsOne", 3) if two_var_macros => Loop::ExistsOne,
             ("map", 2 | 3) => Loop::Map,
             ("filter", 2) => Loop::Filter,
-            ("transformList", 3 | 4) => Loop::TransformList,
-            ("transformMap", 3 | 4) => Loop::TransformMap,
-            ("transformMapEntry", 3 | 4) => Loop::TransformMapEntry,
-            ("optMap", 2) => Loop::OptMap,
-            ("optFlatMap", 2) => Loop::OptFlatMap,
-            ("sortBy", 2) => Loop::SortBy,
+            ("transformList", 3 | 4) if two_var_macros => Loop::TransformList,
+            ("transformMap", 3 | 4) if two_var_macros => Loop::TransformMap,
+            ("transformMapEntry", 3 | 4) if two_var_macros => Loop::TransformMapEntry,
+            ("optMap", 2) if optional => Loop::OptMap,
+            ("optFlatMap", 2) if optional => Loop::OptFlatMap,
+            ("sortBy", 2) if lists => Loop::SortBy,
             _ => {
                 return Expr::new(
                     at,

@@ -8,6 +8,7 @@
 //! (`ERROR: <input>:1:8: Syntax error: ...`, the source line and a caret).
 
 use super::ast::{Expr, ExprKind, Literal};
+use super::env::{Env, Feature};
 use super::lexer::{Tk, Token, tokenize};
 
 mod errors;
@@ -111,11 +112,20 @@ fn starts_member(k: Tk) -> bool {
     )
 }
 
-/// Parses an expression; all errors found are returned (cel-go reports several).
+/// Parses an expression with the syntax and macros of the newest environment; all errors
+/// found are returned (cel-go reports several).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn parse(src: &str) -> Result<Expr, Vec<ParseError>> {
+    parse_in(src, Env::LATEST)
+}
+
+/// Parses an expression with the syntax (optional `.?`, `[?`, `?` entries) and macros
+/// (two-variable comprehensions, `optMap`/`optFlatMap`, `sortBy`) of the environment `env`.
+pub fn parse_in(src: &str, env: Env) -> Result<Expr, Vec<ParseError>> {
     let (tokens, lex_errors) = tokenize(src);
     let mut p = Parser {
         src,
+        env,
         tokens,
         i: 0,
         syntax: Vec::new(),
@@ -152,6 +162,8 @@ pub fn parse(src: &str) -> Result<Expr, Vec<ParseError>> {
 
 struct Parser<'a> {
     src: &'a str,
+    /// Which optional syntax and macros there are.
+    env: Env,
     tokens: Vec<Token>,
     i: usize,
     /// Errors of the ANTLR parser (reported while parsing).
@@ -207,6 +219,18 @@ impl Parser<'_> {
             offset,
             message: msg.into(),
         });
+    }
+
+    /// Optional syntax at `offset`: an error unless the environment has optional types.
+    fn optional_syntax(&mut self, offset: usize, msg: &str) {
+        if !self.env.has(Feature::OptionalTypes) {
+            self.visit_error(offset, msg);
+        }
+    }
+
+    /// Whether the environment has a macro library.
+    fn has(&self, f: Feature) -> bool {
+        self.env.has(f)
     }
 
     fn error_node(&self, at: usize) -> Expr {
@@ -427,6 +451,7 @@ impl Parser<'_> {
                     self.bump();
                     if optional {
                         self.bump();
+                        self.optional_syntax(dot.start, "unsupported syntax '.?'");
                     }
                     self.bump();
                     let name = match id.kind {
@@ -476,6 +501,7 @@ impl Parser<'_> {
                     let optional = self.kind() == Tk::Question;
                     if optional {
                         self.bump();
+                        self.optional_syntax(open.start, "unsupported syntax '[?'");
                     }
                     self.closers.push(Tk::RBracket);
                     let idx = self.expr();
@@ -580,7 +606,8 @@ impl Parser<'_> {
                 let mut optional = Vec::new();
                 while self.kind() != Tk::RBracket {
                     if self.kind() == Tk::Question {
-                        self.bump();
+                        let q = self.bump();
+                        self.optional_syntax(q.start, "unsupported syntax '?'");
                         optional.push(elements.len());
                     }
                     elements.push(self.expr());
@@ -610,7 +637,8 @@ impl Parser<'_> {
                 while self.kind() != Tk::RBrace {
                     let opt = self.kind() == Tk::Question;
                     if opt {
-                        self.bump();
+                        let q = self.bump();
+                        self.optional_syntax(q.start, "unsupported syntax '?'");
                     }
                     self.closers.push(Tk::Colon);
                     let k = self.expr();
@@ -746,7 +774,8 @@ impl Parser<'_> {
         while self.kind() != Tk::RBrace {
             let opt = self.kind() == Tk::Question;
             if opt {
-                self.bump();
+                let q = self.bump();
+                self.optional_syntax(q.start, "unsupported syntax '?'");
             }
             let id = self.la(1);
             let field = match id.kind {
