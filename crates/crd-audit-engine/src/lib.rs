@@ -15,6 +15,10 @@
 //!   pruning, defaulting, ObjectMeta, OpenAPI with the Kubernetes extensions, formats,
 //!   list types, embedded resources and CEL `x-kubernetes-validations`, with upstream's cost
 //!   limits.
+//! - [`Release`] names the Kubernetes release to judge by (1.36 unless said otherwise):
+//!   [`check_crd_for`] and [`CrdValidator::for_release`] check and compile a CRD as a server
+//!   of that release does, in its CEL environments (a rule using a library the release lacks
+//!   does not compile there).
 //! - [`diff()`] classifies the changes between two revisions of a CRD (tightening,
 //!   loosening, neutral).
 //! - [`load`] reads YAML and JSON documents the way kubectl and the API server decode them,
