@@ -26,8 +26,12 @@ impl Path {
         Path(s.into())
     }
 
+    /// A named element; an empty name renders as `[]`, as upstream renders an element with
+    /// neither name nor index.
     pub fn child(&self, name: &str) -> Self {
-        if self.0.is_empty() {
+        if name.is_empty() {
+            self.key("")
+        } else if self.0.is_empty() {
             Path(name.to_string())
         } else {
             let mut s = String::with_capacity(self.0.len() + 1 + name.len());
@@ -355,6 +359,9 @@ mod tests {
         );
         assert_eq!(Path::root().to_string(), "<nil>");
         assert_eq!(Path::root().child("x").to_string(), "x");
+        assert_eq!(Path::new("spec").child("").child("a").to_string(), "spec[].a");
+        assert_eq!(Path::root().child("").to_string(), "[]");
+        assert_eq!(Path::new("m").child("[k].c").to_string(), "m.[k].c");
     }
 
     #[test]

@@ -273,40 +273,11 @@ fn rule(
     }
 }
 
-/// Whether a rule's `fieldPath` (`.a.b`, `['a.b']`) names a field the schema declares.
+/// `pathValid`: whether a rule's `fieldPath` resolves in the schema; a schema that has no
+/// structural form (the conversion fails) lets every path pass.
 fn field_path_valid(s: &Props, fp: &str) -> bool {
-    let mut cur = s;
-    let mut rest = fp;
-    if rest.is_empty() {
-        return false;
-    }
-    while !rest.is_empty() {
-        let name;
-        if let Some(r) = rest.strip_prefix("['") {
-            let Some(end) = r.find("']") else {
-                return false;
-            };
-            name = &r[..end];
-            rest = &r[end + 2..];
-        } else if let Some(r) = rest.strip_prefix('.') {
-            let end = r.find(['.', '[']).unwrap_or(r.len());
-            name = &r[..end];
-            if name.is_empty() {
-                return false;
-            }
-            rest = &r[end..];
-        } else {
-            return false;
-        }
-        cur = match cur.properties.get(name) {
-            Some(p) => p,
-            None => match &cur.additional_properties {
-                Some(SchemaOrBool::Schema(a)) => a,
-                _ => return false,
-            },
-        };
-    }
-    true
+    crate::schema::new_structural::conversion_error(s).is_some()
+        || crate::validate::cel_validation::valid_field_path(fp, s).is_ok()
 }
 
 /// Keeps the error type import meaningful for future reason checks.

@@ -34,6 +34,9 @@ struct CompiledRule {
     singles: (SingleOverloads, SingleOverloads),
     uses_old_self: bool,
     reason: ErrorType,
+    /// The `fieldPath` as upstream normalizes it (see [`valid_field_path`]), rendered;
+    /// `None` when there is none or it is not valid for the schema.
+    field_path: Option<String>,
 }
 
 /// The rules of one CRD version, compiled.
@@ -64,7 +67,13 @@ pub struct Outcome {
     pub not_evaluated: usize,
 }
 
-fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId, env: Env) -> CompiledRule {
+fn compile_rule(
+    r: &ValidationRule,
+    s: &Props,
+    types: &DeclTypes,
+    t: TypeId,
+    env: Env,
+) -> CompiledRule {
     let optional = r.optional_old_self == Some(true);
     let compiled = if r.rule.trim().is_empty() {
         Err(String::new())
@@ -88,6 +97,17 @@ fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId, env: Env) -> C
             .map(|p| p.single_overloads.clone())
             .unwrap_or_default(),
     );
+    // Upstream resolves the fieldPath last, so a messageExpression that does not compile
+    // leaves the rule without one.
+    let field_path = if r.field_path.is_empty()
+        || (!r.message_expression.is_empty() && message.is_none())
+    {
+        None
+    } else {
+        valid_field_path(&r.field_path, s)
+            .ok()
+            .map(|p| p.as_str().to_string())
+    };
     let message_expr = message.map(|p| p.expr);
     let reason = r
         .reason
@@ -101,6 +121,7 @@ fn compile_rule(r: &ValidationRule, types: &DeclTypes, t: TypeId, env: Env) -> C
         message_expr,
         uses_old_self,
         reason,
+        field_path,
     }
 }
 
@@ -201,7 +222,7 @@ fn collect(
     rules[t as usize] = s
         .x_validations
         .iter()
-        .map(|r| compile_rule(r, types, t, env))
+        .map(|r| compile_rule(r, s, types, t, env))
         .collect();
     let n = types.node(t);
     match n.kind {
@@ -403,11 +424,10 @@ impl<'o> Run<'_> {
                 }
                 Ok(Val::Bool(true)) => {}
                 Ok(Val::Bool(false)) => {
-                    let field = match field_path(&r.rule.field_path) {
-                        Some(suffix) if path.is_root() => {
-                            Path::from_rendered(suffix.trim_start_matches('.'))
-                        }
-                        Some(suffix) => Path::from_rendered(format!("{path}{suffix}")),
+                    // The error's path: the node's, then the normalized fieldPath as one
+                    // more element.
+                    let field = match &r.field_path {
+                        Some(fp) => path.child(fp),
                         None => path.clone(),
                     };
                     let message = match self.message(r, &mut env) {
@@ -510,37 +530,116 @@ fn error_string(r: &ValidationRule) -> String {
     }
 }
 
-/// A rule's `fieldPath` (`.a.b`, `['key']`, `.list[0]`) as appended to the error path: map
-/// keys render as `.[key]`, as the server renders them.
-fn field_path(fp: &str) -> Option<String> {
-    if fp.is_empty() {
+/// Why a rule's `fieldPath` is not a valid path (the text of upstream's errors).
+const NOT_A_FIELD: &str = "does not refer to a valid field";
+const UNEXPECTED_END: &str = "unexpected end of JSON path";
+
+/// The next token of a `fieldPath`, as upstream's scanner splits it: a single-quoted string
+/// (up to the first quote not preceded by a backslash, or to the end), one of the delimiters
+/// `.`, `[`, `]`, or the text up to the next delimiter. `None` at the end.
+fn field_path_token<'a>(rest: &mut &'a str) -> Option<&'a str> {
+    let b = rest.as_bytes();
+    if b.is_empty() {
         return None;
     }
-    let mut out = String::new();
+    let end = if b[0] == b'\'' {
+        (1..b.len())
+            .find(|&i| b[i] == b'\'' && b[i - 1] != b'\\')
+            .map_or(b.len(), |i| i + 1)
+    } else {
+        match b.iter().position(|c| matches!(c, b'.' | b'[' | b']')) {
+            Some(0) => 1,
+            Some(i) => i,
+            None => b.len(),
+        }
+    };
+    let (token, tail) = rest.split_at(end);
+    *rest = tail;
+    Some(token)
+}
+
+/// The inside of a `['...']` accessor with its escapes resolved: a backslash and the
+/// character after it (other than a line break) must be one of `\a \b \f \n \r \t \v \' \\`.
+fn unescape_single_quoted(s: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&d) = chars.peek().filter(|&&d| d != '\n') else {
+            out.push(c);
+            continue;
+        };
+        chars.next();
+        out.push(match d {
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'v' => '\u{b}',
+            '\'' => '\'',
+            '\\' => '\\',
+            _ => return Err(format!("invalid string literal: invalid escape char \\{d}")),
+        });
+    }
+    Ok(out)
+}
+
+/// A rule's `fieldPath` resolved against the schema of the node that holds the rule, as
+/// upstream's `ValidFieldPath` resolves it: `.name` and `['name']` both name a property when
+/// the schema has properties, and a map key when it has `additionalProperties` (whatever the
+/// accessor); `['...']` strings are unescaped. The path is relative (property names render
+/// as `a.b`, keys as `[k]`, so `.m['k'].c` is `m[k].c` and a leading key is `[k]`); `Err`
+/// when the path is not valid for the schema.
+pub fn valid_field_path(fp: &str, schema: &Props) -> Result<Path, String> {
+    let mut path = Path::root();
+    let mut node = Some(schema);
     let mut rest = fp;
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix('.') {
-            let end = r.find(['.', '[']).unwrap_or(r.len());
-            out.push('.');
-            out.push_str(&r[..end]);
-            rest = &r[end..];
-        } else if let Some(r) = rest.strip_prefix("['") {
-            let end = r.find("']")?;
-            out.push_str(".[");
-            out.push_str(&r[..end]);
-            out.push(']');
-            rest = &r[end + 2..];
-        } else if let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']')?;
-            out.push('[');
-            out.push_str(&r[..end]);
-            out.push(']');
-            rest = &r[end + 1..];
+    let mut step = |name: &str, path: &mut Path| -> Result<(), String> {
+        // Past a map whose values have no schema upstream would dereference nil.
+        let n = node.ok_or(NOT_A_FIELD)?;
+        if !n.properties.is_empty() {
+            *path = path.child(name);
+            node = Some(n.properties.get(name).ok_or(NOT_A_FIELD)?);
+        } else if let Some(a) = &n.additional_properties {
+            *path = path.key(name);
+            node = match a {
+                SchemaOrBool::Schema(s) => Some(s),
+                SchemaOrBool::Bool(_) => None,
+            };
         } else {
-            return None;
+            return Err(NOT_A_FIELD.into());
+        }
+        Ok(())
+    };
+    while let Some(token) = field_path_token(&mut rest) {
+        match token {
+            "[" => {
+                let quoted = field_path_token(&mut rest).ok_or(UNEXPECTED_END)?;
+                let inner = quoted
+                    .strip_prefix('\'')
+                    .and_then(|q| q.strip_suffix('\''))
+                    .filter(|_| quoted.len() >= 2)
+                    .ok_or_else(|| format!("expected single quoted string but got {quoted}"))?;
+                step(&unescape_single_quoted(inner)?, &mut path)?;
+                match field_path_token(&mut rest) {
+                    Some("]") => {}
+                    Some(t) => return Err(format!("expected ] but got {t}")),
+                    None => return Err(UNEXPECTED_END.into()),
+                }
+            }
+            "." => {
+                let name = field_path_token(&mut rest).ok_or(UNEXPECTED_END)?;
+                step(name, &mut path)?;
+            }
+            t => return Err(format!("expected [ or . but got: {t}")),
         }
     }
-    Some(out)
+    Ok(path)
 }
 
 #[cfg(test)]
@@ -575,6 +674,25 @@ mod tests {
                 "spec.m: Invalid value: empty value in 2 entries",
             ]
         );
+    }
+
+    #[test]
+    fn field_paths_resolve_against_the_schema() {
+        let schema = json!({"type": "object", "properties": {
+            "a.b": {"type": "string"},
+            "o": {"type": "object", "properties": {"c": {"type": "string"}}},
+            "m": {"type": "object", "additionalProperties": {"type": "object",
+                "additionalProperties": {"type": "string"}}}}});
+        let s = Props::from_value("", &schema).unwrap();
+        let fp = |p: &str| valid_field_path(p, &s).map(|p| p.as_str().to_string());
+        assert_eq!(fp("['a.b']").as_deref(), Ok("a.b"));
+        assert_eq!(fp(".o['c']").as_deref(), Ok("o.c"));
+        assert_eq!(fp(".m.k['z.y']").as_deref(), Ok("m[k][z.y]"));
+        assert_eq!(fp(".m['it\\'s'].]").as_deref(), Ok("m[it's][]]"));
+        assert_eq!(fp(".m['\\t']").as_deref(), Ok("m[\t]"));
+        for bad in [".x", ".o.c.d", "['a.b'", "['a.b']x", "o", ".m['k\\\\']", ".m['\\x']", "."] {
+            assert!(fp(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -9,10 +9,13 @@ pub const MIN_UNIX: i64 = -62_135_596_800;
 /// 9999-12-31T23:59:59Z (CEL's largest second).
 pub const MAX_UNIX: i64 = 253_402_300_799;
 
-/// `strconv.FormatFloat(seconds, 'f', -1, 64) + "s"`: CEL's string form of a duration.
+/// `strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"`: CEL's string form of a duration.
+/// Go's `Duration.Seconds` adds the whole seconds and the fraction as two floats (not the
+/// nanoseconds divided at once), which decides the last digits of large durations.
 pub fn format_duration(ns: i64) -> String {
-    let secs = ns as f64 / 1e9;
-    format!("{}s", format_float_f(secs))
+    let whole = (ns / NANOS_PER_SECOND as i64) as f64;
+    let fraction = (ns % NANOS_PER_SECOND as i64) as f64 / 1e9;
+    format!("{}s", format_float_f(whole + fraction))
 }
 
 /// cel-go's strict RFC 3339 check before parsing a timestamp string.
@@ -125,5 +128,10 @@ mod tests {
     fn durations_print_as_seconds() {
         assert_eq!(format_duration(1_000_000_000_000_000), "1000000s");
         assert_eq!(format_duration(1), "0.000000001s");
+        assert_eq!(format_duration(0), "0s");
+        assert_eq!(format_duration(-662_774_400_001_000_000), "-662774400.001s");
+        assert_eq!(format_duration(-1_500_000_000), "-1.5s");
+        assert_eq!(format_duration(i64::MAX), "9223372036.854776s");
+        assert_eq!(format_duration(i64::MIN), "-9223372036.854776s");
     }
 }
