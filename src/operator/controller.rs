@@ -287,6 +287,9 @@ async fn watch_crds(ctx: Arc<Ctx>) {
                     remove(&ctx, &name).await;
                 }
             }
+            Err(e) if super::watch_backoff::is_gone(&e) => {
+                tracing::info!("the CRD watch expired; listing the CRDs again");
+            }
             Err(e) => {
                 ctx.metrics.api_error("watch");
                 tracing::error!(error = %e, "watching CRDs failed; retrying with backoff");

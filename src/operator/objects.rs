@@ -455,6 +455,12 @@ impl ObjectAudit {
     }
 
     fn failed(&self, e: watcher::Error) {
+        if super::watch_backoff::is_gone(&e) {
+            // The watch's resourceVersion expired (a CRD change, an API server restart): the
+            // watcher lists again at once. Nothing failed.
+            tracing::info!(crd = %self.crd.name, "watch expired; listing the objects again");
+            return;
+        }
         let (verb, status) = match &e {
             watcher::Error::InitialListFailed(k) => ("list", super::client::status_code(k)),
             watcher::Error::WatchStartFailed(k) | watcher::Error::WatchFailed(k) => {
