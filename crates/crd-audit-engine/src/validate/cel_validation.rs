@@ -323,11 +323,20 @@ impl<'o> Run<'_> {
         path: &Path,
         scope: &RatchetScope<'_>,
     ) {
-        let Some(rules) = self.v.rules.get(t as usize) else {
+        let Some(rules) = self.v.rules.get(t as usize).filter(|r| !r.is_empty()) else {
             return;
         };
         let types = &self.v.types;
         let schema_type = BadValue::Str(types.node(t).schema_type.clone());
+        if self.stopped {
+            return;
+        }
+        // A node with rules (even ones that will be skipped) finds the budget spent before
+        // running any: the budget may reach exactly zero at the previous node.
+        if self.budget <= 0 {
+            self.out_of_budget(path, &schema_type);
+            return;
+        }
         for r in rules {
             if self.stopped {
                 return;
@@ -373,14 +382,11 @@ impl<'o> Run<'_> {
             let mut it = Interp::new(types, PER_CALL_LIMIT);
             it.single_overloads = &r.singles.0;
             let result = it.eval(expr, &mut env);
-            self.budget -= it.cost as i64;
-            if self.budget < 0 {
-                self.out.causes.push(Cause::invalid(
-                    path.clone(),
-                    schema_type.clone(),
-                    "validation failed due to running out of cost budget, no further validation rules will be run",
-                ));
-                self.stopped = true;
+            // A rule that costs more than what is left stops everything, whatever its
+            // result (even the per-call limit's error); one that costs exactly what is left
+            // leaves zero, and the next rules of this node still run.
+            if !self.spend(it.cost) {
+                self.out_of_budget(path, &schema_type);
                 return;
             }
             match result {
@@ -465,6 +471,28 @@ impl<'o> Run<'_> {
         }
     }
 
+    /// Takes an evaluation's cost from the budget; `false` (and the budget untouched) when
+    /// it costs more than what is left.
+    fn spend(&mut self, cost: u64) -> bool {
+        match i64::try_from(cost) {
+            Ok(c) if c <= self.budget => {
+                self.budget -= c;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The cause that ends the evaluation when the budget is spent.
+    fn out_of_budget(&mut self, path: &Path, schema_type: &BadValue) {
+        self.out.causes.push(Cause::invalid(
+            path.clone(),
+            schema_type.clone(),
+            "validation failed due to running out of cost budget, no further validation rules will be run",
+        ));
+        self.stopped = true;
+    }
+
     /// A failed rule's cause, or, when ratcheting tolerates it (not a transition rule, and
     /// its value unchanged), a warning (`addErr`).
     fn add_failure(&mut self, r: &CompiledRule, scope: &RatchetScope<'_>, cause: Cause) {
@@ -488,8 +516,7 @@ impl<'o> Run<'_> {
             let mut it = Interp::new(&self.v.types, PER_CALL_LIMIT);
             it.single_overloads = &r.singles.1;
             let result = it.eval(me, env);
-            self.budget -= it.cost as i64;
-            if self.budget < 0 {
+            if !self.spend(it.cost) {
                 return Err("messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".to_string());
             }
             match result {
