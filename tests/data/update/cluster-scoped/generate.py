@@ -4,12 +4,9 @@
 # Scenario namespace-set sends the object with metadata.namespace "default".
 # Run from this directory; then ../regen.sh cluster-scoped.
 import copy, json
-
-def write_docs(path, docs):
-    with open(path, "w") as fh:
-        fh.write("# Written by generate.py (YAML documents in JSON form).\n")
-        for d in docs:
-            fh.write(json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n---\n")
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import touch_metadata, write_docs  # noqa: E402
 
 def meta(name, i):
     m = {"name": name, "resourceVersion": "1", "uid": "00000000-0000-4000-8000-%012d" % i,
@@ -17,11 +14,6 @@ def meta(name, i):
     if i % 3 == 0:
         m["finalizers"] = ["example.com/keep"]
     return m
-
-def touch_metadata(o):
-    m = o["metadata"]
-    m.setdefault("labels", {})["example.com/touched"] = "yes"
-    m["finalizers"] = m.get("finalizers", [])[:-1] if m.get("finalizers") else ["example.com/cleanup"]
 
 spec = {"type": "object", "properties": {
   "other": {"type": "string"},

@@ -7,17 +7,9 @@
 # added on a deleting object, kind / apiVersion changed, ...); see README.md.
 # Run from this directory; then ../regen.sh metadata.
 import copy, json
-
-def write_docs(path, docs):
-    with open(path, "w") as fh:
-        fh.write("# Written by generate.py (YAML documents in JSON form).\n")
-        for d in docs:
-            fh.write(json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n---\n")
-
-def touch_metadata(o):
-    m = o["metadata"]
-    m.setdefault("labels", {})["example.com/touched"] = "yes"
-    m["finalizers"] = m.get("finalizers", [])[:-1] if m.get("finalizers") else ["example.com/cleanup"]
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import touch_metadata, write_docs  # noqa: E402
 
 crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "things.example.com"},
   "spec": {"group": "example.com", "names": {"kind": "Thing", "plural": "things"}, "scope": "Namespaced",

@@ -6,24 +6,9 @@
 # status) and to PUT .../status (which keeps everything but status).
 # Run from this directory; then ../regen.sh status-subresource.
 import copy, json
-
-def write_docs(path, docs):
-    with open(path, "w") as fh:
-        fh.write("# Written by generate.py (YAML documents in JSON form).\n")
-        for d in docs:
-            fh.write(json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n---\n")
-
-def meta(name, i):
-    m = {"name": name, "namespace": "default", "resourceVersion": "1", "uid": "00000000-0000-4000-8000-%012d" % i,
-         "generation": 1, "creationTimestamp": "2024-01-01T00:00:00Z"}
-    if i % 3 == 0:
-        m["finalizers"] = ["example.com/keep"]
-    return m
-
-def touch_metadata(o):
-    m = o["metadata"]
-    m.setdefault("labels", {})["example.com/touched"] = "yes"
-    m["finalizers"] = m.get("finalizers", [])[:-1] if m.get("finalizers") else ["example.com/cleanup"]
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import meta, touch_metadata, write_docs  # noqa: E402
 
 S = lambda **kw: dict(type="string", **kw)
 I = lambda **kw: dict(type="integer", **kw)
