@@ -41,6 +41,9 @@ pub struct Judging {
     /// `--update`: the stored objects by identity (namespace as given; a missing one reads as
     /// `default`, which a cluster-scoped CRD's objects never have).
     pub stored: HashMap<Identity, Value>,
+    /// The same objects by group, kind and name alone, for cluster-scoped CRDs (whose
+    /// objects have no namespace, whatever a file says): the key into `stored`.
+    pub by_name: HashMap<(String, String, String), Identity>,
     pub updating: bool,
     pub to: Subresource,
 }
@@ -55,9 +58,12 @@ impl Judging {
                 for item in inputs::try_unpack_lists(doc).map_err(|(e, _)| e.to_string())? {
                     let obj = item.doc.value;
                     if obj.is_object() {
-                        // Scope is not known yet: keyed as namespaced; cluster-scoped
-                        // lookups fall back below.
-                        self.stored.insert(identity(&obj, true), obj);
+                        // The scope is not known yet: keyed as namespaced, and by name for
+                        // the lookups of cluster-scoped objects.
+                        let key = identity(&obj, true);
+                        let name = (key.0.clone(), key.1.clone(), key.3.clone());
+                        self.by_name.insert(name, key.clone());
+                        self.stored.insert(key, obj);
                     }
                 }
             }
@@ -71,10 +77,10 @@ impl Judging {
         if v.namespaced() {
             return self.stored.get(&key);
         }
-        self.stored
-            .iter()
-            .find(|((g, k, _, n), _)| (g, k, n) == (&key.0, &key.1, &key.3))
-            .map(|(_, o)| o)
+        let (group, kind, _, name) = key;
+        self.by_name
+            .get(&(group, kind, name))
+            .and_then(|k| self.stored.get(k))
     }
 
     /// Judges one object with its CRD's validator.
@@ -84,9 +90,8 @@ impl Judging {
                 Some(old) if self.release.ratchets() => {
                     v.validate_update_guarded(old.clone(), obj, self.to)
                 }
-                Some(old) => {
+                Some(_) => {
                     // Before ratcheting: the whole new object must be valid.
-                    let _ = old;
                     let mut verdict = v.validate_guarded(obj, Mode::Stored);
                     if verdict.code == 201 {
                         verdict.code = 200;
