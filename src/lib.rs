@@ -3,4 +3,5 @@
 
 pub mod cli;
 pub mod operator;
+pub mod packed_crd;
 pub mod release;

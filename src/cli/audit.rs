@@ -16,6 +16,8 @@ use super::updates::stuck_or_tolerated;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::operator::audit::{redacted, redacted_cause};
 use crate::operator::config::Config;
+use crate::operator::schema_audit::is_report_crd;
+use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
 use crd_audit_engine::{Cause, CheckReport, Crd, CrdValidator, Verdict};
 use serde_json::{Value, json};
@@ -95,7 +97,9 @@ pub fn settings(args: &Args) -> Result<Config, String> {
 
 /// A CRD to audit, checked.
 struct Checked {
-    crd: Crd,
+    /// The CRD, packed: a cluster of generated CRDs holds hundreds of megabytes of schemas,
+    /// and each is compiled only when its objects are judged.
+    revision: PackedCrd,
     report: CheckReport,
     sizes: Vec<size_limits::Finding>,
 }
@@ -157,7 +161,8 @@ fn read_crds(
         .each_crd(&mut |raw| {
             let name = raw["metadata"]["name"].as_str().unwrap_or("").to_string();
             let group = raw["spec"]["group"].as_str().unwrap_or("");
-            if !config.audits_group(group) {
+            let kind = raw["spec"]["names"]["kind"].as_str().unwrap_or("");
+            if !config.audits_group(group) || is_report_crd(group, kind) {
                 return;
             }
             let crd = match Crd::from_value(&raw) {
@@ -169,7 +174,11 @@ fn read_crds(
             };
             let sizes = size_limits::findings(&size_limits::measure(&as_manifest(raw)));
             let report = crd_audit_engine::check_crd_guarded_for(&crd, release.engine());
-            checked.push(Checked { crd, report, sizes });
+            checked.push(Checked {
+                revision: PackedCrd::pack(crd),
+                report,
+                sizes,
+            });
         })
         .map_err(|e| format!("reading the CRDs: {e}"))?;
     for u in &unreadable {
@@ -293,7 +302,7 @@ impl<W: Write> Writer<W> {
     }
 
     fn crd(&mut self, c: &Checked) -> std::io::Result<()> {
-        let name = &c.crd.name;
+        let name = &c.revision.shell().name;
         match self.format {
             Format::Text => {
                 for f in crd_findings::list(&c.report, &c.sizes) {
@@ -659,9 +668,11 @@ pub fn run(args: &Args) -> u8 {
         // The bar's total: the servers' counts (one small LIST per CRD).
         let mut total = 0;
         for (i, c) in checked.iter().enumerate() {
-            progress.counting(i, &c.crd.name);
-            if let Some(v) = c.crd.storage_version() {
-                total += cluster.count_objects(&c.crd, &v.name).unwrap_or(0);
+            progress.counting(i, &c.revision.shell().name);
+            if let Some(v) = c.revision.shell().storage_version() {
+                total += cluster
+                    .count_objects(c.revision.shell(), &v.name)
+                    .unwrap_or(0);
             }
         }
         progress.set_total(total);
@@ -679,7 +690,7 @@ pub fn run(args: &Args) -> u8 {
     let mut rows = Vec::with_capacity(checked.len());
     let mut written = Ok(());
     for c in checked {
-        progress.crd(&c.crd.name);
+        progress.crd(&c.revision.shell().name);
         let row = audit_crd(&cluster, &config, &c, &mut w, &progress, release);
         progress.crd_done();
         match row {
@@ -754,7 +765,7 @@ fn audit_crd<W: Write>(
     let ratcheting = release.ratchets();
     let found = crd_findings::list(&c.report, &c.sizes);
     let mut row = Row {
-        crd: c.crd.name.clone(),
+        crd: c.revision.shell().name.clone(),
         crd_findings: found.iter().filter(|f| f.level != Level::Warning).count(),
         crd_warnings: found.iter().filter(|f| f.level == Level::Warning).count(),
         ..Row::default()
@@ -763,24 +774,21 @@ fn audit_crd<W: Write>(
         row.internal_errors += 1;
     }
     progress.suspend(|| w.crd(c))?;
-    let Some(storage) = c.crd.storage_version().map(|v| v.name.clone()) else {
+    let Some(storage) = c.revision.shell().storage_version().map(|v| v.name.clone()) else {
         progress.suspend(|| w.crd_done(&row))?;
         return Ok(row);
     };
     row.storage = storage.clone();
-    let validator = match CrdValidator::for_release_guarded(&c.crd, release.engine()) {
-        Ok(mut v) => {
+    // Compiled when the first objects arrive: most CRDs of a large cluster have none.
+    let mut validator: Option<Result<CrdValidator, String>> = None;
+    let compile = || {
+        let crd = c.revision.unpack()?;
+        CrdValidator::for_release_guarded(&crd, release.engine()).map(|mut v| {
             if !config.cel_enabled {
                 v.disable_cel();
             }
             v
-        }
-        Err(e) => {
-            row.error = Some(format!("compiling the CRD failed (internal error): {e}"));
-            row.internal_errors += 1;
-            progress.suspend(|| w.crd_done(&row))?;
-            return Ok(row);
-        }
+        })
     };
     // One thread reads pages while this one judges what was read: the LIST's transfer and
     // decoding overlap the judging. A few batches at most are in between.
@@ -791,7 +799,7 @@ fn audit_crd<W: Write>(
         let reader = scope.spawn(|| {
             let mut batch = Vec::with_capacity(BATCH);
             let read = crd_audit_engine::panic_guard::catch(|| {
-                cluster.each_object_while(&c.crd, &storage, &mut |obj| {
+                cluster.each_object_while(c.revision.shell(), &storage, &mut |obj| {
                     progress.object();
                     let ns = obj["metadata"]["namespace"].as_str().unwrap_or("");
                     if config.audits_namespace(ns) {
@@ -815,9 +823,13 @@ fn audit_crd<W: Write>(
             })
         });
         for batch in rx.iter() {
-            if failed_write.is_some() {
+            if failed_write.is_some() || validator.as_ref().is_some_and(|v| v.is_err()) {
                 continue; // drain, so that the reader can finish
             }
+            let Ok(validator) = validator.get_or_insert_with(compile) else {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                continue;
+            };
             for obj in batch {
                 let verdict = validator.validate_stored(obj, ratcheting);
                 row.objects += 1;
@@ -834,7 +846,8 @@ fn audit_crd<W: Write>(
                     row.unknown_fields += 1;
                 }
                 if (!verdict.valid() || !verdict.pruned.is_empty())
-                    && let Err(e) = progress.suspend(|| w.object(&c.crd.name, &verdict))
+                    && let Err(e) =
+                        progress.suspend(|| w.object(&c.revision.shell().name, &verdict))
                 {
                     failed_write = Some(e);
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -852,7 +865,10 @@ fn audit_crd<W: Write>(
     if let Some(e) = failed_write {
         return Err(e);
     }
-    if let Err(e) = read {
+    if let Some(Err(e)) = validator {
+        row.error = Some(format!("compiling the CRD failed (internal error): {e}"));
+        row.internal_errors += 1;
+    } else if let Err(e) = read {
         if e.message.contains("internal error") {
             row.internal_errors += 1;
         }

@@ -20,6 +20,9 @@ use std::time::Duration;
 /// Objects fetched per LIST request.
 const PAGE: u32 = 500;
 
+/// CRDs a page: a generated CRD is up to 1.7 MB, and a page is held while it is read.
+const CRD_PAGE: u32 = 20;
+
 /// Attempts of one request before its failure is final, and the first and longest pauses.
 const ATTEMPTS: u32 = 8;
 const FIRST_PAUSE: Duration = Duration::from_millis(250);
@@ -116,7 +119,7 @@ impl Cluster {
 
     /// Every CRD of the cluster.
     pub fn each_crd(&self, each: &mut dyn FnMut(Value)) -> Result<(), ReadError> {
-        self.each(&crd_resource(), &mut |v| {
+        self.each_page(&crd_resource(), CRD_PAGE, &mut |v| {
             each(v);
             true
         })
@@ -180,8 +183,17 @@ impl Cluster {
     }
 
     fn each(&self, ar: &ApiResource, each: &mut dyn FnMut(Value) -> bool) -> Result<(), ReadError> {
+        self.each_page(ar, PAGE, each)
+    }
+
+    fn each_page(
+        &self,
+        ar: &ApiResource,
+        page_size: u32,
+        each: &mut dyn FnMut(Value) -> bool,
+    ) -> Result<(), ReadError> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), ar);
-        let mut params = ListParams::default().limit(PAGE);
+        let mut params = ListParams::default().limit(page_size);
         loop {
             let page: ObjectList<DynamicObject> = match self.retrying(|| api.list(&params)) {
                 Ok(p) => p,

@@ -6,6 +6,7 @@
 //! decoded until it is compiled.
 
 use super::inputs::{self, Sourced, unreadable_crd};
+use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
 use crd_audit_engine::{Crd, CrdValidator};
 use serde_json::Value;
@@ -22,8 +23,8 @@ enum Origin {
         doc: usize,
         item: usize,
     },
-    /// Decoded and kept (standard input, a pipe, the cluster), until compiled.
-    Held(Box<Crd>),
+    /// Decoded and kept packed (standard input, a pipe, the cluster), until compiled.
+    Held(Box<PackedCrd>),
 }
 
 struct Entry {
@@ -61,9 +62,10 @@ impl Indexed {
     }
 
     /// Adds CRDs held in memory (from the cluster).
-    pub fn extend_held(&mut self, crds: Vec<(String, Crd)>) {
+    pub fn extend_held(&mut self, crds: Vec<(String, PackedCrd)>) {
         for (source, crd) in crds {
-            let key = (crd.group.clone(), crd.kind.clone());
+            let shell = crd.shell();
+            let key = (shell.group.clone(), shell.kind.clone());
             self.0.push((source, key, Origin::Held(Box::new(crd))));
         }
     }
@@ -112,7 +114,7 @@ pub fn index_crds(args: &[PathBuf]) -> Result<Indexed, Vec<String>> {
                                 item: k,
                             }
                         } else {
-                            Origin::Held(Box::new(c))
+                            Origin::Held(Box::new(PackedCrd::pack(c)))
                         };
                         out.push((item.source(), key, origin));
                     }
@@ -190,7 +192,7 @@ impl Catalog {
                 .unwrap_or_else(|e| e.into_inner())
                 .take();
             match origin {
-                Some(Origin::Held(crd)) => compile(&crd),
+                Some(Origin::Held(crd)) => crd.unpack().and_then(|crd| compile(&crd)),
                 Some(Origin::File { path, doc, item }) => {
                     reread(&path, doc, item).and_then(|crd| compile(&crd))
                 }

@@ -316,7 +316,10 @@ fn load_catalog(args: &Args, release: KubeVersion) -> Option<Catalog> {
 }
 
 /// The CRDs installed in the cluster, but for those of a group and kind that a file gives.
-fn cluster_crds(args: &Args, given: &Indexed) -> Result<Vec<(String, Crd)>, String> {
+fn cluster_crds(
+    args: &Args,
+    given: &Indexed,
+) -> Result<Vec<(String, crate::packed_crd::PackedCrd)>, String> {
     let cluster =
         super::cluster::Cluster::connect(args.kubeconfig.as_deref(), args.context.as_deref())?;
     let replaced: std::collections::HashSet<(&str, &str)> = given
@@ -328,7 +331,10 @@ fn cluster_crds(args: &Args, given: &Indexed) -> Result<Vec<(String, Crd)>, Stri
     cluster
         .each_crd(&mut |raw| match Crd::from_value(&raw) {
             Ok(c) if replaced.contains(&(c.group.as_str(), c.kind.as_str())) => {}
-            Ok(c) => crds.push((format!("cluster:{}", c.name), c)),
+            Ok(c) => crds.push((
+                format!("cluster:{}", c.name),
+                crate::packed_crd::PackedCrd::pack(c),
+            )),
             Err(e) => unreadable.push(format!(
                 "CRD {} in the cluster: {}: {}",
                 raw["metadata"]["name"].as_str().unwrap_or(""),

@@ -32,6 +32,10 @@ pub struct Config {
     /// objects) and a ClusterPolicyReport (cluster-scoped objects), for Policy Reporter and
     /// other readers of that API. Needs their CRDs installed (crd-audit never installs them).
     pub policy_reports: bool,
+    /// The memory (MiB, estimated) of compiled CRD validators kept between judgements; a
+    /// CRD whose validator is not kept is compiled again when its objects change.
+    #[serde(rename = "validatorCacheMiB")]
+    pub validator_cache_mib: usize,
 }
 
 impl Default for Config {
@@ -49,9 +53,13 @@ impl Default for Config {
             api_qps: 20.0,
             api_burst: 50,
             policy_reports: false,
+            validator_cache_mib: 16,
         }
     }
 }
+
+/// The largest `validatorCacheMiB` (64 GiB).
+pub const MAX_VALIDATOR_CACHE_MIB: usize = 64 << 10;
 
 /// The longest `fullResyncInterval` (30 days): longer ones would overflow the clock
 /// arithmetic of the timers, and a resync that rare is no resync.
@@ -94,7 +102,7 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
         "annotateObjects" | "emitEvents" | "redactValues" | "celEnabled" | "policyReports" => {
             read::<bool>(v).err().map(|e| e.to_string())
         }
-        "maxListedObjects" => read::<usize>(v).err().map(|e| e.to_string()),
+        "maxListedObjects" | "validatorCacheMiB" => read::<usize>(v).err().map(|e| e.to_string()),
         "apiQps" => read::<f64>(v).err().map(|e| e.to_string()),
         "apiBurst" => read::<u32>(v).err().map(|e| e.to_string()),
         "fullResyncInterval" => duration_of(value).err(),
@@ -153,6 +161,12 @@ impl Config {
             return Err(format!(
                 "maxListedObjects: {} is above {MAX_LISTED_OBJECTS} (a report must fit in etcd)",
                 self.max_listed_objects
+            ));
+        }
+        if self.validator_cache_mib > MAX_VALIDATOR_CACHE_MIB {
+            return Err(format!(
+                "validatorCacheMiB: {} is above {MAX_VALIDATOR_CACHE_MIB} (64 GiB)",
+                self.validator_cache_mib
             ));
         }
         if self.full_resync_interval < Duration::from_secs(60) {
@@ -268,6 +282,8 @@ mod tests {
             "apiBurst: -3",
             "maxListedObjects: -1",
             "maxListedObjects: 100000",
+            "validatorCacheMiB: -1",
+            "validatorCacheMiB: 99999999999",
             "fullResyncInterval: -5m",
             "fullResyncInterval: 1s",
             "fullResyncInterval: soon",

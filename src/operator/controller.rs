@@ -9,10 +9,11 @@ use super::events::{EventSink, PendingEvent};
 use super::metrics::{CrdLabels, Metrics};
 use super::report_status::{self, LastChange};
 use super::schema_audit::{SchemaAudit, SchemaAuditStatus};
+use super::validators::Validators;
 use super::write_limit::WriteLimiter;
+use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
 use crd_audit_engine::Crd;
-use crd_audit_engine::CrdValidator;
 use crd_audit_engine::{CheckReport, check_crd_guarded_for};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -33,10 +34,18 @@ use tokio::task::JoinHandle;
 /// this is only reached when the Events API is down for long).
 const MAX_QUEUED_EVENTS: usize = 10_000;
 
+/// CRDs a page of the CRD watch's LIST: the watcher holds a whole page, decoded, while its
+/// CRDs are reconciled, and a generated CRD is up to 1.7 MB of JSON (six times that
+/// decoded).
+const CRD_PAGE: u32 = 20;
+
 /// One audited CRD.
 pub struct Tracked {
+    /// The CRD without its schemas ([`PackedCrd::shell`]).
     pub crd: Arc<Crd>,
-    pub validator: Option<Arc<CrdValidator>>,
+    /// The whole revision, packed: diffed against the next one, recorded in the report, and
+    /// compiled when its objects are judged.
+    pub revision: Arc<PackedCrd>,
     pub check: CheckReport,
     /// Identifies the object audit of the current revision; results of older ones are
     /// dropped.
@@ -83,6 +92,8 @@ pub struct Ctx {
     pub events: EventSink,
     /// Bounds the validations running at once on blocking threads.
     pub judges: Arc<Semaphore>,
+    /// The compiled validators kept between judgements (within `validatorCacheMiB`).
+    pub validators: Validators,
     pub registry: Mutex<BTreeMap<String, Tracked>>,
     pub queued_events: Mutex<VecDeque<PendingEvent>>,
     pub changed: Notify,
@@ -122,7 +133,9 @@ impl Ctx {
     ) -> Arc<Ctx> {
         let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
         let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
         Arc::new(Ctx {
+            validators,
             events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
             client,
             watch_clients,
@@ -251,7 +264,7 @@ async fn watch_crds(ctx: Arc<Ctx>) {
     let api: Api<DynamicObject> = Api::all_with(ctx.client.clone(), &crd_resource());
     let ar = crd_resource();
     let mut stream = super::watch_backoff::with_backoff(
-        watcher(api, watcher::Config::default().page_size(100)).boxed(),
+        watcher(api, watcher::Config::default().page_size(CRD_PAGE)).boxed(),
     )
     .boxed();
     let mut listed: Option<BTreeSet<String>> = None;
@@ -351,14 +364,14 @@ enum Seen {
     Unchanged,
     /// Same revision, other status (stored versions, the server's conditions).
     StatusOnly,
-    /// A new generation of the tracked CRD.
-    Changed(Arc<Crd>),
+    /// A new generation of the tracked CRD (the revision judged before).
+    Changed(Arc<PackedCrd>),
     /// First sight (or a CRD recreated under the same name: another UID).
     New,
 }
 
 /// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(message)`.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     ctx: &Ctx,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, String> {
@@ -381,7 +394,9 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         }
     };
     drop(raw);
-    if !ctx.config.audits_group(&crd.group) {
+    if !ctx.config.audits_group(&crd.group)
+        || super::schema_audit::is_report_crd(&crd.group, &crd.kind)
+    {
         if ctx.registry().contains_key(&crd.name) {
             remove(ctx, &crd.name).await;
         }
@@ -395,7 +410,7 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
                 Seen::StatusOnly
             }
         }
-        Some(t) if t.crd.uid == crd.uid => Seen::Changed(t.crd.clone()),
+        Some(t) if t.crd.uid == crd.uid => Seen::Changed(t.revision.clone()),
         _ => Seen::New,
     };
     let check = {
@@ -417,7 +432,9 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         Seen::StatusOnly => {
             let mut reg = ctx.registry();
             if let Some(t) = reg.get_mut(&crd.name) {
-                t.crd = crd.clone();
+                let revision = Arc::new(t.revision.with_status_of(&crd));
+                t.crd = revision.shell().clone();
+                t.revision = revision;
                 t.check = check;
             }
             drop(reg);
@@ -427,10 +444,12 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         Seen::Changed(old) => {
             let (old, new) = (old.clone(), crd.clone());
             let changed = blocking(ctx, move || {
+                let old = old.unpack()?;
                 let changes = crd_audit_engine::diff(&old, &new);
-                LastChange::from_diff(&old, &new, &changes)
+                Ok::<_, String>(LastChange::from_diff(&old, &new, &changes))
             })
-            .await;
+            .await
+            .and_then(|r| r);
             match changed {
                 Ok(c) => Some(c),
                 Err(panic) => {
@@ -446,27 +465,23 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         Seen::New => earlier_report(ctx, &crd).await,
         _ => None,
     };
-    let validator = {
-        let (c, cel, release) = (crd.clone(), ctx.config.cel_enabled, ctx.release().engine());
-        blocking(ctx, move || {
-            CrdValidator::for_release_guarded(&c, release).map(|mut v| {
-                if !cel {
-                    v.disable_cel();
-                }
-                Arc::new(v)
-            })
-        })
-        .await
-        .and_then(|r| r)
-    };
-    let (validator, blocked) = match validator {
-        Ok(v) => (Some(v), None),
-        Err(e) => {
+    // What stays of the revision: its shell and its schemas packed. It is compiled only when
+    // its objects are judged (`objects`, through `ctx.validators`).
+    let name = crd.name.clone();
+    let revision = blocking(ctx, move || {
+        PackedCrd::pack(Arc::try_unwrap(crd).unwrap_or_else(|shared| Crd::clone(&shared)))
+    })
+    .await;
+    let revision = match revision {
+        Ok(r) => Arc::new(r),
+        Err(panic) => {
             ctx.metrics.internal_errors.inc();
-            tracing::error!(crd = %crd.name, error = %e, "compiling the CRD failed (internal error)");
-            (None, Some(("InternalError".to_string(), e)))
+            tracing::error!(crd = %name, panic = %panic, "packing the CRD failed (internal error)");
+            return;
         }
     };
+    let crd = revision.shell().clone();
+    ctx.validators.forget(&crd.name);
     if let Some(c) = &change {
         for e in &c.report.changes {
             ctx.metrics
@@ -483,14 +498,14 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     let previous = reg.remove(&crd.name);
     let mut t = Tracked {
         crd: crd.clone(),
-        validator: validator.clone(),
+        revision: revision.clone(),
         check,
         epoch,
         audit: Audit::default(),
         audited: false,
         audited_at: None,
         audit_seconds: None,
-        blocked,
+        blocked: None,
         last_change: None,
         tightened_from: None,
         times: BTreeMap::new(),
@@ -522,16 +537,11 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         }
     }
     tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
-    if let Some(v) = validator {
-        t.task = Some(tokio::spawn(super::objects::supervised_audit(
-            ctx.clone(),
-            crd.clone(),
-            v,
-            epoch,
-        )));
-    } else {
-        t.audited = true;
-    }
+    t.task = Some(tokio::spawn(super::objects::supervised_audit(
+        ctx.clone(),
+        revision,
+        epoch,
+    )));
     reg.insert(crd.name.clone(), t);
     drop(reg);
     ctx.changed.notify_one();
@@ -609,6 +619,7 @@ async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
 /// A CRD went away (or is no longer audited): stop its audit, forget its metrics, delete
 /// its report.
 async fn remove(ctx: &Ctx, name: &str) {
+    ctx.validators.forget(name);
     let Some(t) = ctx.registry().remove(name) else {
         return;
     };
@@ -706,6 +717,84 @@ mod tests {
         assert_eq!(t.audit.objects.get("v1"), Some(&1));
     }
 
+    /// A CRD with no objects is never compiled; one with objects is compiled once, and its
+    /// validator is kept (within the cache's budget) for the objects' next changes.
+    #[tokio::test]
+    async fn a_crd_is_compiled_only_when_its_objects_are_judged() {
+        let (client, fake) = fake_api::start();
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("things".into(), vec![thing("a", "medium")]);
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("gadgets".into(), vec![]);
+        let ctx = context(client);
+        let mut empty = crd("u9", 1, &["small"]);
+        empty["metadata"]["name"] = json!("gadgets.example.com");
+        empty["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
+        reconcile(&ctx, empty).await;
+        reconcile(&ctx, crd("u1", 1, &["small"])).await;
+        until("both audits", || {
+            let reg = ctx.registry();
+            reg.len() == 2 && reg.values().all(|t| t.audited)
+        })
+        .await;
+        assert_eq!(
+            ctx.registry()["things.example.com"].audit.invalid_count(),
+            1
+        );
+        assert_eq!(ctx.metrics.validator_compilations.get(), 1);
+        assert_eq!(ctx.validators.usage().0, 1);
+        let reg = ctx.registry();
+        assert!(
+            ctx.validators
+                .get("things.example.com", reg["things.example.com"].epoch)
+                .is_some()
+        );
+        assert!(
+            ctx.validators
+                .get("gadgets.example.com", reg["gadgets.example.com"].epoch)
+                .is_none()
+        );
+        // What is kept of a revision is its shell and its packed schemas.
+        assert!(
+            reg.values()
+                .all(|t| t.crd.versions.iter().all(|v| v.schema.is_none()))
+        );
+    }
+
+    /// On a fresh start reports are written in the order that puts findings first: a CRD
+    /// with invalid objects before a clean one whose name sorts earlier.
+    #[tokio::test]
+    async fn reports_with_findings_are_written_first() {
+        let (client, fake) = fake_api::start();
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("things".into(), vec![thing("a", "medium")]);
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("gadgets".into(), vec![]);
+        let ctx = context(client);
+        let mut clean = crd("u9", 1, &["small"]);
+        clean["metadata"]["name"] = json!("gadgets.example.com");
+        clean["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
+        reconcile(&ctx, clean).await;
+        reconcile(&ctx, crd("u1", 1, &["small"])).await;
+        until("both audits", || {
+            let reg = ctx.registry();
+            reg.len() == 2 && reg.values().all(|t| t.audited)
+        })
+        .await;
+        assert_eq!(
+            super::super::reporter::write_order(&ctx.registry()),
+            ["things.example.com", "gadgets.example.com"]
+        );
+    }
+
     /// A panic in an object audit is counted and reported (InstancesValid Unknown,
     /// InternalError), and the audit runs again; a complete audit clears the report.
     #[tokio::test(start_paused = true)]
@@ -718,21 +807,22 @@ mod tests {
         let ctx = context(client);
         reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
         until("the first audit", || audited(&ctx, "u1")).await;
-        let (crd, validator, epoch) = {
+        let (revision, epoch) = {
             let reg = ctx.registry();
             let t = &reg["things.example.com"];
-            (t.crd.clone(), t.validator.clone().unwrap(), t.epoch)
+            (t.revision.clone(), t.epoch)
         };
         let runs = std::sync::atomic::AtomicUsize::new(0);
-        let (c, v) = (ctx.clone(), crd.clone());
-        let supervised = super::super::objects::supervise(&ctx, &crd.name, epoch, || {
+        let c = ctx.clone();
+        let name = revision.shell().name.clone();
+        let supervised = super::super::objects::supervise(&ctx, &name, epoch, || {
             let n = runs.fetch_add(1, Ordering::Relaxed);
-            let (c, v, validator) = (c.clone(), v.clone(), validator.clone());
+            let (c, revision) = (c.clone(), revision.clone());
             async move {
                 if n == 0 {
                     panic!("boom in the audit");
                 }
-                super::super::objects::audit_objects(c, v, validator, epoch).await
+                super::super::objects::audit_objects(c, revision, epoch).await
             }
         });
         let reported = async {

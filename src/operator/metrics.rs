@@ -58,6 +58,9 @@ pub struct Metrics {
     pub api_writes: Family<VerbLabels, Counter>,
     pub leader: Gauge,
     pub internal_errors: Counter,
+    /// CRD revisions compiled to judge their objects (a CRD is compiled again when its
+    /// validator left the bounded cache).
+    pub validator_compilations: Counter,
     ready: AtomicBool,
 }
 
@@ -84,6 +87,7 @@ impl Metrics {
             api_writes: Family::default(),
             leader: Gauge::default(),
             internal_errors: Counter::default(),
+            validator_compilations: Counter::default(),
             ready: AtomicBool::new(false),
             registry: Registry::default(),
         };
@@ -151,6 +155,11 @@ impl Metrics {
             "crd_audit_internal_errors",
             "Objects or CRDs whose judgement panicked (reported as InternalError)",
             m.internal_errors.clone(),
+        );
+        registry.register(
+            "crd_audit_validator_compilations",
+            "CRD revisions compiled to judge their objects (again when the validator cache dropped them)",
+            m.validator_compilations.clone(),
         );
         let build: Family<BuildLabels, Gauge> = Family::default();
         build

@@ -30,6 +30,7 @@ pub mod report_status;
 pub mod reporter;
 pub mod schema_audit;
 mod shutdown;
+pub mod validators;
 pub mod watch_backoff;
 pub mod write_limit;
 

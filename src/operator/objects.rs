@@ -7,6 +7,8 @@
 use super::audit::{Audit, Judgement, Key, Target, Transition, annotation_text, judge};
 use super::controller::{Ctx, object_resource, object_value};
 use super::events::PendingEvent;
+use super::validators::COST_PER_SCHEMA_BYTE;
+use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
 use crd_audit_engine::CrdValidator;
 use futures::StreamExt;
@@ -19,8 +21,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Objects of a LIST judged together on a blocking thread (a watcher holds a page of 500).
+/// Objects of a LIST judged together on a blocking thread.
 const BATCH: usize = 128;
+
+/// Objects a page of a LIST: the watcher holds a whole page, decoded, and an object can be
+/// up to 1.5 MiB (etcd's limit).
+const OBJECT_PAGE: u32 = 100;
 
 /// At most this many SchemaViolation Events per CRD and minute.
 const OBJECT_EVENTS_PER_MINUTE: u32 = 10;
@@ -39,8 +45,10 @@ struct ObjectAudit {
     /// The client of the watch (a stream on a shared connection).
     client: kube::Client,
     _slot: Option<super::client::WatchSlot>,
+    /// The revision's shell (names, versions).
     crd: Arc<Crd>,
-    validator: Arc<CrdValidator>,
+    /// The revision, compiled on demand (`validator`).
+    revision: Arc<PackedCrd>,
     epoch: u64,
     resource: ApiResource,
     budget: (Instant, u32),
@@ -56,17 +64,13 @@ const MAX_RESTART_PAUSE: Duration = Duration::from_secs(300);
 /// counted (`crd_audit_internal_errors`), logged, and shown in the CRD's report
 /// (`InstancesValid` Unknown, reason `InternalError`), and the audit starts again after a
 /// pause that doubles up to 5 minutes.
-pub async fn supervised_audit(
-    ctx: Arc<Ctx>,
-    crd: Arc<Crd>,
-    validator: Arc<CrdValidator>,
-    epoch: u64,
-) {
+pub async fn supervised_audit(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) {
+    let name = revision.shell().name.clone();
     let run = {
-        let (ctx, crd) = (ctx.clone(), crd.clone());
-        move || audit_objects(ctx.clone(), crd.clone(), validator.clone(), epoch)
+        let ctx = ctx.clone();
+        move || audit_objects(ctx.clone(), revision.clone(), epoch)
     };
-    supervise(&ctx, &crd.name, epoch, run).await
+    supervise(&ctx, &name, epoch, run).await
 }
 
 /// [`supervised_audit`] for any audit future.
@@ -101,7 +105,8 @@ where
     }
 }
 
-pub async fn audit_objects(ctx: Arc<Ctx>, crd: Arc<Crd>, validator: Arc<CrdValidator>, epoch: u64) {
+pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) {
+    let crd = revision.shell().clone();
     let Some(storage) = crd.storage_version().map(|v| v.name.clone()) else {
         let mut reg = ctx.registry();
         if let Some(t) = reg.get_mut(&crd.name).filter(|t| t.epoch == epoch) {
@@ -128,7 +133,7 @@ pub async fn audit_objects(ctx: Arc<Ctx>, crd: Arc<Crd>, validator: Arc<CrdValid
         _slot: slot,
         ctx,
         crd,
-        validator,
+        revision,
         epoch,
         resource,
         budget: (Instant::now(), 0),
@@ -142,7 +147,7 @@ impl ObjectAudit {
     ) -> futures::stream::BoxStream<'static, Result<Event<DynamicObject>, watcher::Error>> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
         super::watch_backoff::with_backoff(
-            watcher(api, watcher::Config::default().page_size(500)).boxed(),
+            watcher(api, watcher::Config::default().page_size(OBJECT_PAGE)).boxed(),
         )
         .boxed()
     }
@@ -160,7 +165,8 @@ impl ObjectAudit {
         let mut resync = self.next_resync();
         let mut fresh: Option<(Audit, Instant)> = None;
         // Objects of a LIST are judged in batches on one blocking thread each.
-        let mut batch: Vec<Value> = Vec::with_capacity(BATCH);
+        // Empty between batches: thousands of audits wait on watches most of the time.
+        let mut batch: Vec<Value> = Vec::new();
         loop {
             let ev = tokio::select! {
                 ev = stream.next() => ev,
@@ -182,21 +188,24 @@ impl ObjectAudit {
                     }
                     if batch.len() >= BATCH
                         && let Some((a, _)) = fresh.as_mut()
+                        && !self.judge_batch(&mut batch, a).await
                     {
-                        self.judge_batch(&mut batch, a).await;
+                        return;
                     }
                 }
                 Ok(Event::InitDone) => {
-                    if let Some((mut a, started)) = fresh.take() {
-                        self.judge_batch(&mut batch, &mut a).await;
-                        if !self.complete(a, started).await {
-                            return;
-                        }
+                    if let Some((mut a, started)) = fresh.take()
+                        && (!self.judge_batch(&mut batch, &mut a).await
+                            || !self.complete(a, started).await)
+                    {
+                        return;
                     }
                 }
                 Ok(Event::Apply(obj)) => {
                     if let Some(v) = self.value(obj) {
-                        let j = self.judge(v).await;
+                        let Some(j) = self.judge(v).await else {
+                            return;
+                        };
                         if !self.observe(j).await {
                             return;
                         }
@@ -230,15 +239,68 @@ impl ObjectAudit {
         Some(object_value(obj, &self.resource))
     }
 
-    /// Judges the batch (emptying it) and records the judgements.
-    async fn judge_batch(&self, batch: &mut Vec<Value>, audit: &mut Audit) {
-        if batch.is_empty() {
-            return;
+    /// The revision's validator: kept in `ctx.validators`, or compiled now. `None` when it
+    /// cannot be compiled (a bug, reported in the report: the audit stops).
+    async fn validator(&self) -> Option<Arc<CrdValidator>> {
+        if let Some(v) = self.ctx.validators.get(&self.crd.name, self.epoch) {
+            return Some(v);
         }
+        let (revision, cel, release) = (
+            self.revision.clone(),
+            self.ctx.config.cel_enabled,
+            self.ctx.release().engine(),
+        );
+        let compiled = super::controller::blocking(&self.ctx, move || {
+            let crd = revision.unpack()?;
+            CrdValidator::for_release_guarded(&crd, release).map(|mut v| {
+                if !cel {
+                    v.disable_cel();
+                }
+                Arc::new(v)
+            })
+        })
+        .await
+        .and_then(|r| r);
+        match compiled {
+            Ok(v) => {
+                let cost = self.revision.schema_json_bytes() * COST_PER_SCHEMA_BYTE;
+                self.ctx
+                    .validators
+                    .insert(&self.crd.name, self.epoch, v.clone(), cost);
+                self.ctx.metrics.validator_compilations.inc();
+                Some(v)
+            }
+            Err(e) => {
+                self.ctx.metrics.internal_errors.inc();
+                tracing::error!(crd = %self.crd.name, error = %e, "compiling the CRD failed (internal error)");
+                let mut reg = self.ctx.registry();
+                if let Some(t) = reg
+                    .get_mut(&self.crd.name)
+                    .filter(|t| t.epoch == self.epoch)
+                {
+                    t.blocked = Some(("InternalError".to_string(), e));
+                    t.audited = true;
+                }
+                drop(reg);
+                self.ctx.changed.notify_one();
+                None
+            }
+        }
+    }
+
+    /// Judges the batch (emptying it) and records the judgements; `false` when the CRD
+    /// cannot be compiled.
+    async fn judge_batch(&self, batch: &mut Vec<Value>, audit: &mut Audit) -> bool {
+        if batch.is_empty() {
+            return true;
+        }
+        let Some(v) = self.validator().await else {
+            return false;
+        };
         let objects = std::mem::take(batch);
         let n = objects.len();
         let permit = self.ctx.judges.clone().acquire_owned().await;
-        let (v, redact) = (self.validator.clone(), self.ctx.config.redact_values);
+        let redact = self.ctx.config.redact_values;
         let ratcheting = self.ctx.ratcheting();
         let started = Instant::now();
         let job = tokio::task::spawn_blocking(move || {
@@ -264,11 +326,14 @@ impl ObjectAudit {
                 tracing::error!(crd = %self.crd.name, error = %e, "a batch of objects could not be judged");
             }
         }
+        true
     }
 
-    async fn judge(&self, obj: Value) -> Judgement {
+    /// Judges one watched object; `None` when the CRD cannot be compiled.
+    async fn judge(&self, obj: Value) -> Option<Judgement> {
+        let v = self.validator().await?;
         let permit = self.ctx.judges.clone().acquire_owned().await;
-        let (v, redact) = (self.validator.clone(), self.ctx.config.redact_values);
+        let redact = self.ctx.config.redact_values;
         let ratcheting = self.ctx.ratcheting();
         let started = Instant::now();
         let key = (
@@ -304,7 +369,7 @@ impl ObjectAudit {
             .metrics
             .validation_duration
             .observe(started.elapsed().as_secs_f64());
-        j
+        Some(j)
     }
 
     /// The first (or a new) complete LIST: it replaces the audit; objects it finds newly

@@ -437,7 +437,8 @@ mod tests {
         let mut o = o;
         o["apiVersion"] = json!("example.com/v1");
         o["kind"] = json!(t.crd.kind.clone());
-        let j = judge(t.validator.as_ref().unwrap(), o, true, true);
+        let v = crd_audit_engine::CrdValidator::new(&t.revision.unpack().unwrap());
+        let j = judge(&v, o, true, true);
         t.audit.record(j);
         drop(reg);
         ctx.policy_changed.notify_one();

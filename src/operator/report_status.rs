@@ -444,6 +444,14 @@ pub fn audited_revision(crd: &Crd) -> Option<Value> {
     (rev.to_string().len() <= MAX_REVISION_BYTES).then_some(rev)
 }
 
+/// [`audited_revision`] of a packed revision (inflated only when it can fit).
+pub fn packed_revision(revision: &crate::packed_crd::PackedCrd) -> Option<Value> {
+    if revision.schema_json_bytes() > MAX_REVISION_BYTES {
+        return None;
+    }
+    audited_revision(&revision.unpack().ok()?)
+}
+
 /// The CRD revision a report recorded, as a CRD (for diffing), if it is of this CRD (same
 /// UID when the report recorded one).
 pub fn recorded_revision(crd: &Crd, rev: &Value) -> Option<Crd> {

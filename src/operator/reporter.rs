@@ -72,8 +72,9 @@ fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit 
     report_status::stamp(&mut status, &mut t.times, &now);
     let mut r = SchemaAudit::new(
         &t.crd.name,
+        // Filled in by the writer, outside the registry lock (it inflates the schemas).
         SchemaAuditSpec {
-            audited_revision: report_status::audited_revision(&t.crd),
+            audited_revision: None,
         },
     );
     r.metadata.owner_references = Some(vec![OwnerReference {
@@ -89,6 +90,26 @@ fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit 
     r
 }
 
+/// The order reports are considered in: those of CRDs with findings first (invalid objects,
+/// a tightening, CRD problems, an audit that cannot run), then the rest, each by name. On
+/// a fresh start with thousands of CRDs the writes are paced by `apiQps`, and the reports
+/// that matter must not wait behind thousands of clean ones.
+pub fn write_order(reg: &std::collections::BTreeMap<String, Tracked>) -> Vec<String> {
+    let findings = |t: &Tracked| {
+        t.audit.invalid_count() > 0
+            || t.blocked.is_some()
+            || t.check.has_findings()
+            || t.check.internal_error.is_some()
+            || t.last_change.as_ref().is_some_and(|c| c.tightened)
+    };
+    let (first, rest): (Vec<_>, Vec<_>) = reg.iter().partition(|(_, t)| findings(t));
+    first
+        .into_iter()
+        .chain(rest)
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
 /// Writes reports while the controller runs.
 pub async fn write_reports(ctx: Arc<Ctx>) {
     loop {
@@ -99,7 +120,7 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
         ctx.policy_changed.notify_one();
         // Let a burst of changes settle into one write.
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let names: Vec<String> = ctx.registry().keys().cloned().collect();
+        let names = write_order(&ctx.registry());
         for name in names {
             let job = {
                 let mut reg = ctx.registry();
@@ -125,9 +146,16 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
                 if t.written.as_ref() == Some(&st) || !due {
                     continue;
                 }
-                (report_object(t, st.clone()), st, t.epoch)
+                (
+                    report_object(t, st.clone()),
+                    st,
+                    t.epoch,
+                    t.revision.clone(),
+                )
             };
-            let (object, st, epoch) = job;
+            let (mut object, st, epoch, revision) = job;
+            object.spec.audited_revision = report_status::packed_revision(&revision);
+            drop(revision);
             let result = apply(&ctx, &object).await;
             let mut reg = ctx.registry();
             let Some(t) = reg.get_mut(&name).filter(|t| t.epoch == epoch) else {

@@ -132,6 +132,14 @@ pub struct ChangeEntry {
 }
 
 /// The report CRD as printed by `crd-audit manifests` (JSON, which is YAML too).
+/// Whether a CRD is the one of crd-audit's own reports, which is never audited: its objects
+/// are written by the operator, and each carries the audited revision of a CRD (up to
+/// 256 KiB), so watching them would judge every report write again and hold pages of them.
+pub fn is_report_crd(group: &str, kind: &str) -> bool {
+    use kube::Resource;
+    group == SchemaAudit::group(&()) && kind == SchemaAudit::kind(&())
+}
+
 pub fn crd_manifest() -> String {
     use kube::CustomResourceExt;
     serde_json::to_string_pretty(&SchemaAudit::crd()).unwrap_or_default()
