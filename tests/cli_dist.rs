@@ -76,7 +76,10 @@ fn plugin_dir(test: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     let plugin = dir.join("kubectl-crd_audit");
     let _ = std::fs::remove_file(&plugin);
-    std::fs::copy(env!("CARGO_BIN_EXE_crd-audit"), &plugin).expect("copy the binary");
+    // A symbolic link, not a copy: a copy is a file open for writing, and a process that
+    // another test thread forks at that moment keeps it open, so running the copy fails
+    // with "Text file busy" (ETXTBSY). The name under which it runs is the link's.
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_crd-audit"), &plugin).expect("link the binary");
     dir
 }
 
