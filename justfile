@@ -50,6 +50,18 @@ bench:
 bench-process case="gateway-api-standard-httproutes":
     benches/whole_process.sh {{case}}
 
+# Crossplane-scale test against the standalone apiextensions-apiserver 1.36 (not in CI):
+# 2,000 generated CRDs (129 MiB of YAML) and 10,000 objects.
+crossplane-scale:
+    cargo build --release
+    python3 scripts/crossplane-crds.py 2000 target/crossplane 5
+    KUBECONFIG=$(bash tests/testenv/apiext-up.sh) cargo run --release --example crossplane_scale -- target/crossplane
+
+# Where the bytes of compiled CRDs go (the generated set of `crossplane-scale`).
+footprint:
+    python3 scripts/crossplane-crds.py 2000 target/crossplane 5
+    cargo bench -p crd-audit-engine --bench compiled_footprint -- target/crossplane/crds
+
 ci:
     bash .ci/run
 
