@@ -717,30 +717,34 @@ mod tests {
         assert_eq!(t.audit.objects.get("v1"), Some(&1));
     }
 
-    /// A CRD with no objects is never compiled; one with objects is compiled once, and its
-    /// validator is kept (within the cache's budget) for the objects' next changes.
-    #[tokio::test]
-    async fn a_crd_is_compiled_only_when_its_objects_are_judged() {
+    /// Two audited CRDs: gadgets (no objects) and things (one object, invalid).
+    async fn audited_gadgets_and_things() -> Arc<Ctx> {
         let (client, fake) = fake_api::start();
-        fake.lock()
-            .unwrap()
-            .objects
-            .insert("things".into(), vec![thing("a", "medium")]);
-        fake.lock()
-            .unwrap()
-            .objects
-            .insert("gadgets".into(), vec![]);
+        {
+            let mut f = fake.lock().unwrap();
+            f.objects
+                .insert("things".into(), vec![thing("a", "medium")]);
+            f.objects.insert("gadgets".into(), vec![]);
+        }
         let ctx = context(client);
-        let mut empty = crd("u9", 1, &["small"]);
-        empty["metadata"]["name"] = json!("gadgets.example.com");
-        empty["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
-        reconcile(&ctx, empty).await;
+        let mut gadgets = crd("u9", 1, &["small"]);
+        gadgets["metadata"]["name"] = json!("gadgets.example.com");
+        gadgets["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
+        reconcile(&ctx, gadgets).await;
         reconcile(&ctx, crd("u1", 1, &["small"])).await;
         until("both audits", || {
             let reg = ctx.registry();
             reg.len() == 2 && reg.values().all(|t| t.audited)
         })
         .await;
+        ctx
+    }
+
+    /// A CRD with no objects is never compiled; one with objects is compiled once, and its
+    /// validator is kept (within the cache's budget) for the objects' next changes.
+    #[tokio::test]
+    async fn a_crd_is_compiled_only_when_its_objects_are_judged() {
+        let ctx = audited_gadgets_and_things().await;
         assert_eq!(
             ctx.registry()["things.example.com"].audit.invalid_count(),
             1
@@ -769,26 +773,7 @@ mod tests {
     /// with invalid objects before a clean one whose name sorts earlier.
     #[tokio::test]
     async fn reports_with_findings_are_written_first() {
-        let (client, fake) = fake_api::start();
-        fake.lock()
-            .unwrap()
-            .objects
-            .insert("things".into(), vec![thing("a", "medium")]);
-        fake.lock()
-            .unwrap()
-            .objects
-            .insert("gadgets".into(), vec![]);
-        let ctx = context(client);
-        let mut clean = crd("u9", 1, &["small"]);
-        clean["metadata"]["name"] = json!("gadgets.example.com");
-        clean["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
-        reconcile(&ctx, clean).await;
-        reconcile(&ctx, crd("u1", 1, &["small"])).await;
-        until("both audits", || {
-            let reg = ctx.registry();
-            reg.len() == 2 && reg.values().all(|t| t.audited)
-        })
-        .await;
+        let ctx = audited_gadgets_and_things().await;
         assert_eq!(
             super::super::reporter::write_order(&ctx.registry()),
             ["things.example.com", "gadgets.example.com"]
