@@ -5,7 +5,13 @@ use std::path::{Path, PathBuf};
 
 /// The workspace root (the directory holding the top-level `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    // Cargo sets the variable for the test process too. The value compiled in can name
+    // another checkout: cargo hashes a workspace member by its path inside the workspace,
+    // so two checkouts that share a target directory share test binaries.
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    dir.join("../..")
 }
 
 /// The one way every test finds the shared conformance corpus: `CRD_AUDIT_CONFORMANCE`
