@@ -2,9 +2,9 @@
 //! apiextensions-apiserver 1.36 (`tests/testenv/apiext-up.sh`; REST only: that server serves
 //! no core API, so kubectl cannot discover it):
 //!
-//!   python3 scripts/crossplane-crds.py 2000 /tmp/xp 5
+//!   python3 scripts/crossplane-crds.py 2000 target/crossplane 5
 //!   KUBECONFIG=$(tests/testenv/apiext-up.sh) \
-//!     cargo run --release --example crossplane_scale -- /tmp/xp
+//!     cargo run --release --example crossplane_scale -- target/crossplane
 //!
 //! Creates every CRD of DIR/crds and every object of DIR/objects (skipping what exists, so a
 //! second run reuses the server), applies the report CRD, starts the release
