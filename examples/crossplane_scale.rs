@@ -23,16 +23,9 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn proc_status(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
+#[path = "operator_run/mod.rs"]
+mod operator_run;
+use operator_run::{condition, metrics, proc_status, report_api, start_operator};
 
 fn documents(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -54,22 +47,6 @@ fn files(dir: &Path) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
-}
-
-fn report_api(client: &kube::Client) -> Api<DynamicObject> {
-    let gvk = GroupVersionKind::gvk("crd-audit.dev", "v1alpha1", "SchemaAudit");
-    Api::all_with(
-        client.clone(),
-        &ApiResource::from_gvk_with_plural(&gvk, "schemaaudits"),
-    )
-}
-
-fn condition(r: &DynamicObject, ty: &str) -> Option<String> {
-    r.data["status"]["conditions"]
-        .as_array()?
-        .iter()
-        .find(|c| c["type"] == ty)
-        .and_then(|c| c["status"].as_str().map(str::to_string))
 }
 
 fn resource_of(obj: &Value, crds: &[Value]) -> Option<ApiResource> {
@@ -227,19 +204,7 @@ async fn main() {
     }
     // The operator.
     let port = 18098;
-    let kc = std::env::var("KUBECONFIG").unwrap_or_default();
-    let bin = std::env::var("CRD_AUDIT_BIN").unwrap_or_else(|_| "target/release/crd-audit".into());
-    let mut child = std::process::Command::new(&bin)
-        .args([
-            "controller",
-            "--kubeconfig",
-            &kc,
-            "--metrics-addr",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("target/release/crd-audit (cargo build --release first)");
+    let mut child = start_operator(port);
     let t0 = Instant::now();
     let mut first_finding: Option<Duration> = None;
     let all_reports = loop {
@@ -273,11 +238,7 @@ async fn main() {
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     };
-    let metrics = std::process::Command::new("curl")
-        .args(["-s", &format!("http://127.0.0.1:{port}/metrics")])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
+    let metrics = metrics(port);
     let metric = |name: &str| {
         metrics
             .lines()

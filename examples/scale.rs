@@ -13,6 +13,10 @@ use kube::core::GroupVersionKind;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
+#[path = "operator_run/mod.rs"]
+mod operator_run;
+use operator_run::{condition, metrics, proc_status, report_api, start_operator};
+
 fn crd(i: usize, sizes: &[&str]) -> Value {
     json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": format!("s{i}s.scale.crd-audit.dev")},
@@ -21,17 +25,6 @@ fn crd(i: usize, sizes: &[&str]) -> Value {
             "versions": [{"name": "v1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object",
                     "properties": {"size": {"type": "string", "enum": sizes}, "n": {"type": "integer", "maximum": 1000000}}}}}}}]}})
-}
-
-fn proc_status(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn crd_api(client: &kube::Client) -> Api<DynamicObject> {
@@ -50,20 +43,6 @@ async fn apply(api: &Api<DynamicObject>, name: &str, v: &Value) {
     )
     .await
     .unwrap();
-}
-
-fn report_api(client: &kube::Client) -> Api<DynamicObject> {
-    let gvk = GroupVersionKind::gvk("crd-audit.dev", "v1alpha1", "SchemaAudit");
-    let ar = kube::api::ApiResource::from_gvk_with_plural(&gvk, "schemaaudits");
-    Api::all_with(client.clone(), &ar)
-}
-
-fn condition(r: &DynamicObject, ty: &str) -> Option<String> {
-    r.data["status"]["conditions"]
-        .as_array()?
-        .iter()
-        .find(|c| c["type"] == ty)
-        .and_then(|c| c["status"].as_str().map(str::to_string))
 }
 
 #[tokio::main]
@@ -117,19 +96,7 @@ async fn main() {
         started.elapsed()
     );
     let port = 18099;
-    let kc = std::env::var("KUBECONFIG").unwrap_or_default();
-    let bin = std::env::var("CRD_AUDIT_BIN").unwrap_or_else(|_| "target/release/crd-audit".into());
-    let mut child = std::process::Command::new(&bin)
-        .args([
-            "controller",
-            "--kubeconfig",
-            &kc,
-            "--metrics-addr",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("target/release/crd-audit (cargo build --release first)");
+    let mut child = start_operator(port);
     let t0 = Instant::now();
     let reports = report_api(&client);
     loop {
@@ -167,11 +134,7 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let revalidation = t1.elapsed();
-    let metrics = std::process::Command::new("curl")
-        .args(["-s", &format!("http://127.0.0.1:{port}/metrics")])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
+    let metrics = metrics(port);
     let writes: f64 = metrics
         .lines()
         .filter(|l| l.starts_with("crd_audit_api_writes_total"))
