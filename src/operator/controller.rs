@@ -41,8 +41,6 @@ const CRD_PAGE: u32 = 20;
 
 /// One audited CRD.
 pub struct Tracked {
-    /// The CRD without its schemas ([`PackedCrd::shell`]).
-    pub crd: Arc<Crd>,
     /// The whole revision, packed: diffed against the next one, recorded in the report, and
     /// compiled when its objects are judged.
     pub revision: Arc<PackedCrd>,
@@ -71,6 +69,13 @@ pub struct Tracked {
     pub retry_at: Option<Instant>,
     pub backoff: Duration,
     pub task: Option<JoinHandle<()>>,
+}
+
+impl Tracked {
+    /// The CRD without its schemas ([`PackedCrd::shell`]).
+    pub fn crd(&self) -> &Arc<Crd> {
+        self.revision.shell()
+    }
 }
 
 impl Drop for Tracked {
@@ -403,14 +408,16 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         return;
     }
     let seen = match ctx.registry().get(&crd.name) {
-        Some(t) if t.crd.uid == crd.uid && t.crd.generation == crd.generation => {
-            if t.crd.stored_versions == crd.stored_versions && t.crd.conditions == crd.conditions {
+        Some(t) if t.crd().uid == crd.uid && t.crd().generation == crd.generation => {
+            if t.crd().stored_versions == crd.stored_versions
+                && t.crd().conditions == crd.conditions
+            {
                 Seen::Unchanged
             } else {
                 Seen::StatusOnly
             }
         }
-        Some(t) if t.crd.uid == crd.uid => Seen::Changed(t.revision.clone()),
+        Some(t) if t.crd().uid == crd.uid => Seen::Changed(t.revision.clone()),
         _ => Seen::New,
     };
     let check = {
@@ -433,7 +440,6 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
             let mut reg = ctx.registry();
             if let Some(t) = reg.get_mut(&crd.name) {
                 let revision = Arc::new(t.revision.with_status_of(&crd));
-                t.crd = revision.shell().clone();
                 t.revision = revision;
                 t.check = check;
             }
@@ -497,7 +503,6 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     let mut reg = ctx.registry();
     let previous = reg.remove(&crd.name);
     let mut t = Tracked {
-        crd: crd.clone(),
         revision: revision.clone(),
         check,
         epoch,
@@ -623,7 +628,7 @@ async fn remove(ctx: &Ctx, name: &str) {
     let Some(t) = ctx.registry().remove(name) else {
         return;
     };
-    let versions: Vec<String> = t.crd.versions.iter().map(|v| v.name.clone()).collect();
+    let versions: Vec<String> = t.crd().versions.iter().map(|v| v.name.clone()).collect();
     drop(t);
     ctx.metrics.forget_crd(name, &versions);
     ctx.metrics
@@ -686,7 +691,7 @@ mod tests {
     fn audited(ctx: &Ctx, uid: &str) -> bool {
         ctx.registry()
             .get("things.example.com")
-            .is_some_and(|t| t.audited && t.crd.uid == uid)
+            .is_some_and(|t| t.audited && t.crd().uid == uid)
     }
 
     /// A CRD deleted and recreated under the same name (same generation, another UID, as
@@ -765,7 +770,7 @@ mod tests {
         // What is kept of a revision is its shell and its packed schemas.
         assert!(
             reg.values()
-                .all(|t| t.crd.versions.iter().all(|v| v.schema.is_none()))
+                .all(|t| t.crd().versions.iter().all(|v| v.schema.is_none()))
         );
     }
 
@@ -865,7 +870,7 @@ mod tests {
         until("the audit of generation 2", || {
             ctx.registry()
                 .get("things.example.com")
-                .is_some_and(|t| t.audited && t.crd.generation == 2)
+                .is_some_and(|t| t.audited && t.crd().generation == 2)
         })
         .await;
         tokio::time::sleep(Duration::from_secs(4)).await;

@@ -181,9 +181,9 @@ impl Writer {
         let desired = {
             let reg = self.ctx.registry();
             let inputs = reg.values().map(|t| CrdAudit {
-                name: &t.crd.name,
-                group: &t.crd.group,
-                kind: &t.crd.kind,
+                name: &t.crd().name,
+                group: &t.crd().group,
+                kind: &t.crd().kind,
                 audit: &t.audit,
                 audited: t.audited,
             });
@@ -436,7 +436,7 @@ mod tests {
         let t = reg.get_mut(crd).unwrap();
         let mut o = o;
         o["apiVersion"] = json!("example.com/v1");
-        o["kind"] = json!(t.crd.kind.clone());
+        o["kind"] = json!(t.crd().kind.clone());
         let v = crd_audit_engine::CrdValidator::new(&t.revision.unpack().unwrap());
         let j = judge(&v, o, true, true);
         t.audit.record(j);

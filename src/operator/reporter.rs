@@ -20,7 +20,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
     let blocked = t.blocked.as_ref().map(|(_, m)| m.as_str());
     let mut s = report_status::status(&Inputs {
-        crd: &t.crd,
+        crd: t.crd(),
         check: &t.check,
         audit: &t.audit,
         audited: t.audited,
@@ -45,7 +45,7 @@ fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
 fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
     for v in &s.versions {
         let l = VersionLabels {
-            crd: t.crd.name.clone(),
+            crd: t.crd().name.clone(),
             version: v.name.clone(),
         };
         ctx.metrics.objects.get_or_create(&l).set(v.objects);
@@ -61,7 +61,7 @@ fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
     ctx.metrics
         .nonstructural_versions
         .get_or_create(&CrdLabels {
-            crd: t.crd.name.clone(),
+            crd: t.crd().name.clone(),
         })
         .set(s.versions.iter().filter(|v| !v.structural).count() as i64);
 }
@@ -71,7 +71,7 @@ fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit 
     let now = Time(k8s_openapi::jiff::Timestamp::now());
     report_status::stamp(&mut status, &mut t.times, &now);
     let mut r = SchemaAudit::new(
-        &t.crd.name,
+        &t.crd().name,
         // Filled in by the writer, outside the registry lock (it inflates the schemas).
         SchemaAuditSpec {
             audited_revision: None,
@@ -80,12 +80,12 @@ fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit 
     r.metadata.owner_references = Some(vec![OwnerReference {
         api_version: "apiextensions.k8s.io/v1".into(),
         kind: "CustomResourceDefinition".into(),
-        name: t.crd.name.clone(),
-        uid: t.crd.uid.clone(),
+        name: t.crd().name.clone(),
+        uid: t.crd().uid.clone(),
         controller: Some(true),
         block_owner_deletion: Some(false),
     }])
-    .filter(|_| !t.crd.uid.is_empty());
+    .filter(|_| !t.crd().uid.is_empty());
     r.status = Some(status);
     r
 }
@@ -137,7 +137,7 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
                             warning,
                             reason: reason.into(),
                             note,
-                            regarding: crd_reference(&t.crd),
+                            regarding: crd_reference(t.crd()),
                         });
                     }
                     t.evented = Some(st.clone());
