@@ -70,10 +70,10 @@ async fn main() {
             .expect("usage: crossplane_scale DIR"),
     );
     let client = kube::Client::try_default().await.expect("KUBECONFIG");
-    let crd_ar = crd_audit::operator::controller::crd_resource();
+    let crd_ar = crd_audit::cluster::resources::crd_resource();
     let crd_api: Api<DynamicObject> = Api::all_with(client.clone(), &crd_ar);
     let report_crd: Value =
-        serde_json::from_str(&crd_audit::operator::schema_audit::crd_manifest()).unwrap();
+        serde_json::from_str(&crd_audit::audit::schema_audit::crd_manifest()).unwrap();
     let started = Instant::now();
     crd_api
         .patch(

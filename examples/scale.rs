@@ -30,7 +30,7 @@ fn crd(i: usize, sizes: &[&str]) -> Value {
 fn crd_api(client: &kube::Client) -> Api<DynamicObject> {
     Api::all_with(
         client.clone(),
-        &crd_audit::operator::controller::crd_resource(),
+        &crd_audit::cluster::resources::crd_resource(),
     )
 }
 
@@ -56,7 +56,7 @@ async fn main() {
     let client = kube::Client::try_default().await.expect("KUBECONFIG");
     let crd_api = crd_api(&client);
     let report_crd: Value =
-        serde_json::from_str(&crd_audit::operator::schema_audit::crd_manifest()).unwrap();
+        serde_json::from_str(&crd_audit::audit::schema_audit::crd_manifest()).unwrap();
     apply(&crd_api, "schemaaudits.crd-audit.dev", &report_crd).await;
     for i in 0..crds {
         apply(

@@ -1,6 +1,5 @@
 //! `crd-audit completions SHELL`: the shell completion script (clap_complete).
 
-use clap::CommandFactory;
 use std::io::Write;
 
 #[derive(Debug, clap::Args)]
@@ -10,10 +9,9 @@ pub struct Args {
     pub shell: clap_complete::Shell,
 }
 
-/// Writes the script for `bin_name` (the name the shell runs: `crd-audit`, or
+/// Writes the script of the command line `cmd` for `bin_name` (the name the shell runs: `crd-audit`, or
 /// `kubectl-crd_audit` when installed as a kubectl plugin).
-pub fn run(args: &Args, bin_name: &str) -> u8 {
-    let mut cmd = super::Cli::command();
+pub fn run(args: &Args, mut cmd: clap::Command, bin_name: &str) -> u8 {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, bin_name, &mut script);
     let mut out = std::io::stdout().lock();

@@ -1,8 +1,8 @@
 //! `crd-audit manifests`: the report CRD, or a least-privilege ClusterRole for a cluster.
 
-use super::cluster::Cluster;
 use super::{EXIT_CLEAN, EXIT_INPUT_ERROR};
-use crate::operator::schema_audit::crd_manifest;
+use crate::audit::schema_audit::crd_manifest;
+use crate::cluster::reader::Cluster;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -1,10 +1,9 @@
-//! The `crd-audit` command line: one module per command, sharing input reading and output.
+//! The one-shot commands of `crd-audit` (all but `controller`): one module per command,
+//! sharing input reading and output. The command line itself is `crate::command_line`.
 
 pub mod audit;
 pub mod check;
-pub mod cluster;
 pub mod completions;
-pub mod controller;
 pub mod crd_catalog;
 pub mod crd_findings;
 pub mod diff;
@@ -19,124 +18,4 @@ pub mod size_limits;
 pub mod updates;
 pub mod validate;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use std::ffi::OsString;
-use std::path::Path;
-use std::process::ExitCode;
-
-/// The version `--version` prints: the package version and the commit it was built from
-/// (`unknown` when built outside a git checkout; `-dirty` with uncommitted changes), which
-/// build.rs records.
-pub const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (commit ",
-    env!("CRD_AUDIT_GIT_COMMIT"),
-    ")"
-);
-
-/// The file name kubectl runs for `kubectl crd-audit` (dashes in a plugin's name become
-/// underscores in its file name).
-pub const KUBECTL_PLUGIN_FILE: &str = "kubectl-crd_audit";
-
-/// Audit CustomResourceDefinition schemas and the objects stored under them, with the
-/// semantics of kube-apiserver.
-#[derive(Debug, Parser)]
-#[command(name = "crd-audit", version = VERSION, about, long_about = None)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Report structural-schema violations and CRD-level problems of every version of each CRD.
-    ///
-    /// Prints what kube-apiserver's NonStructuralSchema condition lists, the errors CRD
-    /// validation would return on create (invalid defaults, list-type misuse, invalid
-    /// patterns, ...), format warnings, and stored versions that are no longer served.
-    /// Also reports size limits: a warning when client-side `kubectl apply` would fail on its
-    /// last-applied annotation (over 262,144 bytes of annotations), errors when the CRD is
-    /// above the API server's 3 MiB request limit or etcd's default 1.5 MiB request limit.
-    /// Exit code 0: nothing found; 1: findings; 2: unreadable input.
-    Check(check::Args),
-    /// Validate objects against their CRDs as kube-apiserver does on create.
-    ///
-    /// Each object is matched to a CRD by group and kind and judged at the version its
-    /// apiVersion names: pruning of unknown fields, defaulting, ObjectMeta, the OpenAPI
-    /// schema with the Kubernetes extensions, list-type uniqueness, embedded resources.
-    /// Exit code 0: all valid; 1: invalid objects (or unknown kinds); 2: unreadable input.
-    Validate(validate::Args),
-    /// List every schema change between two revisions of one CRD, classified tightening,
-    /// loosening or neutral. Exit code 1 when any change tightens (for CI gates).
-    Diff(diff::Args),
-    /// Show which objects become invalid if a CRD revision is applied (judged as stored
-    /// data: the whole object, status included). Exit code 1 when any object breaks.
-    Plan(plan::Args),
-    /// Audit the cluster of the kubeconfig context once, read-only: check every CRD and
-    /// judge every object of every CRD as stored data at the storage version.
-    ///
-    /// Only GET and LIST requests are sent. Findings are printed as they are found and a
-    /// table per CRD ends the output; on a terminal, stderr shows progress. Takes the
-    /// operator's group and namespace filters (--config, or the flags).
-    /// Exit code 0: nothing found; 1: findings; 2: the cluster could not be read completely.
-    Audit(audit::Args),
-    /// Run the in-cluster operator: audit every CRD and its objects continuously and keep a
-    /// SchemaAudit report per CRD.
-    Controller(controller::Args),
-    /// Print the SchemaAudit CRD (what manifests/ installs), or with --rbac-for-cluster a
-    /// ClusterRole that reads only the CRD groups present in the cluster.
-    Manifests(manifests::Args),
-    /// Print a shell completion script, e.g. `crd-audit completions bash >
-    /// ~/.local/share/bash-completion/completions/crd-audit`.
-    Completions(completions::Args),
-}
-
-/// Exit codes of every command.
-pub const EXIT_CLEAN: u8 = 0;
-pub const EXIT_FINDINGS: u8 = 1;
-pub const EXIT_INPUT_ERROR: u8 = 2;
-
-/// Whether the program runs as a kubectl plugin: its file name (argv[0]) is
-/// `kubectl-crd_audit` (with `.exe` on Windows).
-pub fn invoked_as_kubectl_plugin(argv0: Option<&OsString>) -> bool {
-    argv0
-        .and_then(|a| Path::new(a).file_name())
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.strip_suffix(".exe").unwrap_or(n) == KUBECTL_PLUGIN_FILE)
-}
-
-/// Parses the command line; run as a kubectl plugin, usage and help name the program
-/// `kubectl crd-audit`. Exits on `--help`, `--version` and usage errors, as clap does.
-pub fn parse() -> (Cli, &'static str) {
-    let args: Vec<OsString> = std::env::args_os().collect();
-    let plugin = invoked_as_kubectl_plugin(args.first());
-    let mut cmd = Cli::command();
-    if plugin {
-        cmd = cmd.bin_name("kubectl crd-audit");
-    }
-    let matches = cmd.get_matches_from(args);
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    (
-        cli,
-        if plugin {
-            KUBECTL_PLUGIN_FILE
-        } else {
-            "crd-audit"
-        },
-    )
-}
-
-/// Runs the parsed command line; `bin_name` is the program's name for completion scripts.
-pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
-    let code = match cli.command {
-        Command::Completions(args) => completions::run(&args, bin_name),
-        Command::Check(args) => check::run(&args),
-        Command::Validate(args) => validate::run(&args),
-        Command::Diff(args) => diff::run(&args),
-        Command::Plan(args) => plan::run(&args),
-        Command::Audit(args) => audit::run(&args),
-        Command::Controller(args) => controller::run(&args),
-        Command::Manifests(args) => manifests::run(&args),
-    };
-    ExitCode::from(code)
-}
+pub use crate::program::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR, VERSION};

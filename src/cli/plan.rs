@@ -5,12 +5,12 @@
 //! the storage version and at every other served version whose new schema differs, one page
 //! at a time.
 
-use super::cluster::Cluster;
 use super::diff::read_one_crd;
 use super::inputs;
 use super::locate::{self, LazyPositions, Located};
 use super::output::Format;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
+use crate::cluster::reader::Cluster;
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::positions::Position;
 use crd_audit_engine::{CrdValidator, Mode, Verdict};

@@ -3,26 +3,27 @@
 //! themselves. Everything shares one `Ctx`; the registry lock is only ever held for short
 //! in-memory work, never across a network call or a validation.
 
-use super::audit::{Audit, Key};
-use super::config::Config;
 use super::events::{EventSink, PendingEvent};
-use super::metrics::{CrdLabels, Metrics};
+use super::metrics::Metrics;
+use super::reconcile::{reconcile, remove};
 use super::report_status::{self, LastChange};
-use super::schema_audit::{SchemaAudit, SchemaAuditStatus};
 use super::validators::Validators;
 use super::write_limit::WriteLimiter;
+use crate::audit::config::Config;
+use crate::audit::judge::{Audit, Key};
+use crate::audit::schema_audit::SchemaAudit;
+use crate::cluster::resources::{crd_resource, object_value};
 use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
+use crd_audit_engine::CheckReport;
 use crd_audit_engine::Crd;
-use crd_audit_engine::{CheckReport, check_crd_guarded_for};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use kube::api::{Api, ApiResource, DeleteParams, DynamicObject};
+use kube::api::{Api, DynamicObject};
 use kube::core::PartialObjectMeta;
 use kube::runtime::watcher;
 use kube::runtime::watcher::Event;
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -62,10 +63,11 @@ pub struct Tracked {
     pub tightened_from: Option<BTreeSet<Key>>,
     /// Condition type → (status, lastTransitionTime).
     pub times: BTreeMap<String, (String, Time)>,
-    /// The status last written (without times); `None` when the report must be written.
-    pub written: Option<SchemaAuditStatus>,
+    /// The fingerprint of the status last written (without times); `None` when the report
+    /// must be written.
+    pub written: Option<u64>,
     /// The status whose conditions the last Events were computed from.
-    pub evented: Option<SchemaAuditStatus>,
+    pub evented: Option<report_status::ConditionStatuses>,
     pub retry_at: Option<Instant>,
     pub backoff: Duration,
     pub task: Option<JoinHandle<()>>,
@@ -90,7 +92,7 @@ impl Drop for Tracked {
 pub struct Ctx {
     pub client: kube::Client,
     /// Clients for the object watches (many watches share a connection).
-    pub watch_clients: Option<Arc<super::client::WatchClients>>,
+    pub watch_clients: Option<Arc<crate::cluster::client::WatchClients>>,
     pub config: Config,
     pub metrics: Arc<Metrics>,
     pub limiter: Arc<WriteLimiter>,
@@ -131,7 +133,7 @@ impl Ctx {
 
     pub fn new(
         client: kube::Client,
-        watch_clients: Option<Arc<super::client::WatchClients>>,
+        watch_clients: Option<Arc<crate::cluster::client::WatchClients>>,
         config: Config,
         metrics: Arc<Metrics>,
         identity: &str,
@@ -178,7 +180,7 @@ impl Ctx {
         self.event_queued.notify_one();
     }
 
-    fn epoch(&self) -> u64 {
+    pub(crate) fn epoch(&self) -> u64 {
         self.next_epoch.fetch_add(1, Ordering::Relaxed)
     }
 }
@@ -192,39 +194,6 @@ pub fn crd_reference(crd: &Crd) -> ObjectReference {
         uid: Some(crd.uid.clone()).filter(|u| !u.is_empty()),
         ..Default::default()
     }
-}
-
-pub fn crd_resource() -> ApiResource {
-    ApiResource {
-        group: "apiextensions.k8s.io".into(),
-        version: "v1".into(),
-        api_version: "apiextensions.k8s.io/v1".into(),
-        kind: "CustomResourceDefinition".into(),
-        plural: "customresourcedefinitions".into(),
-    }
-}
-
-/// The resource of a CRD's objects at a version.
-pub fn object_resource(crd: &Crd, version: &str) -> ApiResource {
-    ApiResource {
-        group: crd.group.clone(),
-        version: version.into(),
-        api_version: format!("{}/{version}", crd.group),
-        kind: crd.kind.clone(),
-        plural: crd.plural.clone(),
-    }
-}
-
-/// A watched or listed object as the engine takes it (LIST items carry no apiVersion/kind).
-pub fn object_value(obj: DynamicObject, ar: &ApiResource) -> Value {
-    let mut v = serde_json::to_value(obj).unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut v {
-        m.entry("apiVersion")
-            .or_insert_with(|| Value::String(ar.api_version.clone()));
-        m.entry("kind")
-            .or_insert_with(|| Value::String(ar.kind.clone()));
-    }
-    v
 }
 
 /// The running controller: its tasks stop when it is dropped.
@@ -364,17 +333,6 @@ async fn watch_reports(ctx: Arc<Ctx>) {
     }
 }
 
-/// How a CRD event relates to what is tracked.
-enum Seen {
-    Unchanged,
-    /// Same revision, other status (stored versions, the server's conditions).
-    StatusOnly,
-    /// A new generation of the tracked CRD (the revision judged before).
-    Changed(Arc<PackedCrd>),
-    /// First sight (or a CRD recreated under the same name: another UID).
-    New,
-}
-
 /// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(message)`.
 pub(crate) async fn blocking<T: Send + 'static>(
     ctx: &Ctx,
@@ -387,270 +345,11 @@ pub(crate) async fn blocking<T: Send + 'static>(
     }
 }
 
-/// A CRD appeared or changed: compile and check it off the executor, diff it against the
-/// revision audited before, and (re)start the audit of its objects.
-pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
-    let crd = match Crd::from_value(&raw) {
-        Ok(c) => Arc::new(c),
-        Err(e) => {
-            let name = raw["metadata"]["name"].as_str().unwrap_or("");
-            tracing::error!(crd = name, error = %e, "unreadable CRD");
-            return;
-        }
-    };
-    drop(raw);
-    if !ctx.config.audits_group(&crd.group)
-        || super::schema_audit::is_report_crd(&crd.group, &crd.kind)
-    {
-        if ctx.registry().contains_key(&crd.name) {
-            remove(ctx, &crd.name).await;
-        }
-        return;
-    }
-    let seen = match ctx.registry().get(&crd.name) {
-        Some(t) if t.crd().uid == crd.uid && t.crd().generation == crd.generation => {
-            if t.crd().stored_versions == crd.stored_versions
-                && t.crd().conditions == crd.conditions
-            {
-                Seen::Unchanged
-            } else {
-                Seen::StatusOnly
-            }
-        }
-        Some(t) if t.crd().uid == crd.uid => Seen::Changed(t.revision.clone()),
-        _ => Seen::New,
-    };
-    let check = {
-        let c = crd.clone();
-        let release = ctx.release().engine();
-        blocking(ctx, move || check_crd_guarded_for(&c, release)).await
-    }
-    .unwrap_or_else(|panic| CheckReport {
-        crd: crd.name.clone(),
-        internal_error: Some(panic),
-        ..CheckReport::default()
-    });
-    if let Some(e) = &check.internal_error {
-        ctx.metrics.internal_errors.inc();
-        tracing::error!(crd = %crd.name, error = %e, "checking the CRD failed (internal error)");
-    }
-    let change = match &seen {
-        Seen::Unchanged => return,
-        Seen::StatusOnly => {
-            let mut reg = ctx.registry();
-            if let Some(t) = reg.get_mut(&crd.name) {
-                let revision = Arc::new(t.revision.with_status_of(&crd));
-                t.revision = revision;
-                t.check = check;
-            }
-            drop(reg);
-            ctx.changed.notify_one();
-            return;
-        }
-        Seen::Changed(old) => {
-            let (old, new) = (old.clone(), crd.clone());
-            let changed = blocking(ctx, move || {
-                let old = old.unpack()?;
-                let changes = crd_audit_engine::diff(&old, &new);
-                Ok::<_, String>(LastChange::from_diff(&old, &new, &changes))
-            })
-            .await
-            .and_then(|r| r);
-            match changed {
-                Ok(c) => Some(c),
-                Err(panic) => {
-                    tracing::error!(crd = %crd.name, panic = %panic, "diffing the CRD failed (internal error)");
-                    None
-                }
-            }
-        }
-        Seen::New => None,
-    };
-    // First sight: what an earlier operator reported about this CRD.
-    let earlier = match seen {
-        Seen::New => earlier_report(ctx, &crd).await,
-        _ => None,
-    };
-    // What stays of the revision: its shell and its schemas packed. It is compiled only when
-    // its objects are judged (`objects`, through `ctx.validators`).
-    let name = crd.name.clone();
-    let revision = blocking(ctx, move || {
-        PackedCrd::pack(Arc::try_unwrap(crd).unwrap_or_else(|shared| Crd::clone(&shared)))
-    })
-    .await;
-    let revision = match revision {
-        Ok(r) => Arc::new(r),
-        Err(panic) => {
-            ctx.metrics.internal_errors.inc();
-            tracing::error!(crd = %name, panic = %panic, "packing the CRD failed (internal error)");
-            return;
-        }
-    };
-    let crd = revision.shell().clone();
-    ctx.validators.forget(&crd.name);
-    if let Some(c) = &change {
-        for e in &c.report.changes {
-            ctx.metrics
-                .schema_changes
-                .get_or_create(&super::metrics::ClassLabels {
-                    crd: crd.name.clone(),
-                    class: e.class.clone(),
-                })
-                .inc();
-        }
-    }
-    let epoch = ctx.epoch();
-    let mut reg = ctx.registry();
-    let previous = reg.remove(&crd.name);
-    let mut t = Tracked {
-        revision: revision.clone(),
-        check,
-        epoch,
-        audit: Audit::default(),
-        audited: false,
-        audited_at: None,
-        audit_seconds: None,
-        blocked: None,
-        last_change: None,
-        tightened_from: None,
-        times: BTreeMap::new(),
-        written: None,
-        evented: None,
-        retry_at: None,
-        backoff: Duration::from_secs(1),
-        task: None,
-    };
-    match (previous, change) {
-        (Some(mut p), Some(change)) => {
-            // A schema change: keep reporting the old audit until the new one completes.
-            t.tightened_from = change
-                .tightened
-                .then(|| p.audit.invalid.keys().cloned().collect());
-            t.audit = std::mem::take(&mut p.audit);
-            t.last_change = Some(change);
-            t.times = std::mem::take(&mut p.times);
-            t.evented = p.evented.take();
-            t.written = p.written.take();
-        }
-        (_, _) => {
-            if let Some(e) = earlier {
-                t.last_change = e.last_change;
-                t.times = e.times;
-                t.evented = e.status;
-                t.tightened_from = e.tightened_from;
-            }
-        }
-    }
-    tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
-    t.task = Some(tokio::spawn(super::objects::supervised_audit(
-        ctx.clone(),
-        revision,
-        epoch,
-    )));
-    reg.insert(crd.name.clone(), t);
-    drop(reg);
-    ctx.changed.notify_one();
-}
-
-/// What an earlier operator left in a CRD's report.
-struct Earlier {
-    last_change: Option<LastChange>,
-    times: BTreeMap<String, (String, Time)>,
-    status: Option<SchemaAuditStatus>,
-    tightened_from: Option<BTreeSet<Key>>,
-}
-
-async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
-    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
-    let report = match api.get_opt(&crd.name).await {
-        Ok(r) => r?,
-        Err(e) => {
-            ctx.metrics.api_error("get");
-            tracing::warn!(crd = %crd.name, error = %e, "reading the earlier report failed");
-            return None;
-        }
-    };
-    let owned = report
-        .metadata
-        .owner_references
-        .as_ref()
-        .is_none_or(|o| o.iter().any(|r| r.uid == crd.uid));
-    if !owned {
-        return None; // the report of an earlier CRD of the same name
-    }
-    let status = report.status.unwrap_or_default();
-    let recorded = report
-        .spec
-        .audited_revision
-        .as_ref()
-        .and_then(|rev| report_status::recorded_revision(crd, rev));
-    let (last_change, tightened_from) = match recorded {
-        Some(old) if old.generation != crd.generation => {
-            // Changed while no operator ran: diff the change now.
-            let (o, n) = (Arc::new(old), crd.clone());
-            let change = blocking(ctx, move || {
-                LastChange::from_diff(&o, &n, &crd_audit_engine::diff(&o, &n))
-            })
-            .await
-            .ok();
-            let before = status
-                .invalid_objects
-                .iter()
-                .map(|i| (i.namespace.clone(), i.name.clone()))
-                .collect();
-            let tightened = change.as_ref().is_some_and(|c| c.tightened);
-            (change, tightened.then_some(before))
-        }
-        _ => (LastChange::restore(&status, crd.generation), None),
-    };
-    let times = status
-        .conditions
-        .iter()
-        .map(|c| {
-            (
-                c.type_.clone(),
-                (c.status.clone(), c.last_transition_time.clone()),
-            )
-        })
-        .collect();
-    Some(Earlier {
-        last_change,
-        times,
-        status: Some(status),
-        tightened_from,
-    })
-}
-
-/// A CRD went away (or is no longer audited): stop its audit, forget its metrics, delete
-/// its report.
-async fn remove(ctx: &Ctx, name: &str) {
-    ctx.validators.forget(name);
-    let Some(t) = ctx.registry().remove(name) else {
-        return;
-    };
-    let versions: Vec<String> = t.crd().versions.iter().map(|v| v.name.clone()).collect();
-    drop(t);
-    ctx.metrics.forget_crd(name, &versions);
-    ctx.metrics
-        .nonstructural_versions
-        .remove(&CrdLabels { crd: name.into() });
-    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
-    ctx.limiter.acquire().await;
-    ctx.metrics.api_write("delete");
-    match api.delete(name, &DeleteParams::default()).await {
-        Ok(_) => tracing::info!(crd = name, "CRD removed; report deleted"),
-        Err(kube::Error::Api(s)) if s.code == 404 => {}
-        Err(e) => {
-            ctx.metrics.api_error("delete");
-            tracing::error!(crd = name, error = %e, "deleting the report failed");
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::operator::fake_api;
+    use serde_json::Value;
     use serde_json::json;
 
     fn crd(uid: &str, generation: i64, sizes: &[&str]) -> Value {

@@ -4,9 +4,9 @@
 //! a server that serves no Events at all (the standalone apiextensions-apiserver) is noted
 //! once and then left alone.
 
-use super::client::describe;
 use super::metrics::Metrics;
 use super::write_limit::WriteLimiter;
+use crate::cluster::client::describe;
 use k8s_openapi::api::core::v1::{Event as CoreEvent, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::api::{Api, PostParams};
@@ -65,7 +65,7 @@ impl EventSink {
         if self.unsupported.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let note = super::audit::bounded(&ev.note, MAX_NOTE);
+        let note = crate::audit::judge::bounded(&ev.note, MAX_NOTE);
         self.limiter.acquire().await;
         self.metrics.api_write("create");
         let event = Event {
@@ -83,7 +83,7 @@ impl EventSink {
             Ok(()) => return Ok(()),
             Err(e) => e,
         };
-        match super::client::status_code(&err) {
+        match crate::cluster::client::status_code(&err) {
             Some(404) if self.events_unserved().await => {
                 if !self.unsupported.swap(true, Ordering::Relaxed) {
                     tracing::warn!(

@@ -47,7 +47,7 @@ impl std::fmt::Display for ElectionError {
                  (kubectl create namespace {ns}), name another one with --namespace, or run \
                  with --leader-elect=false"
             ),
-            ElectionError::Api(e) => write!(f, "{}", super::client::describe(e)),
+            ElectionError::Api(e) => write!(f, "{}", crate::cluster::client::describe(e)),
         }
     }
 }

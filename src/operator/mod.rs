@@ -2,19 +2,19 @@
 //! objects of every audited CRD, keeps a `SchemaAudit` report per CRD, revalidates at once
 //! when a schema changes, and tells people through conditions, Events and metrics.
 //!
-//! Modules: `client` (kubeconfig → kube client), `config` (the configuration file),
-//! `options` (the command-line options), `logging`, `shutdown` (the signals that stop it),
-//! `leader` (the Lease: acquiring, keeping and releasing it), `controller` (CRD watch,
-//! registry, report watch), `objects` (one object audit per CRD), `audit` (what an object
-//! audit keeps), `report_status` (the status a report should have), `reporter` (writing
-//! reports and Events), `schema_audit` (the report types and CRD), `policy_report` and
+//! Modules: `command` (`crd-audit controller`: its flags), `options` (the resolved
+//! options), `logging`, `shutdown` (the signals that stop it), `leader` (the Lease:
+//! acquiring, keeping and releasing it), `controller` (CRD watch, registry, report watch), `reconcile` (what a CRD event does),
+//! `objects` (one object audit per CRD), `validators` (the bounded cache of compiled CRDs),
+//! `watch_backoff` (the watches' backoff and LIST permits), `report_status` (the status a
+//! report should have), `reporter` (writing reports and Events), `policy_report` and
 //! `policy_reporter` (the wgpolicyk8s.io PolicyReports, with `policyReports: true`),
-//! `events`, `metrics`, `write_limit`. This module holds the entry point, [`run`]. The engine is synchronous:
+//! `events`, `metrics`, `write_limit`. The client, configuration, judging and report types
+//! are shared with the one-shot commands (`crate::cluster`, `crate::audit`). This module
+//! holds the entry point, [`run`]. The engine is synchronous:
 //! validation runs on blocking threads, never on the async executor.
 
-pub mod audit;
-pub mod client;
-pub mod config;
+pub mod command;
 pub mod controller;
 pub mod events;
 #[cfg(test)]
@@ -26,9 +26,9 @@ pub mod objects;
 mod options;
 pub mod policy_report;
 pub mod policy_reporter;
+pub mod reconcile;
 pub mod report_status;
 pub mod reporter;
-pub mod schema_audit;
 mod shutdown;
 pub mod validators;
 pub mod watch_backoff;
@@ -37,6 +37,7 @@ pub mod write_limit;
 pub use logging::init_logging;
 pub use options::Options;
 
+use crate::cluster::client;
 use controller::{Controller, Ctx};
 use leader::{Elector, acquire, keep_leading};
 use metrics::Metrics;

@@ -4,10 +4,11 @@
 //! resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
 
-use super::audit::{Audit, Judgement, Key, Target, Transition, annotation_text, judge};
-use super::controller::{Ctx, object_resource, object_value};
+use super::controller::Ctx;
 use super::events::PendingEvent;
 use super::validators::COST_PER_SCHEMA_BYTE;
+use crate::audit::judge::{Audit, Judgement, Key, Target, Transition, annotation_text, judge};
+use crate::cluster::resources::{object_resource, object_value};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
 use crd_audit_engine::CrdValidator;
@@ -44,7 +45,7 @@ struct ObjectAudit {
     ctx: Arc<Ctx>,
     /// The client of the watch (a stream on a shared connection).
     client: kube::Client,
-    _slot: Option<super::client::WatchSlot>,
+    _slot: Option<crate::cluster::client::WatchSlot>,
     /// The revision's shell (names, versions).
     crd: Arc<Crd>,
     /// The revision, compiled on demand (`validator`).
@@ -527,9 +528,11 @@ impl ObjectAudit {
             return;
         }
         let (verb, status) = match &e {
-            watcher::Error::InitialListFailed(k) => ("list", super::client::status_code(k)),
+            watcher::Error::InitialListFailed(k) => {
+                ("list", crate::cluster::client::status_code(k))
+            }
             watcher::Error::WatchStartFailed(k) | watcher::Error::WatchFailed(k) => {
-                ("watch", super::client::status_code(k))
+                ("watch", crate::cluster::client::status_code(k))
             }
             watcher::Error::WatchError(s) => ("watch", Some(s.code)),
             _ => ("list", None),
@@ -623,7 +626,7 @@ impl ObjectAudit {
             Ok(_) => false,
             Err(e) => {
                 self.ctx.metrics.api_error("patch");
-                let code = super::client::status_code(e);
+                let code = crate::cluster::client::status_code(e);
                 if !matches!(code, Some(400 | 422)) {
                     tracing::error!(crd = %self.crd.name, object = %key.1, error = %e, "annotating the object failed");
                 }

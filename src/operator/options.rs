@@ -1,7 +1,7 @@
 //! The controller's command-line options (`crd-audit controller ...`), as the CLI hands them
 //! to [`super::run`].
 
-use super::config::Config;
+use crate::audit::config::Config;
 
 /// Command-line options of the controller.
 #[derive(Clone, Debug)]

@@ -12,7 +12,7 @@
 //! invalid objects in the report's scope is in the annotation `crd-audit.dev/invalid-objects`,
 //! and `crd-audit.dev/results-truncated: "true"` says that some are not listed.
 
-use super::audit::Audit;
+use crate::audit::judge::Audit;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -344,7 +344,7 @@ pub fn desired<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operator::audit::{Audit, judge};
+    use crate::audit::judge::{Audit, judge};
     use crd_audit_engine::{Crd, CrdValidator};
 
     fn crd(scope: &str, name: &str) -> Crd {

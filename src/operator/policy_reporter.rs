@@ -86,8 +86,8 @@ enum Failure {
 }
 
 fn failure(e: &kube::Error) -> Failure {
-    let text = super::client::describe(e);
-    match super::client::status_code(e) {
+    let text = crate::cluster::client::describe(e);
+    match crate::cluster::client::status_code(e) {
         Some(404) => Failure::NotServed(text),
         Some(403) => Failure::Forbidden(text),
         _ => Failure::Other(text),
@@ -366,8 +366,8 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operator::audit::judge;
-    use crate::operator::config::Config;
+    use crate::audit::config::Config;
+    use crate::audit::judge::judge;
     use crate::operator::fake_api;
     use crate::operator::metrics::Metrics;
     use serde_json::{Value, json};
@@ -419,7 +419,7 @@ mod tests {
         };
         let ctx = Ctx::new(client, None, config, Arc::new(Metrics::new()), "test");
         for (name, scope) in [(THINGS, "Namespaced"), (NODES, "Cluster")] {
-            crate::operator::controller::reconcile(&ctx, crd(name, scope)).await;
+            crate::operator::reconcile::reconcile(&ctx, crd(name, scope)).await;
         }
         until("the audits", || {
             let reg = ctx.registry();
@@ -591,7 +591,7 @@ mod tests {
             ..Config::default()
         };
         let ctx2 = Ctx::new(client, None, config, Arc::new(Metrics::new()), "test2");
-        crate::operator::controller::reconcile(&ctx2, crd(THINGS, "Namespaced")).await;
+        crate::operator::reconcile::reconcile(&ctx2, crd(THINGS, "Namespaced")).await;
         until("the new audit", || {
             ctx2.registry().get(THINGS).is_some_and(|t| t.audited)
         })

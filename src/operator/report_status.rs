@@ -4,8 +4,8 @@
 //! restarted operator diffs the next change against. Pure functions; writing is the
 //! controller's job.
 
-use super::audit::{Audit, MAX_MESSAGE_BYTES, bounded};
-use super::schema_audit::{
+use crate::audit::judge::{Audit, MAX_MESSAGE_BYTES, bounded};
+use crate::audit::schema_audit::{
     ChangeEntry, InvalidObject, SchemaAuditStatus, SchemaChange, VersionAudit,
 };
 use crd_audit_engine::CheckReport;
@@ -387,20 +387,43 @@ pub fn stamp(s: &mut SchemaAuditStatus, times: &mut BTreeMap<String, (String, Ti
 /// An Event a condition transition calls for: (warning, reason, note).
 pub type ConditionEvent = (bool, &'static str, String);
 
+/// Condition type → status: what the Events of a report were computed from (all that
+/// [`condition_events`] compares; kept per CRD instead of the whole status).
+pub type ConditionStatuses = std::collections::BTreeMap<String, String>;
+
+/// The [`ConditionStatuses`] of a status.
+pub fn condition_statuses(status: &SchemaAuditStatus) -> ConditionStatuses {
+    status
+        .conditions
+        .iter()
+        .map(|c| (c.type_.clone(), c.status.clone()))
+        .collect()
+}
+
+/// A fingerprint of a status: equal statuses have equal fingerprints, and a status that
+/// differs from the one last written has another one (but for a 1 in 2^64 chance). Kept
+/// per CRD in place of the status last written.
+pub fn fingerprint(status: &SchemaAuditStatus) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_vec(status).unwrap_or_default().hash(&mut h);
+    h.finish()
+}
+
 /// The Events of the condition transitions from `before` (what was last reported, if
 /// anything) to `after`.
 pub fn condition_events(
-    before: Option<&SchemaAuditStatus>,
+    before: Option<&ConditionStatuses>,
     after: &SchemaAuditStatus,
 ) -> Vec<ConditionEvent> {
-    let get = |s: Option<&SchemaAuditStatus>, ty: &str| -> Option<(String, String)> {
-        s?.conditions
+    let now = |ty: &str| {
+        after
+            .conditions
             .iter()
             .find(|c| c.type_ == ty)
             .map(|c| (c.status.clone(), c.message.clone()))
     };
-    let now = |ty: &str| get(Some(after), ty);
-    let was = |ty: &str| get(before, ty).map(|c| c.0);
+    let was = |ty: &str| before?.get(ty).cloned();
     let mut out = Vec::new();
     if let Some((status, message)) = now("NonStructuralSchema")
         && status == "True"
@@ -481,7 +504,7 @@ pub fn recorded_revision(crd: &Crd, rev: &Value) -> Option<Crd> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operator::audit::{Judgement, judge};
+    use crate::audit::judge::{Judgement, judge};
     use crd_audit_engine::CrdValidator;
 
     fn crd(generation: i64, enum_values: usize) -> Crd {
@@ -591,7 +614,7 @@ mod tests {
             audited: true,
             forbidden: None,
             last_change: Some(&change),
-            max_listed: crate::operator::config::MAX_LISTED_OBJECTS,
+            max_listed: crate::audit::config::MAX_LISTED_OBJECTS,
             audit_seconds: Some(1.0),
             internal_errors: 0,
         });
@@ -603,9 +626,9 @@ mod tests {
                 .flat_map(|o| &o.errors)
                 .all(|e| e.len() <= MAX_MESSAGE_BYTES)
         );
-        let mut report = super::super::schema_audit::SchemaAudit::new(
+        let mut report = crate::audit::schema_audit::SchemaAudit::new(
             "things.example.com",
-            super::super::schema_audit::SchemaAuditSpec {
+            crate::audit::schema_audit::SchemaAuditSpec {
                 audited_revision: audited_revision(&old),
             },
         );
@@ -659,10 +682,10 @@ mod tests {
             conditions: vec![condition("InstancesValid", valid, "r", "m".into(), 1)],
             ..Default::default()
         };
-        let clean = condition_events(Some(&mk("False")), &mk("True"));
+        let clean = condition_events(Some(&condition_statuses(&mk("False"))), &mk("True"));
         assert_eq!(clean.len(), 1);
         assert_eq!(clean[0].1, "SchemaAuditClean");
-        assert!(condition_events(Some(&mk("True")), &mk("True")).is_empty());
+        assert!(condition_events(Some(&condition_statuses(&mk("True"))), &mk("True")).is_empty());
         assert!(condition_events(None, &mk("True")).is_empty());
     }
 

@@ -7,7 +7,7 @@ use super::controller::{Ctx, Tracked, crd_reference};
 use super::events::PendingEvent;
 use super::metrics::{CrdLabels, VersionLabels};
 use super::report_status::{self, Inputs};
-use super::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
+use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
 use std::sync::Arc;
@@ -129,7 +129,8 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
                 };
                 let st = desired(&ctx, t);
                 publish_metrics(&ctx, t, &st);
-                if t.audited {
+                let states = report_status::condition_statuses(&st);
+                if t.audited && t.evented.as_ref() != Some(&states) {
                     for (warning, reason, note) in
                         report_status::condition_events(t.evented.as_ref(), &st)
                     {
@@ -140,20 +141,16 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
                             regarding: crd_reference(t.crd()),
                         });
                     }
-                    t.evented = Some(st.clone());
+                    t.evented = Some(states);
                 }
                 let due = t.retry_at.is_none_or(|at| Instant::now() >= at);
-                if t.written.as_ref() == Some(&st) || !due {
+                let print = report_status::fingerprint(&st);
+                if t.written == Some(print) || !due {
                     continue;
                 }
-                (
-                    report_object(t, st.clone()),
-                    st,
-                    t.epoch,
-                    t.revision.clone(),
-                )
+                (report_object(t, st), print, t.epoch, t.revision.clone())
             };
-            let (mut object, st, epoch, revision) = job;
+            let (mut object, print, epoch, revision) = job;
             object.spec.audited_revision = report_status::packed_revision(&revision);
             drop(revision);
             let result = apply(&ctx, &object).await;
@@ -163,7 +160,7 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
             };
             match result {
                 Ok(()) => {
-                    t.written = Some(st);
+                    t.written = Some(print);
                     t.retry_at = None;
                     t.backoff = Duration::from_secs(1);
                 }
@@ -199,7 +196,7 @@ async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String> {
     let params = PatchParams::apply(FIELD_MANAGER).force();
     if let Err(e) = api.patch(&name, &params, &Patch::Apply(&main)).await {
         ctx.metrics.api_error("patch");
-        return Err(super::client::describe(&e));
+        return Err(crate::cluster::client::describe(&e));
     }
     ctx.limiter.acquire().await;
     ctx.metrics.api_write("patch");
@@ -210,7 +207,7 @@ async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String> {
     };
     if let Err(e) = api.patch_status(&name, &params, &Patch::Merge(&body)).await {
         ctx.metrics.api_error("patch");
-        return Err(super::client::describe(&e));
+        return Err(crate::cluster::client::describe(&e));
     }
     Ok(())
 }

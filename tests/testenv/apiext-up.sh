@@ -15,7 +15,11 @@ for f in "$SERVER" "$ETCD"; do [ -x "$f" ] || die "missing $f (run ../shared/ora
 command -v openssl >/dev/null || die "openssl not found"
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/crd-audit-apiext.XXXXXX")
 port_used() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-pick() { local p; while :; do p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 )); port_used "$p" || { echo "$p"; return; }; done; }
+# Ports below the kernel's ephemeral range: a port inside it can be the local end of any
+# outgoing connection, which port_used does not see, and binding it then fails.
+EPHEMERAL_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+if [ "${EPHEMERAL_LOW:-0}" -gt 12000 ]; then PORT_LOW=10000; PORT_SPAN=$(( EPHEMERAL_LOW - 10000 )); else PORT_LOW=20000; PORT_SPAN=40000; fi
+pick() { local p; while :; do p=$(( PORT_LOW + (RANDOM * 32768 + RANDOM) % PORT_SPAN )); port_used "$p" || { echo "$p"; return; }; done; }
 ETCD_PORT=$(pick); PEER_PORT=$(pick); API_PORT=$(pick)
 [ "$ETCD_PORT" != "$PEER_PORT" ] && [ "$API_PORT" != "$ETCD_PORT" ] && [ "$API_PORT" != "$PEER_PORT" ] || die "port clash; run again"
 URL=https://127.0.0.1:$API_PORT

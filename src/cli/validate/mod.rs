@@ -320,8 +320,10 @@ fn cluster_crds(
     args: &Args,
     given: &Indexed,
 ) -> Result<Vec<(String, crate::packed_crd::PackedCrd)>, String> {
-    let cluster =
-        super::cluster::Cluster::connect(args.kubeconfig.as_deref(), args.context.as_deref())?;
+    let cluster = crate::cluster::reader::Cluster::connect(
+        args.kubeconfig.as_deref(),
+        args.context.as_deref(),
+    )?;
     let replaced: std::collections::HashSet<(&str, &str)> = given
         .kinds()
         .map(|(g, k)| (g.as_str(), k.as_str()))
@@ -459,7 +461,7 @@ pub fn run(args: &Args) -> u8 {
                 }
             },
             None if args.crds_from_cluster => {
-                match super::cluster::Cluster::connect(
+                match crate::cluster::reader::Cluster::connect(
                     args.kubeconfig.as_deref(),
                     args.context.as_deref(),
                 ) {

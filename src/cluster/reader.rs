@@ -10,8 +10,8 @@
 //! from a newer snapshot), as the API conventions allow for clients that need no consistent
 //! snapshot. Other refusals (403, 404) are the caller's to report.
 
-use crate::operator::client::{self, cli_runtime, describe, status_code};
-use crate::operator::controller::{crd_resource, object_resource, object_value};
+use crate::cluster::client::{self, cli_runtime, describe, status_code};
+use crate::cluster::resources::{crd_resource, object_resource, object_value};
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, ObjectList};
 use serde_json::Value;
 use std::path::Path;

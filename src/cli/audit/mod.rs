@@ -6,24 +6,27 @@
 //! dropped: what stays is a row of counts per CRD. Findings are written as they are found;
 //! a summary table ends the text output. On a terminal, stderr shows a progress bar.
 
-use super::cluster::{Cluster, ReadError};
+mod progress;
+mod writer;
+
+use super::EXIT_INPUT_ERROR;
 use super::crd_findings::{self, Level};
-use super::junit::{self, Outcome};
+use super::junit;
 use super::output::{self, Format};
 use super::sarif;
 use super::size_limits;
-use super::updates::stuck_or_tolerated;
-use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
-use crate::operator::audit::{redacted, redacted_cause};
-use crate::operator::config::Config;
-use crate::operator::schema_audit::is_report_crd;
+use crate::audit::config::Config;
+use crate::audit::schema_audit::is_report_crd;
+use crate::cluster::reader::{Cluster, ReadError};
 use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
-use crd_audit_engine::{Cause, CheckReport, Crd, CrdValidator, Verdict};
+use crd_audit_engine::{CheckReport, Crd, CrdValidator};
+use progress::Progress;
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
+use writer::{Row, Totals, Writer, table};
 
 /// Objects handed from the reading thread to the judging one at a time.
 const BATCH: usize = 128;
@@ -104,23 +107,6 @@ struct Checked {
     sizes: Vec<size_limits::Finding>,
 }
 
-/// What the audit of one CRD found (a row of the summary table).
-#[derive(Debug, Default)]
-struct Row {
-    crd: String,
-    storage: String,
-    objects: u64,
-    invalid: u64,
-    /// Invalid objects whose unchanged update the server refuses (stuck).
-    blocked: u64,
-    unknown_fields: u64,
-    crd_findings: usize,
-    crd_warnings: usize,
-    /// Why the objects could not all be read or judged.
-    error: Option<String>,
-    internal_errors: u64,
-}
-
 /// The CRD as `kubectl get -o yaml` would give it to someone who wants to apply it again:
 /// without what the server fills in (status, managed fields, the last-applied copy), so
 /// that its size is the size of the manifest.
@@ -188,443 +174,6 @@ fn read_crds(
         return Err(format!("{} CRD(s) could not be read", unreadable.len()));
     }
     Ok(checked)
-}
-
-/// The progress bar on stderr (only on a terminal).
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-    crds: usize,
-    done: usize,
-}
-
-impl Progress {
-    fn new(shown: bool, crds: usize) -> Progress {
-        let bar = shown.then(|| {
-            let bar = indicatif::ProgressBar::with_draw_target(
-                None,
-                indicatif::ProgressDrawTarget::stderr_with_hz(4),
-            );
-            // Two lines: the objects (read of the servers' count, rate, time left), then
-            // the CRDs (done of all, the one under way).
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} {elapsed_precise} [{bar:30}] {human_pos}/{human_len} objects, {rate}, ETA {eta}\n  {wide_msg}",
-                )
-                .map(|s| {
-                    s.with_key(
-                        "rate",
-                        |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                            let _ = write!(w, "{:.0}/s", state.per_sec());
-                        },
-                    )
-                })
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar.enable_steady_tick(Duration::from_millis(250));
-            bar
-        });
-        Progress { bar, crds, done: 0 }
-    }
-
-    fn counting(&self, i: usize, name: &str) {
-        if let Some(b) = &self.bar {
-            b.set_message(format!(
-                "counting objects: CRD {}/{} {name}",
-                i + 1,
-                self.crds
-            ));
-        }
-    }
-
-    fn set_total(&self, objects: u64) {
-        if let Some(b) = &self.bar {
-            b.set_length(objects);
-            b.reset_eta();
-        }
-    }
-
-    fn crd(&self, name: &str) {
-        if let Some(b) = &self.bar {
-            b.set_message(format!(
-                "CRDs {}/{} done, auditing {name}",
-                self.done, self.crds
-            ));
-        }
-    }
-
-    fn object(&self) {
-        if let Some(b) = &self.bar {
-            b.inc(1);
-            if b.length().is_some_and(|l| b.position() > l) {
-                b.set_length(b.position());
-            }
-        }
-    }
-
-    fn crd_done(&mut self) {
-        self.done += 1;
-    }
-
-    /// Runs `f` with the bar hidden (for writing to a terminal that also shows it).
-    fn suspend<T>(&self, f: impl FnOnce() -> T) -> T {
-        match &self.bar {
-            Some(b) => b.suspend(f),
-            None => f(),
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
-    }
-}
-
-/// Writes the findings in the chosen format.
-struct Writer<W: Write> {
-    out: W,
-    format: Format,
-    redact: bool,
-    junit: junit::Report,
-    sarif: sarif::Report,
-    /// stdout is the terminal the progress bar is drawn on: flush every finding at once.
-    flush_each: bool,
-}
-
-impl<W: Write> Writer<W> {
-    fn message(&self, c: &Cause) -> String {
-        if self.redact {
-            redacted(c)
-        } else {
-            c.message()
-        }
-    }
-
-    fn crd(&mut self, c: &Checked) -> std::io::Result<()> {
-        let name = &c.revision.shell().name;
-        match self.format {
-            Format::Text => {
-                for f in crd_findings::list(&c.report, &c.sizes) {
-                    writeln!(self.out, "{name}: {}: {}", f.kind, f.message)?;
-                }
-            }
-            Format::Json => {
-                let causes = |l: &[Cause]| l.iter().map(Cause::to_json).collect::<Vec<_>>();
-                let mut v = json!({
-                    "record": "crd",
-                    "crd": name,
-                    "nonStructural": causes(&c.report.non_structural),
-                    "crdErrors": causes(&c.report.crd_errors),
-                    "warnings": c.report.warnings,
-                    "storedVersionsNotServed": c.report.stored_versions_not_served,
-                    "sizeFindings": c.sizes.iter().map(size_limits::Finding::to_json).collect::<Vec<_>>(),
-                });
-                if let Some(e) = &c.report.internal_error {
-                    v["internalError"] = json!(e);
-                }
-                writeln!(self.out, "{v}")?;
-            }
-            Format::Sarif => {
-                for f in crd_findings::list(&c.report, &c.sizes) {
-                    let location = sarif::Location::Logical {
-                        name: if f.field.is_empty() {
-                            name.clone()
-                        } else {
-                            format!("{name}/{}", f.field)
-                        },
-                        kind: "resource",
-                    };
-                    self.sarif.result(
-                        &mut self.out,
-                        &sarif::Finding {
-                            rule: f.rule,
-                            level: None,
-                            message: &f.message,
-                            location: &location,
-                            object: name,
-                            field: &f.field,
-                            properties: Vec::new(),
-                        },
-                    )?;
-                }
-            }
-            Format::Junit => {
-                let outcome = junit::check_outcome(&c.report, &c.sizes);
-                self.junit
-                    .case(&mut self.out, name, name, &format!("CRD {name}"), &outcome)?;
-            }
-        }
-        self.flush()
-    }
-
-    /// An object with findings (invalid, or with fields its schema does not know).
-    fn object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
-        let who = output::object_name(v);
-        match self.format {
-            Format::Text => {
-                for f in &v.pruned {
-                    writeln!(
-                        self.out,
-                        "{crd} {who}: warning: unknown field {}",
-                        crd_audit_engine::render::quote(f)
-                    )?;
-                }
-                if let Some(e) = &v.request_error {
-                    writeln!(self.out, "{crd} {who}: error: {e}")?;
-                }
-                for c in &v.errors {
-                    writeln!(self.out, "{crd} {who}: {}", self.message(c))?;
-                }
-                if let Some(u) = &v.update {
-                    writeln!(self.out, "{crd} {who}: {}", stuck_or_tolerated(u))?;
-                }
-            }
-            Format::Json => {
-                let mut m = serde_json::Map::new();
-                m.insert("record".into(), json!("object"));
-                m.insert("crd".into(), json!(crd));
-                m.extend(v.to_json());
-                if self.redact
-                    && let Some(Value::Array(errors)) = m.get_mut("errors")
-                {
-                    for (e, c) in errors.iter_mut().zip(&v.errors) {
-                        *e = redacted_cause(c).to_json();
-                    }
-                }
-                serde_json::to_writer(&mut self.out, &m)?;
-                self.out.write_all(b"\n")?;
-            }
-            Format::Sarif => {
-                let redacted_verdict;
-                let v = if self.redact {
-                    redacted_verdict = Verdict {
-                        errors: v.errors.iter().map(redacted_cause).collect(),
-                        ..v.clone()
-                    };
-                    &redacted_verdict
-                } else {
-                    v
-                };
-                let object = format!("{crd}/{}/{}", v.namespace, v.name);
-                let place = sarif::Place::Cluster { object: &object };
-                sarif::object_results(
-                    &mut self.sarif,
-                    &mut self.out,
-                    v,
-                    &place,
-                    true,
-                    false,
-                    None,
-                )?;
-            }
-            Format::Junit => {
-                let mut outcome = junit::object_outcome(v, false);
-                if self.redact
-                    && let Outcome::Failure { messages, .. } = &mut outcome
-                {
-                    *messages = v.errors.iter().map(redacted).collect();
-                }
-                if !matches!(outcome, Outcome::Pass) {
-                    let name = format!("{who} ({})", v.api_version);
-                    self.junit.case(&mut self.out, crd, crd, &name, &outcome)?;
-                }
-            }
-        }
-        self.flush()
-    }
-
-    /// The end of a CRD's objects.
-    fn crd_done(&mut self, row: &Row) -> std::io::Result<()> {
-        match self.format {
-            Format::Text => {
-                if let Some(e) = &row.error {
-                    writeln!(self.out, "{}: error: {e}", row.crd)?;
-                }
-            }
-            Format::Json => {
-                let mut v = json!({
-                    "record": "crdSummary",
-                    "crd": row.crd,
-                    "storageVersion": row.storage,
-                    "objects": row.objects,
-                    "invalid": row.invalid,
-                    "blocked": row.blocked,
-                    "unknownFields": row.unknown_fields,
-                    "crdFindings": row.crd_findings,
-                    "crdWarnings": row.crd_warnings,
-                });
-                if let Some(e) = &row.error {
-                    v["error"] = json!(e);
-                }
-                writeln!(self.out, "{v}")?;
-            }
-            Format::Sarif => {
-                if let Some(e) = &row.error {
-                    self.sarif
-                        .notify(sarif::Level::Error, format!("{}: {e}", row.crd));
-                }
-            }
-            Format::Junit => {
-                let valid = row.objects - row.invalid;
-                let name = format!("{valid} valid object(s) of {}", row.objects);
-                self.junit
-                    .case(&mut self.out, &row.crd, &row.crd, &name, &Outcome::Pass)?;
-                if let Some(e) = &row.error {
-                    let outcome = Outcome::Error {
-                        kind: "ReadError".into(),
-                        messages: vec![e.clone()],
-                    };
-                    self.junit.case(
-                        &mut self.out,
-                        &row.crd,
-                        &row.crd,
-                        "reading objects",
-                        &outcome,
-                    )?;
-                }
-            }
-        }
-        self.flush()
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        if self.flush_each {
-            self.out.flush()?;
-        }
-        Ok(())
-    }
-}
-
-/// The totals of the whole audit.
-#[derive(Default)]
-struct Totals {
-    crds: usize,
-    objects: u64,
-    invalid: u64,
-    blocked: u64,
-    unknown_fields: u64,
-    crds_with_findings: usize,
-    crds_with_invalid: usize,
-    errors: usize,
-    internal_errors: u64,
-}
-
-impl Totals {
-    fn of(rows: &[Row]) -> Totals {
-        let mut t = Totals {
-            crds: rows.len(),
-            ..Totals::default()
-        };
-        for r in rows {
-            t.objects += r.objects;
-            t.invalid += r.invalid;
-            t.blocked += r.blocked;
-            t.unknown_fields += r.unknown_fields;
-            t.crds_with_findings += usize::from(r.crd_findings > 0);
-            t.crds_with_invalid += usize::from(r.invalid > 0);
-            t.errors += usize::from(r.error.is_some());
-            t.internal_errors += r.internal_errors;
-        }
-        t
-    }
-
-    fn status(&self) -> u8 {
-        if self.errors > 0 || self.internal_errors > 0 {
-            EXIT_INPUT_ERROR
-        } else if self.invalid > 0 || self.crds_with_findings > 0 {
-            EXIT_FINDINGS
-        } else {
-            EXIT_CLEAN
-        }
-    }
-
-    fn line(&self, elapsed: Duration) -> String {
-        format!(
-            "audited {} CRD(s) and {} object(s) in {:.1}s: {} invalid object(s) under {} CRD(s) ({} stuck: every update refused), {} with unknown fields, {} CRD(s) with findings, {} error(s){}",
-            self.crds,
-            self.objects,
-            elapsed.as_secs_f64(),
-            self.invalid,
-            self.crds_with_invalid,
-            self.blocked,
-            self.unknown_fields,
-            self.crds_with_findings,
-            self.errors,
-            match self.internal_errors {
-                0 => String::new(),
-                n => format!(", {n} internal error(s) (bugs in crd-audit)"),
-            }
-        )
-    }
-}
-
-/// The summary table: one row per CRD, columns aligned as kubectl aligns them.
-fn table(rows: &[Row]) -> String {
-    let header = [
-        "CRD",
-        "STORAGE",
-        "OBJECTS",
-        "INVALID",
-        "BLOCKED",
-        "UNKNOWN-FIELDS",
-        "CRD-FINDINGS",
-        "CRD-WARNINGS",
-        "ERROR",
-    ];
-    let cells: Vec<[String; 9]> = rows
-        .iter()
-        .map(|r| {
-            [
-                r.crd.clone(),
-                r.storage.clone(),
-                r.objects.to_string(),
-                r.invalid.to_string(),
-                r.blocked.to_string(),
-                r.unknown_fields.to_string(),
-                r.crd_findings.to_string(),
-                r.crd_warnings.to_string(),
-                r.error.as_deref().map_or("", short_error).to_string(),
-            ]
-        })
-        .collect();
-    let mut widths = header.map(str::len);
-    for row in &cells {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut s = String::new();
-    let mut line = |cols: &[&str]| {
-        let mut l = String::new();
-        for (i, (c, w)) in cols.iter().zip(widths).enumerate() {
-            if i + 1 == cols.len() {
-                l.push_str(c);
-            } else {
-                l.push_str(&format!("{c:<w$}   "));
-            }
-        }
-        s.push_str(l.trim_end());
-        s.push('\n');
-    };
-    line(&header);
-    for row in &cells {
-        line(&row.each_ref().map(String::as_str));
-    }
-    s
-}
-
-/// The kind of a read error for the table (the full message is printed before it).
-fn short_error(e: &str) -> &str {
-    if e.contains("HTTP 403") {
-        "Forbidden"
-    } else if e.contains("HTTP 404") {
-        "NotFound"
-    } else if e.contains("internal error") {
-        "InternalError"
-    } else {
-        "ReadError"
-    }
 }
 
 pub fn run(args: &Args) -> u8 {
@@ -889,6 +438,8 @@ fn describe_read_error(e: &ReadError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::{EXIT_CLEAN, EXIT_FINDINGS};
+    use crd_audit_engine::{Cause, Verdict};
 
     #[test]
     fn the_table_aligns_columns_and_names_read_errors() {
@@ -994,8 +545,12 @@ mod tests {
     #[test]
     fn command_line_filters_add_to_the_configuration() {
         use clap::Parser;
-        let cli = crate::cli::Cli::parse_from([
-            "crd-audit",
+        #[derive(Parser)]
+        struct Audit {
+            #[command(flatten)]
+            args: Args,
+        }
+        let args = Audit::parse_from([
             "audit",
             "--exclude-group",
             "*.k8s.io",
@@ -1003,10 +558,8 @@ mod tests {
             "example.com",
             "--exclude-namespace",
             "kube-*",
-        ]);
-        let crate::cli::Command::Audit(args) = cli.command else {
-            panic!("not the audit command");
-        };
+        ])
+        .args;
         let c = settings(&args).unwrap();
         assert!(!c.redact_values);
         assert!(c.audits_group("example.com"));

@@ -1,8 +1,8 @@
 //! `crd-audit controller`: the operator.
 
-use super::{EXIT_CLEAN, EXIT_INPUT_ERROR};
-use crate::operator::config::Config;
-use crate::operator::{Options, init_logging, run as run_operator};
+use super::{Options, init_logging, run as run_operator};
+use crate::audit::config::Config;
+use crate::program::{EXIT_CLEAN, EXIT_INPUT_ERROR};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

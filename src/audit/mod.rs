@@ -1,0 +1,8 @@
+//! What an audit of a cluster is, shared by `crd-audit audit` and the operator: its
+//! configuration (`config`), judging one stored object and the per-CRD tally of
+//! judgements with redaction (`judge`), and the `SchemaAudit` report types and CRD
+//! (`schema_audit`). No I/O: the callers read the cluster (`crate::cluster`) and write.
+
+pub mod config;
+pub mod judge;
+pub mod schema_audit;

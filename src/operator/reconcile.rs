@@ -1,0 +1,294 @@
+//! What a CRD event does to the registry: a new or changed CRD is checked, diffed against
+//! the revision judged before (or the one an earlier operator recorded in its report),
+//! packed, and its object audit (re)started; a CRD that went away is forgotten and its
+//! report deleted.
+
+use super::controller::{Ctx, Tracked, blocking};
+use super::metrics::CrdLabels;
+use super::report_status::{self, LastChange};
+use crate::audit::judge::{Audit, Key};
+use crate::audit::schema_audit::SchemaAudit;
+use crate::packed_crd::PackedCrd;
+use crd_audit_engine::Crd;
+use crd_audit_engine::{CheckReport, check_crd_guarded_for};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use kube::api::{Api, DeleteParams};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a CRD event relates to what is tracked.
+enum Seen {
+    Unchanged,
+    /// Same revision, other status (stored versions, the server's conditions).
+    StatusOnly,
+    /// A new generation of the tracked CRD (the revision judged before).
+    Changed(Arc<PackedCrd>),
+    /// First sight (or a CRD recreated under the same name: another UID).
+    New,
+}
+
+/// A CRD appeared or changed: compile and check it off the executor, diff it against the
+/// revision audited before, and (re)start the audit of its objects.
+pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
+    let crd = match Crd::from_value(&raw) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            let name = raw["metadata"]["name"].as_str().unwrap_or("");
+            tracing::error!(crd = name, error = %e, "unreadable CRD");
+            return;
+        }
+    };
+    drop(raw);
+    if !ctx.config.audits_group(&crd.group)
+        || crate::audit::schema_audit::is_report_crd(&crd.group, &crd.kind)
+    {
+        if ctx.registry().contains_key(&crd.name) {
+            remove(ctx, &crd.name).await;
+        }
+        return;
+    }
+    let seen = match ctx.registry().get(&crd.name) {
+        Some(t) if t.crd().uid == crd.uid && t.crd().generation == crd.generation => {
+            if t.crd().stored_versions == crd.stored_versions
+                && t.crd().conditions == crd.conditions
+            {
+                Seen::Unchanged
+            } else {
+                Seen::StatusOnly
+            }
+        }
+        Some(t) if t.crd().uid == crd.uid => Seen::Changed(t.revision.clone()),
+        _ => Seen::New,
+    };
+    if matches!(seen, Seen::Unchanged) {
+        // A relist, or an update of what the audit does not read: nothing to check again.
+        return;
+    }
+    let check = {
+        let c = crd.clone();
+        let release = ctx.release().engine();
+        blocking(ctx, move || check_crd_guarded_for(&c, release)).await
+    }
+    .unwrap_or_else(|panic| CheckReport {
+        crd: crd.name.clone(),
+        internal_error: Some(panic),
+        ..CheckReport::default()
+    });
+    if let Some(e) = &check.internal_error {
+        ctx.metrics.internal_errors.inc();
+        tracing::error!(crd = %crd.name, error = %e, "checking the CRD failed (internal error)");
+    }
+    let change = match &seen {
+        Seen::Unchanged => return,
+        Seen::StatusOnly => {
+            let mut reg = ctx.registry();
+            if let Some(t) = reg.get_mut(&crd.name) {
+                let revision = Arc::new(t.revision.with_status_of(&crd));
+                t.revision = revision;
+                t.check = check;
+            }
+            drop(reg);
+            ctx.changed.notify_one();
+            return;
+        }
+        Seen::Changed(old) => {
+            let (old, new) = (old.clone(), crd.clone());
+            let changed = blocking(ctx, move || {
+                let old = old.unpack()?;
+                let changes = crd_audit_engine::diff(&old, &new);
+                Ok::<_, String>(LastChange::from_diff(&old, &new, &changes))
+            })
+            .await
+            .and_then(|r| r);
+            match changed {
+                Ok(c) => Some(c),
+                Err(panic) => {
+                    tracing::error!(crd = %crd.name, panic = %panic, "diffing the CRD failed (internal error)");
+                    None
+                }
+            }
+        }
+        Seen::New => None,
+    };
+    // First sight: what an earlier operator reported about this CRD.
+    let earlier = match seen {
+        Seen::New => earlier_report(ctx, &crd).await,
+        _ => None,
+    };
+    // What stays of the revision: its shell and its schemas packed. It is compiled only when
+    // its objects are judged (`objects`, through `ctx.validators`).
+    let name = crd.name.clone();
+    let revision = blocking(ctx, move || {
+        PackedCrd::pack(Arc::try_unwrap(crd).unwrap_or_else(|shared| Crd::clone(&shared)))
+    })
+    .await;
+    let revision = match revision {
+        Ok(r) => Arc::new(r),
+        Err(panic) => {
+            ctx.metrics.internal_errors.inc();
+            tracing::error!(crd = %name, panic = %panic, "packing the CRD failed (internal error)");
+            return;
+        }
+    };
+    let crd = revision.shell().clone();
+    ctx.validators.forget(&crd.name);
+    if let Some(c) = &change {
+        for e in &c.report.changes {
+            ctx.metrics
+                .schema_changes
+                .get_or_create(&super::metrics::ClassLabels {
+                    crd: crd.name.clone(),
+                    class: e.class.clone(),
+                })
+                .inc();
+        }
+    }
+    let epoch = ctx.epoch();
+    let mut reg = ctx.registry();
+    let previous = reg.remove(&crd.name);
+    let mut t = Tracked {
+        revision: revision.clone(),
+        check,
+        epoch,
+        audit: Audit::default(),
+        audited: false,
+        audited_at: None,
+        audit_seconds: None,
+        blocked: None,
+        last_change: None,
+        tightened_from: None,
+        times: BTreeMap::new(),
+        written: None,
+        evented: None,
+        retry_at: None,
+        backoff: Duration::from_secs(1),
+        task: None,
+    };
+    match (previous, change) {
+        (Some(mut p), Some(change)) => {
+            // A schema change: keep reporting the old audit until the new one completes.
+            t.tightened_from = change
+                .tightened
+                .then(|| p.audit.invalid.keys().cloned().collect());
+            t.audit = std::mem::take(&mut p.audit);
+            t.last_change = Some(change);
+            t.times = std::mem::take(&mut p.times);
+            t.evented = p.evented.take();
+            t.written = p.written.take();
+        }
+        (_, _) => {
+            if let Some(e) = earlier {
+                t.last_change = e.last_change;
+                t.times = e.times;
+                t.evented = e.status.as_ref().map(report_status::condition_statuses);
+                t.tightened_from = e.tightened_from;
+            }
+        }
+    }
+    tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
+    t.task = Some(tokio::spawn(super::objects::supervised_audit(
+        ctx.clone(),
+        revision,
+        epoch,
+    )));
+    reg.insert(crd.name.clone(), t);
+    drop(reg);
+    ctx.changed.notify_one();
+}
+
+/// What an earlier operator left in a CRD's report.
+struct Earlier {
+    last_change: Option<LastChange>,
+    times: BTreeMap<String, (String, Time)>,
+    status: Option<crate::audit::schema_audit::SchemaAuditStatus>,
+    tightened_from: Option<BTreeSet<Key>>,
+}
+
+async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
+    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
+    let report = match api.get_opt(&crd.name).await {
+        Ok(r) => r?,
+        Err(e) => {
+            ctx.metrics.api_error("get");
+            tracing::warn!(crd = %crd.name, error = %e, "reading the earlier report failed");
+            return None;
+        }
+    };
+    let owned = report
+        .metadata
+        .owner_references
+        .as_ref()
+        .is_none_or(|o| o.iter().any(|r| r.uid == crd.uid));
+    if !owned {
+        return None; // the report of an earlier CRD of the same name
+    }
+    let status = report.status.unwrap_or_default();
+    let recorded = report
+        .spec
+        .audited_revision
+        .as_ref()
+        .and_then(|rev| report_status::recorded_revision(crd, rev));
+    let (last_change, tightened_from) = match recorded {
+        Some(old) if old.generation != crd.generation => {
+            // Changed while no operator ran: diff the change now.
+            let (o, n) = (Arc::new(old), crd.clone());
+            let change = blocking(ctx, move || {
+                LastChange::from_diff(&o, &n, &crd_audit_engine::diff(&o, &n))
+            })
+            .await
+            .ok();
+            let before = status
+                .invalid_objects
+                .iter()
+                .map(|i| (i.namespace.clone(), i.name.clone()))
+                .collect();
+            let tightened = change.as_ref().is_some_and(|c| c.tightened);
+            (change, tightened.then_some(before))
+        }
+        _ => (LastChange::restore(&status, crd.generation), None),
+    };
+    let times = status
+        .conditions
+        .iter()
+        .map(|c| {
+            (
+                c.type_.clone(),
+                (c.status.clone(), c.last_transition_time.clone()),
+            )
+        })
+        .collect();
+    Some(Earlier {
+        last_change,
+        times,
+        status: Some(status),
+        tightened_from,
+    })
+}
+
+/// A CRD went away (or is no longer audited): stop its audit, forget its metrics, delete
+/// its report.
+pub(crate) async fn remove(ctx: &Ctx, name: &str) {
+    ctx.validators.forget(name);
+    let Some(t) = ctx.registry().remove(name) else {
+        return;
+    };
+    let versions: Vec<String> = t.crd().versions.iter().map(|v| v.name.clone()).collect();
+    drop(t);
+    ctx.metrics.forget_crd(name, &versions);
+    ctx.metrics
+        .nonstructural_versions
+        .remove(&CrdLabels { crd: name.into() });
+    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
+    ctx.limiter.acquire().await;
+    ctx.metrics.api_write("delete");
+    match api.delete(name, &DeleteParams::default()).await {
+        Ok(_) => tracing::info!(crd = name, "CRD removed; report deleted"),
+        Err(kube::Error::Api(s)) if s.code == 404 => {}
+        Err(e) => {
+            ctx.metrics.api_error("delete");
+            tracing::error!(crd = name, error = %e, "deleting the report failed");
+        }
+    }
+}
