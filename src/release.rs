@@ -6,6 +6,10 @@ pub const NEWEST_MINOR: u32 = crd_audit_engine::Release::NEWEST.minor();
 /// The first minor release that validates updates with ratcheting (beta, on by default).
 pub const RATCHETING_SINCE: u32 = 30;
 
+/// The first minor release that serves streaming lists (`sendInitialEvents` on a watch: the
+/// WatchList feature, on by default).
+pub const STREAMING_LISTS_SINCE: u32 = 34;
+
 /// A Kubernetes release, `1.X`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KubeVersion {
@@ -49,6 +53,12 @@ impl KubeVersion {
     /// Whether the release validates updates with ratcheting.
     pub fn ratchets(self) -> bool {
         self.minor >= RATCHETING_SINCE
+    }
+
+    /// Whether the release's API server streams a watch's initial state (WatchList), so
+    /// that no LIST response has to be held whole.
+    pub fn streams_lists(self) -> bool {
+        self.minor >= STREAMING_LISTS_SINCE
     }
 
     /// The release as the engine takes it (its CEL environments, what it drops from a CRD).

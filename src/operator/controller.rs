@@ -113,6 +113,8 @@ pub struct Ctx {
     /// and compiled in and which says whether updates are ratcheted (1.30 and later): set
     /// from its `/version` when the operator starts leading.
     pub release_minor: AtomicU32,
+    /// The API server refused a streaming list: every watch lists with pages instead.
+    pub streaming_refused: AtomicBool,
     next_epoch: AtomicU64,
 }
 
@@ -124,6 +126,30 @@ impl Ctx {
                 .release_minor
                 .load(std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// How a watch gets its initial state, and whether it streams: from a server that
+    /// offers streaming lists (1.34+, unless it refused one), one object at a time on the
+    /// watch itself, so that no LIST response is held whole; elsewhere paginated LISTs of
+    /// `page` objects.
+    pub fn watch_config(&self, page: u32) -> (watcher::Config, bool) {
+        if self.release().streams_lists() && !self.streaming_refused.load(Ordering::Relaxed) {
+            (watcher::Config::default().streaming_lists(), true)
+        } else {
+            (watcher::Config::default().page_size(page), false)
+        }
+    }
+
+    /// Whether `e` is the server refusing the streaming list of a watch that streams; if
+    /// so, every watch falls back to paginated LISTs (the caller starts its watch again).
+    pub fn refused_streaming(&self, streaming: bool, e: &watcher::Error) -> bool {
+        if !streaming || !super::watch_backoff::refuses_streaming(e) {
+            return false;
+        }
+        if !self.streaming_refused.swap(true, Ordering::Relaxed) {
+            tracing::warn!(error = %e, "the API server refused a streaming list (WatchList turned off?); listing with pages");
+        }
+        true
     }
 
     /// Whether the API server validates updates with ratcheting.
@@ -157,6 +183,7 @@ impl Ctx {
             policy_changed: Notify::new(),
             crds_listed: AtomicBool::new(false),
             release_minor: AtomicU32::new(KubeVersion::default().minor),
+            streaming_refused: AtomicBool::new(false),
             next_epoch: AtomicU64::new(1),
         })
     }
@@ -237,10 +264,13 @@ impl Drop for Controller {
 async fn watch_crds(ctx: Arc<Ctx>) {
     let api: Api<DynamicObject> = Api::all_with(ctx.client.clone(), &crd_resource());
     let ar = crd_resource();
-    let mut stream = super::watch_backoff::with_backoff(
-        watcher(api, watcher::Config::default().page_size(CRD_PAGE)).boxed(),
-    )
-    .boxed();
+    let start = |ctx: &Ctx| {
+        let (config, streaming) = ctx.watch_config(CRD_PAGE);
+        let stream =
+            super::watch_backoff::with_backoff(watcher(api.clone(), config).boxed()).boxed();
+        (stream, streaming)
+    };
+    let (mut stream, mut streaming) = start(&ctx);
     let mut listed: Option<BTreeSet<String>> = None;
     while let Some(ev) = stream.next().await {
         match ev {
@@ -274,8 +304,16 @@ async fn watch_crds(ctx: Arc<Ctx>) {
                     remove(&ctx, &name).await;
                 }
             }
+            Err(e) if ctx.refused_streaming(streaming, &e) => {
+                (stream, streaming) = start(&ctx);
+                listed = None;
+            }
             Err(e) if super::watch_backoff::is_gone(&e) => {
                 tracing::info!("the CRD watch expired; listing the CRDs again");
+            }
+            Err(e) if super::watch_backoff::asks_to_retry(&e) => {
+                ctx.metrics.api_error("watch");
+                tracing::info!(error = %e, "the API server asks to retry the CRD watch later; retrying with backoff");
             }
             Err(e) => {
                 ctx.metrics.api_error("watch");
@@ -375,6 +413,38 @@ mod tests {
             Arc::new(Metrics::new()),
             "test",
         )
+    }
+
+    /// Watches stream their initial state from 1.34 on, list with pages before, and fall
+    /// back to pages for good when the server refuses a streaming list.
+    #[tokio::test]
+    async fn watches_stream_where_the_server_can_and_fall_back_to_pages() {
+        let (client, _api) = fake_api::start();
+        let ctx = context(client);
+        let refusal = |code: u16| {
+            watcher::Error::WatchError(
+                kube::core::Status::failure("sendInitialEvents is forbidden", "Invalid")
+                    .with_code(code)
+                    .boxed(),
+            )
+        };
+        ctx.release_minor.store(20, Ordering::Relaxed);
+        assert!(!ctx.watch_config(7).1, "1.20 has no streaming lists");
+        ctx.release_minor.store(33, Ordering::Relaxed);
+        assert!(!ctx.watch_config(7).1);
+        ctx.release_minor.store(34, Ordering::Relaxed);
+        assert!(ctx.watch_config(7).1, "1.34 streams");
+        // Other errors, or a watch that does not stream, change nothing.
+        assert!(!ctx.refused_streaming(true, &refusal(500)));
+        assert!(!ctx.refused_streaming(true, &refusal(410)));
+        assert!(!ctx.refused_streaming(false, &refusal(422)));
+        assert!(ctx.watch_config(7).1);
+        assert!(ctx.refused_streaming(true, &refusal(422)));
+        assert!(!ctx.watch_config(7).1, "still streaming after a refusal");
+        assert!(
+            ctx.refused_streaming(true, &refusal(400)),
+            "a second watch restarts too"
+        );
     }
 
     async fn until(what: &str, mut f: impl FnMut() -> bool) {

@@ -56,6 +56,37 @@ fn ok(v: &Value) -> Response<Body> {
         .unwrap()
 }
 
+/// The answer to a watch with `sendInitialEvents=true`, from the answer to the LIST: an
+/// `ADDED` event per item, then the bookmark that marks the end of the initial events (or
+/// the LIST's error, as the status of the response).
+async fn initial_events(list: Response<Body>) -> Response<Body> {
+    if !list.status().is_success() {
+        return list;
+    }
+    let bytes = list.into_body().collect_bytes().await.unwrap_or_default();
+    let list: Value = serde_json::from_slice(&bytes).unwrap_or_default();
+    let mut lines = Vec::new();
+    for item in list["items"].as_array().into_iter().flatten() {
+        serde_json::to_writer(&mut lines, &json!({"type": "ADDED", "object": item})).unwrap();
+        lines.push(b'\n');
+    }
+    let kind = list["kind"].as_str().unwrap_or("List");
+    let bookmark = json!({"type": "BOOKMARK", "object": {
+        "apiVersion": list["apiVersion"].as_str().unwrap_or("v1"),
+        "kind": kind.strip_suffix("List").unwrap_or(kind),
+        "metadata": {
+            "resourceVersion": list["metadata"]["resourceVersion"].as_str().unwrap_or("1"),
+            "annotations": {"k8s.io/initial-events-end": "true"},
+        },
+    }});
+    serde_json::to_writer(&mut lines, &bookmark).unwrap();
+    lines.push(b'\n');
+    Response::builder()
+        .status(200)
+        .body(Body::from(lines))
+        .unwrap()
+}
+
 /// A client whose requests the fake answers.
 pub fn start() -> (kube::Client, Shared) {
     let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
@@ -70,7 +101,14 @@ pub fn start() -> (kube::Client, Shared) {
             let path = parts.uri.path().to_string();
             let query = parts.uri.query().unwrap_or("").to_string();
             if query.contains("watch=true") {
-                pending.push(send);
+                if query.contains("sendInitialEvents=true") {
+                    // A streaming list: the objects of a LIST, then the bookmark that ends
+                    // them; the watch that follows never answers.
+                    let list = answer(&s, "GET", &path, &[]);
+                    send.send_response(initial_events(list).await);
+                } else {
+                    pending.push(send);
+                }
                 continue;
             }
             let response = answer(&s, parts.method.as_str(), &path, &bytes);

@@ -1,5 +1,6 @@
-//! The audit of one CRD's objects: a kube-runtime watcher at the storage version (paginated
-//! LIST, then WATCH resumed from the last resourceVersion after any error, with jittered
+//! The audit of one CRD's objects: a kube-runtime watcher at the storage version (its
+//! initial state streamed on the watch where the server offers it, else a paginated LIST;
+//! then WATCH resumed from the last resourceVersion after any error, with jittered
 //! exponential backoff; a relist only after 410 Gone, a schema change or the periodic full
 //! resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
@@ -53,6 +54,8 @@ struct ObjectAudit {
     epoch: u64,
     resource: ApiResource,
     budget: (Instant, u32),
+    /// Whether the current watch streams its initial state.
+    streaming: bool,
 }
 
 /// How the report says that an object audit stopped on a bug and starts again.
@@ -138,19 +141,20 @@ pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) 
         epoch,
         resource,
         budget: (Instant::now(), 0),
+        streaming: false,
     };
     audit.run().await;
 }
 
 impl ObjectAudit {
+    /// The watch of the objects (streaming its initial state where the server can).
     fn stream(
-        &self,
+        &mut self,
     ) -> futures::stream::BoxStream<'static, Result<Event<DynamicObject>, watcher::Error>> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
-        super::watch_backoff::with_backoff(
-            watcher(api, watcher::Config::default().page_size(OBJECT_PAGE)).boxed(),
-        )
-        .boxed()
+        let (config, streaming) = self.ctx.watch_config(OBJECT_PAGE);
+        self.streaming = streaming;
+        super::watch_backoff::with_backoff(watcher(api, config).boxed()).boxed()
     }
 
     /// The periodic full resync, spread over ±10% so that CRDs do not relist together.
@@ -225,6 +229,9 @@ impl ObjectAudit {
                         return;
                     }
                     self.ctx.changed.notify_one();
+                }
+                Err(e) if self.ctx.refused_streaming(self.streaming, &e) => {
+                    stream = self.stream();
                 }
                 Err(e) => self.failed(e),
             }
@@ -538,6 +545,10 @@ impl ObjectAudit {
             _ => ("list", None),
         };
         self.ctx.metrics.api_error(verb);
+        if super::watch_backoff::asks_to_retry(&e) {
+            tracing::info!(crd = %self.crd.name, error = %e, "the API server asks to retry later; retrying with backoff");
+            return;
+        }
         if status == Some(404) {
             // A new CRD is served a moment after it is created.
             tracing::info!(crd = %self.crd.name, "objects not served yet; retrying");

@@ -47,15 +47,33 @@ impl Backoff {
     }
 }
 
-/// Whether a watcher error is a `410 Gone`, after which the watcher relists.
-pub fn is_gone(e: &watcher::Error) -> bool {
+/// The HTTP status of a watcher error, when the server answered.
+fn status_of(e: &watcher::Error) -> Option<u16> {
     match e {
-        watcher::Error::WatchError(s) => s.code == 410,
+        watcher::Error::WatchError(s) => Some(s.code),
         watcher::Error::WatchFailed(k)
         | watcher::Error::WatchStartFailed(k)
-        | watcher::Error::InitialListFailed(k) => super::client::status_code(k) == Some(410),
-        _ => false,
+        | watcher::Error::InitialListFailed(k) => crate::cluster::client::status_code(k),
+        _ => None,
     }
+}
+
+/// Whether a watcher error is a `410 Gone`, after which the watcher relists.
+pub fn is_gone(e: &watcher::Error) -> bool {
+    status_of(e) == Some(410)
+}
+
+/// Whether a watcher error is the server asking to be asked again later (`429`: throttled,
+/// or its watch cache of a resource is (re)initializing, as after a CRD change on a server
+/// that streams lists): retried with backoff, nothing failed.
+pub fn asks_to_retry(e: &watcher::Error) -> bool {
+    status_of(e) == Some(429)
+}
+
+/// Whether a watcher error is the API server refusing a streaming list (`sendInitialEvents`,
+/// when its WatchList feature is turned off): `400 Bad Request` or `422 Invalid`.
+pub fn refuses_streaming(e: &watcher::Error) -> bool {
+    matches!(status_of(e), Some(400 | 422))
 }
 
 /// A watcher stream with the backoff described above: after an error other than `410 Gone`
@@ -150,5 +168,15 @@ mod tests {
         // ...and a LIST that completes does: the next failure waits the first delay again.
         let last = t[t.len() - 1] - t[t.len() - 2];
         assert!(last <= FIRST.mul_f64(1.2), "{t:?}");
+    }
+
+    #[test]
+    fn errors_are_told_apart_by_their_status() {
+        let e = |code: u16| failed(code).unwrap_err();
+        assert!(is_gone(&e(410)) && !is_gone(&e(500)));
+        assert!(asks_to_retry(&e(429)) && !asks_to_retry(&e(503)) && !asks_to_retry(&e(410)));
+        assert!(refuses_streaming(&e(400)) && refuses_streaming(&e(422)));
+        assert!(!refuses_streaming(&e(429)) && !refuses_streaming(&e(403)));
+        assert!(!is_gone(&watcher::Error::NoResourceVersion));
     }
 }

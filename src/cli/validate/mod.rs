@@ -3,15 +3,17 @@
 //! Objects are read one document at a time and each verdict is written as soon as it is
 //! known, so memory does not grow with the input.
 
+mod write;
+
 use super::crd_catalog::{Catalog, Indexed};
 use super::inputs::{self, Sourced};
 use super::locate::{Located, POSITIONS_MAX_TEXT, PieceText, locate};
 use super::output::object_name;
 use super::output::{self, Format};
-use super::updates::{Judging, KubeVersion, stuck_or_tolerated};
+use super::updates::{Judging, KubeVersion};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
-use crd_audit_engine::load::positions::{DocumentPositions, Position};
+use crd_audit_engine::load::positions::DocumentPositions;
 use crd_audit_engine::load::stream::Piece;
 use crd_audit_engine::load::{Document, LoadError};
 use crd_audit_engine::{Cause, Path};
@@ -22,6 +24,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use write::{write_json, write_text};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -759,57 +762,4 @@ impl Totals {
             self.internal_errors += 1;
         }
     }
-}
-
-fn write_json(
-    out: &mut impl Write,
-    source: &str,
-    v: &Verdict,
-    at: &Located,
-) -> std::io::Result<()> {
-    let mut m = serde_json::Map::new();
-    m.insert("source".into(), Value::String(source.to_string()));
-    m.insert("line".into(), at.object.line.into());
-    m.insert("column".into(), at.object.column.into());
-    m.extend(v.to_json());
-    if let Some(Value::Array(errors)) = m.get_mut("errors") {
-        for (e, p) in errors.iter_mut().zip(&at.errors) {
-            if let Value::Object(e) = e {
-                e.insert("line".into(), p.line.into());
-                e.insert("column".into(), p.column.into());
-            }
-        }
-    }
-    serde_json::to_writer(&mut *out, &m)?;
-    out.write_all(b"\n")
-}
-
-/// One line a finding, starting with `file:line:column:` as compilers print positions.
-fn write_text(out: &mut impl Write, file: &str, v: &Verdict, at: &Located) -> std::io::Result<()> {
-    let name = object_name(v);
-    let pos = |p: &Position| format!("{file}:{}:{}:", p.line, p.column);
-    for (f, p) in v.pruned.iter().zip(&at.pruned) {
-        writeln!(
-            out,
-            "{} {name}: warning: unknown field {}",
-            pos(p),
-            crd_audit_engine::render::quote(f)
-        )?;
-    }
-    if let Some(e) = &v.request_error {
-        return writeln!(out, "{} {name}: error: {e}", pos(&at.object));
-    }
-    for w in &v.warnings {
-        writeln!(out, "{} {name}: warning: {w}", pos(&at.object))?;
-    }
-    if v.errors.is_empty() {
-        return writeln!(out, "{} {name}: valid", pos(&at.object));
-    }
-    for (c, p) in v.errors.iter().zip(&at.errors) {
-        writeln!(out, "{} {name}: {c}", pos(p))?;
-    }
-    if let Some(u) = &v.update {
-        writeln!(out, "{} {name}: {}", pos(&at.object), stuck_or_tolerated(u))?;
-    }
-    Ok(())
 }
