@@ -539,16 +539,13 @@ impl ObjectAudit {
             tracing::info!(crd = %self.crd.name, "watch expired; listing the objects again");
             return;
         }
-        let (verb, status) = match &e {
-            watcher::Error::InitialListFailed(k) => {
-                ("list", crate::cluster::client::status_code(k))
-            }
-            watcher::Error::WatchStartFailed(k) | watcher::Error::WatchFailed(k) => {
-                ("watch", crate::cluster::client::status_code(k))
-            }
-            watcher::Error::WatchError(s) => ("watch", Some(s.code)),
-            _ => ("list", None),
+        let verb = match &e {
+            watcher::Error::WatchStartFailed(_)
+            | watcher::Error::WatchFailed(_)
+            | watcher::Error::WatchError(_) => "watch",
+            _ => "list",
         };
+        let status = super::watch_backoff::status_of(&e);
         self.ctx.metrics.api_error(verb);
         if super::watch_backoff::asks_to_retry(&e) {
             tracing::info!(crd = %self.crd.name, error = %e, "the API server asks to retry later; retrying with backoff");

@@ -400,6 +400,15 @@ pub fn condition_statuses(status: &SchemaAuditStatus) -> ConditionStatuses {
         .collect()
 }
 
+/// Whether `states` are the condition statuses of `status` (without building them).
+pub fn same_condition_statuses(states: &ConditionStatuses, status: &SchemaAuditStatus) -> bool {
+    states.len() == status.conditions.len()
+        && status
+            .conditions
+            .iter()
+            .all(|c| states.get(&c.type_) == Some(&c.status))
+}
+
 /// A fingerprint of a status: equal statuses have equal fingerprints, and a status that
 /// differs from the one last written has another one (but for a 1 in 2^64 chance). Kept
 /// per CRD in place of the status last written.
@@ -687,6 +696,28 @@ mod tests {
         assert_eq!(clean[0].1, "SchemaAuditClean");
         assert!(condition_events(Some(&condition_statuses(&mk("True"))), &mk("True")).is_empty());
         assert!(condition_events(None, &mk("True")).is_empty());
+    }
+
+    #[test]
+    fn condition_statuses_are_compared_without_being_built() {
+        let mk = |conditions: &[(&str, &str)]| SchemaAuditStatus {
+            conditions: conditions
+                .iter()
+                .map(|(t, st)| condition(t, st, "r", "m".into(), 1))
+                .collect(),
+            ..Default::default()
+        };
+        let a = mk(&[("InstancesValid", "True"), ("SchemaTightened", "False")]);
+        let states = condition_statuses(&a);
+        assert!(same_condition_statuses(&states, &a));
+        let flipped = mk(&[("InstancesValid", "False"), ("SchemaTightened", "False")]);
+        assert!(!same_condition_statuses(&states, &flipped));
+        assert!(!same_condition_statuses(
+            &states,
+            &mk(&[("InstancesValid", "True")])
+        ));
+        let other = mk(&[("InstancesValid", "True"), ("UpdatesAccepted", "False")]);
+        assert!(!same_condition_statuses(&states, &other));
     }
 
     #[test]

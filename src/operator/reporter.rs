@@ -129,8 +129,11 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
                 };
                 let st = desired(&ctx, t);
                 publish_metrics(&ctx, t, &st);
-                let states = report_status::condition_statuses(&st);
-                if t.audited && t.evented.as_ref() != Some(&states) {
+                let unchanged = t
+                    .evented
+                    .as_ref()
+                    .is_some_and(|e| report_status::same_condition_statuses(e, &st));
+                if t.audited && !unchanged {
                     for (warning, reason, note) in
                         report_status::condition_events(t.evented.as_ref(), &st)
                     {
@@ -141,7 +144,7 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
                             regarding: crd_reference(t.crd()),
                         });
                     }
-                    t.evented = Some(states);
+                    t.evented = Some(report_status::condition_statuses(&st));
                 }
                 let due = t.retry_at.is_none_or(|at| Instant::now() >= at);
                 let print = report_status::fingerprint(&st);

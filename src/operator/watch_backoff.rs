@@ -48,7 +48,7 @@ impl Backoff {
 }
 
 /// The HTTP status of a watcher error, when the server answered.
-fn status_of(e: &watcher::Error) -> Option<u16> {
+pub fn status_of(e: &watcher::Error) -> Option<u16> {
     match e {
         watcher::Error::WatchError(s) => Some(s.code),
         watcher::Error::WatchFailed(k)
