@@ -21,7 +21,8 @@ use kube::runtime::watcher::Event;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 /// Objects of a LIST judged together on a blocking thread.
 const BATCH: usize = 128;
@@ -163,11 +164,11 @@ impl ObjectAudit {
     }
 
     /// The periodic full resync, spread over ±10% so that CRDs do not relist together.
-    fn next_resync(&self) -> tokio::time::Instant {
+    fn next_resync(&self) -> Instant {
         let base = self.ctx.config.full_resync_interval;
         let spread = (self.epoch.wrapping_mul(2_654_435_761) % 2001) as f64 / 1000.0 - 1.0;
         let secs = base.as_secs_f64() * (1.0 + 0.1 * spread);
-        tokio::time::Instant::now() + Duration::from_secs_f64(secs.max(1.0))
+        Instant::now() + Duration::from_secs_f64(secs.max(1.0))
     }
 
     async fn run(&mut self) {

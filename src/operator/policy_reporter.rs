@@ -19,7 +19,8 @@ use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 const FIELD_MANAGER: &str = "crd-audit";
 /// The LIST again, to find reports deleted or changed by someone else.
@@ -461,7 +462,7 @@ mod tests {
             .collect()
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn results_follow_the_audit() {
         let (ctx, fake) = audited(vec![
             (
@@ -571,7 +572,7 @@ mod tests {
 
     /// A restarted operator finds its reports and, while the objects are read again, keeps
     /// them as they are: no write at all when nothing changed.
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_restart_rewrites_nothing() {
         let (ctx, fake) = audited(vec![
             ("things", vec![obj("ns1", "a", "large")]),
@@ -613,7 +614,7 @@ mod tests {
     /// The PolicyReport CRDs are not installed, then crd-audit may not write the reports:
     /// warnings and backoff, the SchemaAudit reports are written all the same, and the
     /// PolicyReports appear once the CRDs are there and writes are allowed.
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn missing_crds_and_refused_writes_are_retried_with_backoff() {
         let (ctx, fake) = audited(vec![
             ("things", vec![obj("ns1", "a", "large")]),
@@ -627,10 +628,11 @@ mod tests {
             fake.lock().unwrap().reports.len() == 2
         })
         .await;
-        tokio::time::sleep(Duration::from_secs(4)).await;
+        tokio::time::sleep(Duration::from_secs(60)).await;
         let lists = fake.lock().unwrap().policy_lists;
-        // Backoff 1 s, 2 s, 4 s: at most three LISTs in these seconds, and no write.
-        assert!((1..=3).contains(&lists), "{lists} LISTs");
+        // Backoff 1 s, 2 s, 4 s, ... (passes every 2.2 s at most): six LISTs in a minute
+        // (without backoff there would be 27), and no write.
+        assert!((4..=7).contains(&lists), "{lists} LISTs");
         assert_eq!(fake.lock().unwrap().policy_writes, 0);
         // Installed, but writes are forbidden.
         {
@@ -639,9 +641,10 @@ mod tests {
             f.policy_forbidden = true;
         }
         until("a refused write", || fake.lock().unwrap().policy_writes > 0).await;
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        tokio::time::sleep(Duration::from_secs(60)).await;
         let refused = fake.lock().unwrap().policy_writes;
-        assert!((1..=3).contains(&refused), "{refused} writes tried");
+        // Backoff 1 s, 2 s, 4 s, ...: six tries in a minute.
+        assert!((4..=7).contains(&refused), "{refused} writes tried");
         assert!(fake.lock().unwrap().policy_reports.is_empty());
         fake.lock().unwrap().policy_forbidden = false;
         until("the PolicyReport once allowed", || {
@@ -669,7 +672,7 @@ mod tests {
 
     /// A namespace that is gone (its report cannot be applied: 404) holds up no other report
     /// and is retried with backoff.
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_missing_namespace_holds_up_no_other_report() {
         let (ctx, fake) = audited(vec![
             (
@@ -685,11 +688,12 @@ mod tests {
             report(&fake, "ns2").is_some() && report(&fake, "").is_some()
         })
         .await;
-        tokio::time::sleep(Duration::from_secs(4)).await;
+        tokio::time::sleep(Duration::from_secs(60)).await;
         assert!(report(&fake, "ns1").is_none());
-        // ns1 tried at most at 0, 1+, 3+ s (backoff), the others once each.
+        // ns1 tried with backoff 1 s, 2 s, 4 s, ... (six tries in a minute), the others once
+        // each.
         let writes = fake.lock().unwrap().policy_writes;
-        assert!((3..=5).contains(&writes), "{writes} writes");
+        assert!((6..=9).contains(&writes), "{writes} writes");
         fake.lock().unwrap().missing_namespaces.clear();
         until("the ns1 report", || report(&fake, "ns1").is_some()).await;
         writer.abort();

@@ -11,7 +11,8 @@ use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 const FIELD_MANAGER: &str = "crd-audit";
 const MAX_BACKOFF: Duration = Duration::from_secs(60);

@@ -3,7 +3,8 @@
 //! do not pass through it.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 pub struct WriteLimiter {
     qps: f64,
