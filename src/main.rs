@@ -10,6 +10,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let (cli, bin_name) = command_line::parse();
+    // A panic caught while judging one document is reported with that document (as an
+    // internal error), not printed as well.
+    crd_audit_engine::panic_guard::install_quiet_hook();
     // The engine walks schemas and documents recursively; give it a roomy stack.
     std::thread::Builder::new()
         .name("crd-audit".into())

@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn transitions_and_redaction() {
-        let v = CrdValidator::new(&crd());
+        let v = CrdValidator::new(&crd()).expect("compiles");
         let mut a = Audit::default();
         let observe = |a: &mut Audit, o| a.record(judge(&v, o, true, true));
         assert_eq!(observe(&mut a, obj("abc", "Ready")), Transition::None);

@@ -176,7 +176,7 @@ mod tests {
     fn the_report_crd_is_structural_and_valid() {
         let v = serde_json::to_value(SchemaAudit::crd()).unwrap();
         let crd = crd_audit_engine::Crd::from_value(&v).unwrap();
-        let report = crd_audit_engine::check_crd(&crd);
+        let report = crd_audit_engine::check_crd(&crd, crd_audit_engine::Release::NEWEST);
         assert!(!report.has_findings(), "{report:?}");
     }
 
@@ -185,7 +185,7 @@ mod tests {
     fn a_full_status_is_not_pruned() {
         let crd_value = serde_json::to_value(SchemaAudit::crd()).unwrap();
         let crd = crd_audit_engine::Crd::from_value(&crd_value).unwrap();
-        let v = crd_audit_engine::CrdValidator::new(&crd);
+        let v = crd_audit_engine::CrdValidator::new(&crd).expect("compiles");
         let status = SchemaAuditStatus {
             observed_generation: Some(3),
             conditions: vec![Condition {

@@ -9,7 +9,7 @@ use crate::release::KubeVersion;
 use crd_audit_engine::Cause;
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::positions::{DocumentPositions, Position};
-use crd_audit_engine::{CheckReport, check_crd_owned_guarded_for};
+use crd_audit_engine::{CheckReport, check_crd};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -164,7 +164,7 @@ pub fn run(args: &Args) -> u8 {
                     }
                 };
                 let stored_versions = crd.stored_versions.clone();
-                let report = check_crd_owned_guarded_for(crd, release);
+                let report = check_crd(crd, release);
                 checked += 1;
                 let too_large = size_findings.iter().any(|f| f.severity == Severity::Error);
                 if report.has_findings() || too_large {

@@ -184,7 +184,9 @@ impl Catalog {
         let kind = obj.get("kind")?.as_str()?;
         let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
         let entry = self.by_kind.get(&(group.to_string(), kind.to_string()))?;
-        let compile = |crd: &Crd| CrdValidator::for_release_guarded(crd, self.release.engine());
+        let compile = |crd: &Crd| {
+            CrdValidator::for_release(crd, self.release.engine()).map_err(|e| e.to_string())
+        };
         let compiled = entry.compiled.get_or_init(|| {
             let origin = entry
                 .origin

@@ -283,12 +283,24 @@ pub fn run(args: &Args) -> u8 {
         (None, Some(c)) => c.release(),
         (None, None) => crate::release::KubeVersion::default(),
     };
+    let compiled = CrdValidator::for_release(&new, release.engine()).and_then(|new| {
+        let current = current
+            .as_ref()
+            .map(|c| CrdValidator::for_release(c, release.engine()))
+            .transpose()?;
+        Ok((new, current))
+    });
+    let (new_validator, current_validator) = match compiled {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INPUT_ERROR;
+        }
+    };
     let stdout = std::io::stdout();
     let mut p = Planner {
-        new: CrdValidator::for_release(&new, release.engine()),
-        current: current
-            .as_ref()
-            .map(|c| CrdValidator::for_release(c, release.engine())),
+        new: new_validator,
+        current: current_validator,
         out: std::io::BufWriter::new(stdout.lock()),
         format: args.output,
         summaries: BTreeMap::new(),

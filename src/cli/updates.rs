@@ -88,22 +88,22 @@ impl Judging {
         if self.updating {
             return match self.stored_for(&obj, v) {
                 Some(old) if self.release.ratchets() => {
-                    v.validate_update_guarded(old.clone(), obj, self.to)
+                    v.validate_update(old.clone(), obj, self.to)
                 }
                 Some(_) => {
                     // Before ratcheting: the whole new object must be valid.
-                    let mut verdict = v.validate_guarded(obj, Mode::Stored);
+                    let mut verdict = v.validate(obj, Mode::Stored);
                     if verdict.code == 201 {
                         verdict.code = 200;
                     }
                     verdict.is_update = true;
                     verdict
                 }
-                None => v.validate_guarded(obj, self.mode),
+                None => v.validate(obj, self.mode),
             };
         }
         if self.mode != Mode::Stored {
-            return v.validate_guarded(obj, self.mode);
+            return v.validate(obj, self.mode);
         }
         v.validate_stored(obj, self.release.ratchets())
     }

@@ -266,12 +266,14 @@ impl ObjectAudit {
         );
         let compiled = super::controller::blocking(&self.ctx, move || {
             let crd = revision.unpack()?;
-            CrdValidator::for_release_guarded(&crd, release).map(|mut v| {
-                if !cel {
-                    v.disable_cel();
-                }
-                Arc::new(v)
-            })
+            CrdValidator::for_release(&crd, release)
+                .map(|mut v| {
+                    if !cel {
+                        v.disable_cel();
+                    }
+                    Arc::new(v)
+                })
+                .map_err(|e| e.to_string())
         })
         .await
         .and_then(|r| r);

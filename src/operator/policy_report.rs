@@ -359,7 +359,7 @@ mod tests {
     }
 
     fn audit_of(c: &Crd, objects: &[(&str, &str, &str)]) -> Audit {
-        let v = CrdValidator::new(c);
+        let v = CrdValidator::new(c).expect("compiles");
         let mut a = Audit::default();
         for (ns, name, size) in objects {
             let mut meta = json!({"name": name, "uid": format!("uid-{name}")});
@@ -402,7 +402,7 @@ mod tests {
         let doc = crd_audit_engine::load::parse_str(file, &text)
             .remove(0)
             .unwrap();
-        let v = CrdValidator::new(&Crd::from_value(&doc.value).unwrap());
+        let v = CrdValidator::new(&Crd::from_value(&doc.value).unwrap()).expect("compiles");
         let verdict = v.validate(content.object(placement), crd_audit_engine::Mode::Stored);
         assert!(verdict.valid(), "{:?}", verdict.errors);
         assert!(verdict.pruned.is_empty(), "{:?}", verdict.pruned);
@@ -542,7 +542,7 @@ mod tests {
     fn reports_are_bounded() {
         let long = format!("{}.example.com", "x".repeat(50));
         let things = crd("Namespaced", &format!("things.{long}"));
-        let v = CrdValidator::new(&things);
+        let v = CrdValidator::new(&things).expect("compiles");
         let mut a = Audit::default();
         let ns = "n".repeat(63);
         for i in 0..5000 {

@@ -438,7 +438,8 @@ mod tests {
         let mut o = o;
         o["apiVersion"] = json!("example.com/v1");
         o["kind"] = json!(t.crd().kind.clone());
-        let v = crd_audit_engine::CrdValidator::new(&t.revision.unpack().unwrap());
+        let v =
+            crd_audit_engine::CrdValidator::new(&t.revision.unpack().unwrap()).expect("compiles");
         let j = judge(&v, o, true, true);
         t.audit.record(j);
         drop(reg);

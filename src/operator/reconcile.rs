@@ -10,7 +10,7 @@ use crate::audit::judge::{Audit, Key};
 use crate::audit::schema_audit::SchemaAudit;
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
-use crd_audit_engine::{CheckReport, check_crd_guarded_for};
+use crd_audit_engine::{CheckReport, check_crd};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::api::{Api, DeleteParams};
 use serde_json::Value;
@@ -69,7 +69,7 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     let check = {
         let c = crd.clone();
         let release = ctx.release().engine();
-        blocking(ctx, move || check_crd_guarded_for(&c, release)).await
+        blocking(ctx, move || check_crd(&*c, release)).await
     }
     .unwrap_or_else(|panic| CheckReport {
         crd: crd.name.clone(),

@@ -540,8 +540,8 @@ mod tests {
                         "x-kubernetes-validations": [{"rule": "self.metadata.name != 'forbidden'"}],
                         "properties": {"spec": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}}}}}}]}}))
         .unwrap();
-        let v = CrdValidator::new(&crd);
-        let check = crd_audit_engine::check_crd(&crd);
+        let v = CrdValidator::new(&crd).expect("compiles");
+        let check = crd_audit_engine::check_crd(&crd, crd_audit_engine::Release::NEWEST);
         let object = |name: &str, n: i64| {
             json!({"apiVersion": "example.com/v1", "kind": "Thing",
                 "metadata": {"name": name, "namespace": "ns", "resourceVersion": "7"}, "spec": {"n": n}})
@@ -606,7 +606,7 @@ mod tests {
         let changes = crd_audit_engine::diff(&old, &new);
         let change = LastChange::from_diff(&old, &new, &changes);
         assert!(change.tightened);
-        let v = CrdValidator::new(&new);
+        let v = CrdValidator::new(&new).expect("compiles");
         let mut audit = Audit::default();
         for i in 0..5_000 {
             let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing",
@@ -615,7 +615,7 @@ mod tests {
             let j: Judgement = judge(&v, obj, false, true);
             audit.record(j);
         }
-        let check = crd_audit_engine::check_crd(&new);
+        let check = crd_audit_engine::check_crd(&new, crd_audit_engine::Release::NEWEST);
         let st = status(&Inputs {
             crd: &new,
             check: &check,
@@ -662,7 +662,7 @@ mod tests {
         let new = crd(2, 1);
         let change = LastChange::from_diff(&old, &new, &crd_audit_engine::diff(&old, &new));
         let audit = Audit::default();
-        let check = crd_audit_engine::check_crd(&new);
+        let check = crd_audit_engine::check_crd(&new, crd_audit_engine::Release::NEWEST);
         let mut st = status(&Inputs {
             crd: &new,
             check: &check,

@@ -135,7 +135,7 @@ mod tests {
                 "versions": [{"name": "v1", "served": true, "storage": true,
                     "schema": {"openAPIV3Schema": {"type": "object"}}}]}}))
         .unwrap();
-        Arc::new(CrdValidator::new(&crd))
+        Arc::new(CrdValidator::new(&crd).expect("compiles"))
     }
 
     #[test]

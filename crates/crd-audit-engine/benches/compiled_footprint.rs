@@ -10,7 +10,7 @@
 //! change to a compiled form is measured, not guessed (`scripts/crossplane-crds.py` writes
 //! Crossplane-shaped CRDs to measure on).
 
-use crd_audit_engine::{Crd, CrdValidator, Release, check_crd_for};
+use crd_audit_engine::{Crd, CrdValidator, Release, check_crd};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -157,14 +157,14 @@ fn main() {
             };
             drop(value);
             let (mut validator, validator_bytes) =
-                kept(|| CrdValidator::for_release(&crd, release));
+                kept(|| CrdValidator::for_release(&crd, release).expect("compiles"));
             let before = live();
             validator.disable_cel();
             let cel = before.saturating_sub(live());
             drop(validator);
             PEAK.store(live(), Ordering::Relaxed);
             let start = live();
-            let (report, check) = kept(|| check_crd_for(&crd, release));
+            let (report, check) = kept(|| check_crd(&crd, release));
             let check_peak = PEAK.load(Ordering::Relaxed).saturating_sub(start);
             drop(report);
             let row = Row {

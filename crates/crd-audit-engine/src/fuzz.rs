@@ -280,10 +280,11 @@ pub fn validate(data: &[u8]) {
             _ => Crd::from_value(&default_crd()),
         };
         let Ok(crd) = crd else { return };
-        let validator = CrdValidator::new(&crd);
+        // Unguarded: a panic must reach the fuzzer.
+        let validator = CrdValidator::compile(&crd, crate::release::Release::NEWEST);
         for obj in docs {
-            let _ = validator.validate(obj.clone(), Mode::Stored);
-            let _ = validator.validate(obj, Mode::Create);
+            let _ = validator.validate_unguarded(obj.clone(), Mode::Stored);
+            let _ = validator.validate_unguarded(obj, Mode::Create);
         }
     });
 }
@@ -295,9 +296,12 @@ pub fn check(data: &[u8]) {
             let Ok(crd) = Crd::from_value(&doc) else {
                 continue;
             };
-            let borrowed = crate::structural::check::check_crd(&crd);
-            let owned = crate::structural::check::check_crd_owned(
+            // Unguarded: a panic must reach the fuzzer.
+            let release = crate::release::Release::NEWEST;
+            let borrowed = crate::structural::check::check_borrowed(&crd, release);
+            let owned = crate::structural::check::check_owned(
                 Crd::from_owned(doc).expect("read once already"),
+                release,
             );
             assert_eq!(borrowed, owned, "the two entry points disagree");
         }

@@ -2,23 +2,25 @@
 //! one CRD is caught and becomes an internal error for that object or CRD, and the caller
 //! goes on with the rest.
 //!
-//! [`catch`] runs a closure under [`std::panic::catch_unwind`]. While a guarded closure runs
-//! on a thread, the panic hook this module installs does not print the usual
-//! `thread '...' panicked at ...` report: it keeps the message and location for [`catch`] to
-//! return, so that the message is printed once, as part of the result. Panics outside a
-//! guarded closure go to the hook that was installed before (the default one prints them).
+//! [`catch`] runs a closure under [`std::panic::catch_unwind`] and returns the panic's
+//! message. The library installs no panic hook of its own: the process's hook (by default,
+//! Rust's, which prints `thread '...' panicked at ...`) sees the panic as usual. A program
+//! that reports the caught panic itself can call [`install_quiet_hook`] once at start: while
+//! a guarded closure runs on a thread, that hook prints nothing and keeps the message and
+//! location for [`catch`] to return, so the panic is reported once, as part of the result;
+//! panics outside a guarded closure go to the hook installed before.
 //!
 //! This only works when panics unwind (the default); a `panic = "abort"` profile would end
 //! the process instead.
 //!
-//! [`fault_point`] is a test hook: `CRD_AUDIT_INJECT_PANIC=site:name` makes the engine panic
-//! at that site for the object or CRD of that name, so that tests of the command line can
-//! check that a panic is contained.
+//! [`fault_point`] is a test hook, compiled in only with the `fault-injection` feature:
+//! `CRD_AUDIT_INJECT_PANIC=site:name` then makes the engine panic at that site for the object
+//! or CRD of that name, so that tests of a program can check that a panic is contained.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, PanicHookInfo};
-use std::sync::{Once, OnceLock};
+use std::sync::Once;
 
 thread_local! {
     /// How many guarded closures are running on this thread.
@@ -48,7 +50,10 @@ fn describe(info: &PanicHookInfo<'_>) -> String {
     }
 }
 
-fn install_hook() {
+/// Installs (once per process) the panic hook that keeps the panics of guarded closures for
+/// [`catch`] to return with their location, instead of printing them. Other panics go to the
+/// hook installed before.
+pub fn install_quiet_hook() {
     INSTALL.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -65,10 +70,9 @@ fn install_hook() {
     });
 }
 
-/// Runs `f`; a panic inside it is returned as `Err` with its message and location, and is
-/// not printed.
+/// Runs `f`; a panic inside it is returned as `Err` with its message (and its location, when
+/// [`install_quiet_hook`] was called; the panic is then not printed).
 pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    install_hook();
     GUARDED.with(|g| g.set(g.get() + 1));
     let result = std::panic::catch_unwind(AssertUnwindSafe(f));
     GUARDED.with(|g| g.set(g.get() - 1));
@@ -80,10 +84,10 @@ pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// Panics when the test hook `CRD_AUDIT_INJECT_PANIC` is `site:name` (read once per
-/// process); does nothing otherwise. Sites: `validate` (object name), `check` and `compile`
-/// (CRD name).
+/// process, with the `fault-injection` feature only); does nothing otherwise. Sites:
+/// `validate` (object name), `check` and `compile` (CRD name).
+#[inline]
 pub fn fault_point(site: &str, name: &str) {
-    static TARGET: OnceLock<Option<(String, String)>> = OnceLock::new();
     #[cfg(test)]
     if TEST_TARGET.with(|t| {
         t.borrow()
@@ -92,17 +96,24 @@ pub fn fault_point(site: &str, name: &str) {
     }) {
         panic!("injected panic at {site} for {name}");
     }
-    let target = TARGET.get_or_init(|| {
-        let spec = std::env::var("CRD_AUDIT_INJECT_PANIC").ok()?;
-        let (s, n) = spec.split_once(':')?;
-        Some((s.to_string(), n.to_string()))
-    });
-    if let Some((s, n)) = target
-        && s == site
-        && n == name
+    #[cfg(feature = "fault-injection")]
     {
-        panic!("injected panic at {site} for {name} (CRD_AUDIT_INJECT_PANIC)");
+        static TARGET: std::sync::OnceLock<Option<(String, String)>> =
+            std::sync::OnceLock::new();
+        let target = TARGET.get_or_init(|| {
+            let spec = std::env::var("CRD_AUDIT_INJECT_PANIC").ok()?;
+            let (s, n) = spec.split_once(':')?;
+            Some((s.to_string(), n.to_string()))
+        });
+        if let Some((s, n)) = target
+            && s == site
+            && n == name
+        {
+            panic!("injected panic at {site} for {name} (CRD_AUDIT_INJECT_PANIC)");
+        }
     }
+    #[cfg(not(any(test, feature = "fault-injection")))]
+    let _ = (site, name);
 }
 
 #[cfg(test)]
@@ -122,6 +133,7 @@ mod tests {
 
     #[test]
     fn a_panic_becomes_its_message_and_location() {
+        install_quiet_hook();
         let r: Result<(), String> = catch(|| panic!("boom {}", 7));
         let e = r.unwrap_err();
         assert!(e.starts_with(&format!("boom 7 (at {}:", file!())), "{e}");
@@ -130,6 +142,7 @@ mod tests {
 
     #[test]
     fn nested_guards_report_the_inner_panic() {
+        install_quiet_hook();
         let outer: Result<(), String> = catch(|| {
             let inner: Result<(), String> = catch(|| panic!("inner"));
             assert!(inner.unwrap_err().starts_with("inner"));
@@ -141,6 +154,7 @@ mod tests {
 
     #[test]
     fn injected_faults_fire_only_for_their_site_and_name() {
+        install_quiet_hook();
         inject_on_this_thread("check", "a.example.com");
         assert!(catch(|| fault_point("check", "b.example.com")).is_ok());
         assert!(catch(|| fault_point("validate", "a.example.com")).is_ok());

@@ -16,7 +16,7 @@
 //!   list types, embedded resources and CEL `x-kubernetes-validations`, with upstream's cost
 //!   limits.
 //! - [`Release`] names the Kubernetes release to judge by (1.36 unless said otherwise):
-//!   [`check_crd_for`] and [`CrdValidator::for_release`] check and compile a CRD as a server
+//!   [`check_crd`] and [`CrdValidator::for_release`] check and compile a CRD as a server
 //!   of that release does, in its CEL environments (a rule using a library the release lacks
 //!   does not compile there).
 //! - [`diff()`] classifies the changes between two revisions of a CRD (tightening,
@@ -48,7 +48,7 @@
 //!         }],
 //!     },
 //! }))?;
-//! let validator = CrdValidator::new(&crd);
+//! let validator = CrdValidator::new(&crd)?;
 //! let object = json!({
 //!     "apiVersion": "example.com/v1",
 //!     "kind": "Widget",
@@ -62,7 +62,7 @@
 //!     "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10"
 //! );
 //! assert_eq!(verdict.pruned, ["spec.colour"]);
-//! # Ok::<(), crd_audit_engine::CrdError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! The modules below the public API are internal (each names the upstream code it mirrors);
@@ -98,11 +98,8 @@ pub use cause::{BadValue, Cause, ErrorType, Path};
 pub use crd::{Crd, CrdError, Scope};
 pub use diff::{Change, Class, diff};
 pub use release::Release;
-pub use structural::check::{
-    CheckReport, check_crd, check_crd_for, check_crd_guarded, check_crd_guarded_for,
-    check_crd_owned_guarded, check_crd_owned_guarded_for,
-};
-pub use validate::{CrdValidator, Mode, Subresource, Verdict};
+pub use structural::check::{CheckInput, CheckReport, Condition, check_crd};
+pub use validate::{CompileError, CrdValidator, Mode, Subresource, Verdict};
 
 /// Go's renderings of values, as upstream's messages print them: for callers that word
 /// findings of their own the way the API server would.
@@ -114,7 +111,7 @@ pub mod render {
 /// Catching a panic (a bug) while judging one object or CRD, so that it becomes a finding for
 /// that input instead of the end of the process.
 pub mod panic_guard {
-    pub use crate::guard::{catch, fault_point};
+    pub use crate::guard::{catch, fault_point, install_quiet_hook};
 }
 
 /// Go's `time.ParseDuration`, as Kubernetes configuration files write durations.

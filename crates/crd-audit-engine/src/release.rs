@@ -3,7 +3,7 @@
 use crate::cel::env::{Env, NEWEST_RELEASE};
 use crate::schema::{Items, Props, SchemaOrBool};
 
-/// A Kubernetes release, 1.`minor`, whose semantics the engine applies: [`check_crd_for`]
+/// A Kubernetes release, 1.`minor`, whose semantics the engine applies: [`check_crd`]
 /// and [`CrdValidator::for_release`] judge as a kube-apiserver of that release would.
 ///
 /// What depends on the release:
@@ -22,7 +22,7 @@ use crate::schema::{Items, Props, SchemaOrBool};
 /// too); a release newer than the newest modelled ([`Release::NEWEST`]) is judged as the
 /// newest.
 ///
-/// [`check_crd_for`]: crate::check_crd_for
+/// [`check_crd`]: crate::check_crd
 /// [`CrdValidator::for_release`]: crate::CrdValidator::for_release
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Release {

@@ -4,8 +4,8 @@
 
 mod common;
 
+use crd_audit_engine::check_crd;
 use crd_audit_engine::crd::Crd;
-use crd_audit_engine::structural::check::check_crd;
 use serde_json::Value;
 
 /// Whether an expected CRD error comes from CEL (evaluated by another part of the engine).
@@ -55,7 +55,7 @@ fn structural_and_crd_errors_match_upstream() {
             .expect("one document")
             .expect("crd.yaml parses");
         let crd = Crd::from_value(&doc.value).expect("a CRD");
-        let report = check_crd(&crd);
+        let report = check_crd(&crd, crd_audit_engine::Release::NEWEST);
         let mut messages = Vec::new();
         rule_messages(&doc.value, &mut messages);
 

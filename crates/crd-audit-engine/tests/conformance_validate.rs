@@ -148,7 +148,7 @@ fn run(dir: &std::path::Path) {
             .remove(0)
             .unwrap();
         let crd = Crd::from_value(&crd_doc.value).unwrap();
-        let validator = CrdValidator::new(&crd);
+        let validator = CrdValidator::new(&crd).expect("compiles");
         let rules = Rules::of(&crd);
         let objects = std::fs::read_to_string(case.join("objects.yaml")).unwrap_or_default();
         let expected: Vec<Value> = std::fs::read_to_string(case.join("expected.jsonl"))

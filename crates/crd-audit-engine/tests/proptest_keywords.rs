@@ -145,7 +145,7 @@ proptest! {
                 "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema":
                     {"type": "object", "properties": {"spec": {"type": "object", "properties": {"l":
                         {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "integer"}}}}}}}}]}});
-        let v = CrdValidator::new(&Crd::from_value(&crd).unwrap());
+        let v = CrdValidator::new(&Crd::from_value(&crd).unwrap()).expect("compiles");
         let obj = json!({"apiVersion": "example.com/v1", "kind": "P", "metadata": {"name": "p"},
             "spec": {"l": items}});
         let got: Vec<String> = v.validate(obj, Mode::Create).errors.iter().map(Cause::message).collect();

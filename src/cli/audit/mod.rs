@@ -159,7 +159,7 @@ fn read_crds(
                 }
             };
             let sizes = size_limits::findings(&size_limits::measure(&as_manifest(raw)));
-            let report = crd_audit_engine::check_crd_guarded_for(&crd, release.engine());
+            let report = crd_audit_engine::check_crd(&crd, release.engine());
             checked.push(Checked {
                 revision: PackedCrd::pack(crd),
                 report,
@@ -332,12 +332,14 @@ fn audit_crd<W: Write>(
     let mut validator: Option<Result<CrdValidator, String>> = None;
     let compile = || {
         let crd = c.revision.unpack()?;
-        CrdValidator::for_release_guarded(&crd, release.engine()).map(|mut v| {
-            if !config.cel_enabled {
-                v.disable_cel();
-            }
-            v
-        })
+        CrdValidator::for_release(&crd, release.engine())
+            .map(|mut v| {
+                if !config.cel_enabled {
+                    v.disable_cel();
+                }
+                v
+            })
+            .map_err(|e| e.to_string())
     };
     // One thread reads pages while this one judges what was read: the LIST's transfer and
     // decoding overlap the judging. A few batches at most are in between.

@@ -1,4 +1,4 @@
-//! The CRD check entry point ([`check_crd`] and its variants) and the [`CheckReport`] it
+//! The CRD check entry point ([`check_crd`]) and the [`CheckReport`] it
 //! returns. Mirrors what apiextensions-apiserver does with a CRD on CREATE
 //! (`ValidateCustomResourceDefinition` in `pkg/apis/apiextensions/validation`, the
 //! `NonStructuralSchema` condition of `pkg/controller/nonstructuralschema`).
@@ -40,7 +40,7 @@ pub struct CheckReport {
     pub stored_versions_not_served: Vec<String>,
     /// Schemas that cannot even be decoded (the server refuses such a request outright).
     pub decode_errors: Vec<String>,
-    /// Checking the CRD hit a bug in crd-audit (a panic, caught by [`check_crd_guarded`]):
+    /// Checking the CRD hit a bug in crd-audit (a panic, caught by [`check_crd`]):
     /// the panic's message and location; nothing else of the report is filled in then.
     pub internal_error: Option<String>,
 }
@@ -74,31 +74,6 @@ pub fn aggregate(messages: &[String]) -> String {
                 .join(", ")
         ),
     }
-}
-
-/// [`check_crd`], with a panic (a bug) caught: the report then holds only the CRD's name
-/// and `internal_error` (the panic's message and location). The panic is not printed.
-pub fn check_crd_guarded(crd: &Crd) -> CheckReport {
-    check_crd_guarded_for(crd, Release::NEWEST)
-}
-
-/// [`check_crd_for`], with a panic (a bug) caught as in [`check_crd_guarded`].
-pub fn check_crd_guarded_for(crd: &Crd, release: Release) -> CheckReport {
-    crate::guard::catch(|| check_crd_for(crd, release))
-        .unwrap_or_else(|message| internal(&crd.name, message))
-}
-
-/// `check_crd_owned` (which takes the CRD by value), with a panic (a bug) caught as in [`check_crd_guarded`].
-pub fn check_crd_owned_guarded(crd: Crd) -> CheckReport {
-    check_crd_owned_guarded_for(crd, Release::NEWEST)
-}
-
-/// [`check_crd_owned_guarded`] as a server of `release` would check the CRD (see
-/// [`check_crd_for`]).
-pub fn check_crd_owned_guarded_for(crd: Crd, release: Release) -> CheckReport {
-    let name = crd.name.clone();
-    crate::guard::catch(move || check_crd_owned_for(crd, release))
-        .unwrap_or_else(|message| internal(&name, message))
 }
 
 fn internal(crd: &str, message: String) -> CheckReport {
@@ -159,17 +134,82 @@ fn schema_path(shared: bool, i: usize) -> Path {
     }
 }
 
-/// Checks every version of a CRD, as the newest release modelled ([`Release::NEWEST`],
-/// 1.36) would on create.
-pub fn check_crd(crd: &Crd) -> CheckReport {
-    check_crd_for(crd, Release::NEWEST)
+/// Checks every version of a CRD as a kube-apiserver of `release` would on create
+/// ([`Release::NEWEST`] for the newest modelled): its CEL rules compile in the environment of
+/// new expressions of that release (the libraries of its compatibility version, one release
+/// back), and a rule's `optionalOldSelf` is dropped before 1.30. See [`Release`].
+///
+/// Pass the CRD by reference to keep it, or by value to let each schema's JSON form be
+/// freed as it is decoded (a large CRD is then checked in less memory).
+///
+/// A panic while checking (a bug in crd-audit) is caught: the report then holds only the
+/// CRD's name and [`CheckReport::internal_error`].
+///
+/// ```
+/// use crd_audit_engine::{Crd, Release, check_crd};
+/// use serde_json::json;
+///
+/// let crd = Crd::from_value(&json!({
+///     "apiVersion": "apiextensions.k8s.io/v1",
+///     "kind": "CustomResourceDefinition",
+///     "metadata": {"name": "widgets.example.com"},
+///     "spec": {
+///         "group": "example.com",
+///         "names": {"kind": "Widget", "plural": "widgets"},
+///         "scope": "Namespaced",
+///         "versions": [{
+///             "name": "v1", "served": true, "storage": true,
+///             "schema": {"openAPIV3Schema": {
+///                 "type": "object",
+///                 "properties": {"spec": {"properties": {"size": {"type": "string"}}}},
+///             }},
+///         }],
+///     },
+/// }))?;
+/// let report = check_crd(&crd, Release::NEWEST);
+/// assert_eq!(
+///     report.non_structural[0].to_string(),
+///     "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"
+/// );
+/// # Ok::<(), crd_audit_engine::CrdError>(())
+/// ```
+pub fn check_crd<'a>(crd: impl Into<CheckInput<'a>>, release: Release) -> CheckReport {
+    let crd = crd.into();
+    let name = match &crd {
+        CheckInput::Borrowed(crd) => crd.name.clone(),
+        CheckInput::Owned(crd) => crd.name.clone(),
+    };
+    crate::guard::catch(move || match crd {
+        CheckInput::Borrowed(crd) => check_borrowed(crd, release),
+        CheckInput::Owned(crd) => check_owned(*crd, release),
+    })
+    .unwrap_or_else(|message| internal(&name, message))
 }
 
-/// Checks every version of a CRD as a kube-apiserver of `release` would on create: its CEL
-/// rules compile in the environment of new expressions of that release (the libraries of
-/// its compatibility version, one release back), and a rule's `optionalOldSelf` is dropped
-/// before 1.30. See [`Release`].
-pub fn check_crd_for(crd: &Crd, release: Release) -> CheckReport {
+/// The CRD given to [`check_crd`]: borrowed (`&Crd`), or owned (`Crd`: each schema's JSON
+/// form is then freed as it is decoded).
+#[derive(Debug)]
+pub enum CheckInput<'a> {
+    /// The caller keeps the CRD.
+    Borrowed(&'a Crd),
+    /// The check takes the CRD.
+    Owned(Box<Crd>),
+}
+
+impl<'a> From<&'a Crd> for CheckInput<'a> {
+    fn from(crd: &'a Crd) -> Self {
+        CheckInput::Borrowed(crd)
+    }
+}
+
+impl From<Crd> for CheckInput<'_> {
+    fn from(crd: Crd) -> Self {
+        CheckInput::Owned(Box::new(crd))
+    }
+}
+
+/// [`check_crd`] of a borrowed CRD, with no panic guard (fuzz targets want the panic).
+pub(crate) fn check_borrowed(crd: &Crd, release: Release) -> CheckReport {
     crate::guard::fault_point("check", &crd.name);
     let facts = raw_facts(crd);
     let mut decode_errors = Vec::new();
@@ -188,15 +228,8 @@ pub fn check_crd_for(crd: &Crd, release: Release) -> CheckReport {
     finish(crd, &facts, schemas, decode_errors, release)
 }
 
-/// [`check_crd`], taking the CRD: each schema's JSON form is freed as it is decoded, so that
-/// a large CRD is checked in less memory.
-#[cfg_attr(not(feature = "internals"), allow(dead_code))]
-pub fn check_crd_owned(crd: Crd) -> CheckReport {
-    check_crd_owned_for(crd, Release::NEWEST)
-}
-
-/// [`check_crd_for`], taking the CRD (as [`check_crd_owned`]).
-pub fn check_crd_owned_for(mut crd: Crd, release: Release) -> CheckReport {
+/// [`check_crd`] of an owned CRD, with no panic guard.
+pub(crate) fn check_owned(mut crd: Crd, release: Release) -> CheckReport {
     crate::guard::fault_point("check", &crd.name);
     let facts = raw_facts(&crd);
     let mut decode_errors = Vec::new();
@@ -507,7 +540,7 @@ mod tests {
             }
         }))
         .unwrap();
-        let r = check_crd(&crd);
+        let r = check_crd(&crd, Release::NEWEST);
         let fields: Vec<&str> = r.warning_fields.iter().map(Path::as_str).collect();
         assert_eq!(r.warnings.len(), fields.len(), "{:?}", r.warnings);
         assert_eq!(
@@ -537,9 +570,9 @@ mod tests {
             }
         }))
         .unwrap();
-        assert!(!check_crd_guarded(&crd).has_findings());
+        assert!(!check_crd(&crd, Release::NEWEST).has_findings());
         crate::guard::inject_on_this_thread("check", "things.example.com");
-        let r = check_crd_guarded(&crd);
+        let r = check_crd(&crd, Release::NEWEST);
         assert!(r.has_findings());
         assert_eq!(r.crd, "things.example.com");
         let e = r.internal_error.unwrap();

@@ -67,7 +67,7 @@ pub struct Verdict {
     /// stuck: every write to it is refused.
     pub update: Option<Box<Verdict>>,
     /// Judging the object hit a bug in crd-audit (a panic, caught by
-    /// [`CrdValidator::validate_guarded`]): code 500 and one `InternalError` cause that
+    /// [`CrdValidator::validate`]): code 500 and one `InternalError` cause that
     /// carries the panic's message.
     pub internal_error: bool,
 }
@@ -173,10 +173,25 @@ pub struct CrdValidator {
     pub(super) versions: Vec<VersionValidator>,
 }
 
+/// Compiling a CRD's validator hit a bug in crd-audit (a panic, caught): its message and
+/// location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    message: String,
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
 impl CrdValidator {
     /// Compiles the CRD's schemas and rules to judge objects as the newest release modelled
-    /// ([`Release::NEWEST`], 1.36) does.
-    pub fn new(crd: &Crd) -> CrdValidator {
+    /// ([`Release::NEWEST`], 1.36) does. See [`CrdValidator::for_release`].
+    pub fn new(crd: &Crd) -> Result<CrdValidator, CompileError> {
         CrdValidator::for_release(crd, Release::NEWEST)
     }
 
@@ -187,7 +202,18 @@ impl CrdValidator {
     /// `optionalOldSelf` is dropped before 1.30, as the server drops it from the CRDs it is
     /// given. Whether updates are ratcheted is the caller's to say
     /// ([`CrdValidator::validate_stored`]...). See [`Release`].
-    pub fn for_release(crd: &Crd, release: Release) -> CrdValidator {
+    ///
+    /// Problems of the CRD itself (a schema that cannot be served, a rule that does not
+    /// compile) are not errors here: objects get them as the server would answer them. The
+    /// only error is a panic while compiling (a bug in crd-audit), caught.
+    pub fn for_release(crd: &Crd, release: Release) -> Result<CrdValidator, CompileError> {
+        crate::guard::catch(|| CrdValidator::compile(crd, release)).map_err(|m| CompileError {
+            message: format!("internal error compiling CRD {}: {m}", crd.name),
+        })
+    }
+
+    /// [`CrdValidator::for_release`], with no panic guard.
+    pub(crate) fn compile(crd: &Crd, release: Release) -> CrdValidator {
         crate::guard::fault_point("compile", &crd.name);
         let env = release.stored_expressions();
         let versions = crd
@@ -228,17 +254,6 @@ impl CrdValidator {
             preserve_unknown_fields: crd.preserve_unknown_fields,
             versions,
         }
-    }
-
-    /// [`CrdValidator::new`], with a panic (a bug) caught and returned as its message.
-    pub fn new_guarded(crd: &Crd) -> Result<CrdValidator, String> {
-        CrdValidator::for_release_guarded(crd, Release::NEWEST)
-    }
-
-    /// [`CrdValidator::for_release`], with a panic (a bug) caught and returned as its message.
-    pub fn for_release_guarded(crd: &Crd, release: Release) -> Result<CrdValidator, String> {
-        crate::guard::catch(|| CrdValidator::for_release(crd, release))
-            .map_err(|m| format!("internal error compiling CRD {}: {m}", crd.name))
     }
 
     /// Stops evaluating CEL rules (the operator's `celEnabled: false`).
@@ -283,10 +298,13 @@ impl CrdValidator {
         &self.kind
     }
 
-    /// [`CrdValidator::validate`], with a panic (a bug) caught: the object then gets a
-    /// verdict with code 500 and a single `InternalError` cause at the root carrying the
-    /// panic's message and location, and `internal_error` set. The panic is not printed.
-    pub fn validate_guarded(&self, obj: Value, mode: Mode) -> Verdict {
+    /// Judges one object as the API server would on create ([`Mode::Create`]) or as stored
+    /// data ([`Mode::Stored`]). The object is consumed: it is pruned and defaulted on the way.
+    ///
+    /// A panic while judging (a bug in crd-audit) is caught: the object then gets a verdict
+    /// with code 500, a single `InternalError` cause at the root carrying the panic's
+    /// message, and [`Verdict::internal_error`] set.
+    pub fn validate(&self, obj: Value, mode: Mode) -> Verdict {
         let mut identity = Verdict {
             api_version: text_at(&obj, &["apiVersion"]),
             kind: text_at(&obj, &["kind"]),
@@ -299,7 +317,7 @@ impl CrdValidator {
         } else if identity.namespace.is_empty() {
             identity.namespace = "default".to_string();
         }
-        match crate::guard::catch(|| self.validate(obj, mode)) {
+        match crate::guard::catch(|| self.validate_unguarded(obj, mode)) {
             Ok(v) => v,
             Err(message) => Verdict {
                 code: 500,
@@ -398,8 +416,8 @@ impl CrdValidator {
         Ok(pruned)
     }
 
-    /// Judges one object. The object is consumed: it is pruned and defaulted on the way.
-    pub fn validate(&self, mut obj: Value, mode: Mode) -> Verdict {
+    /// [`CrdValidator::validate`], with no panic guard (fuzz targets want the panic).
+    pub(crate) fn validate_unguarded(&self, mut obj: Value, mode: Mode) -> Verdict {
         let text = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let api_version = text("apiVersion");
         let kind = text("kind");
@@ -539,10 +557,11 @@ mod tests {
 
     #[test]
     fn a_panic_while_judging_becomes_an_internal_error_verdict() {
-        let v = CrdValidator::new(&crd());
+        crate::guard::install_quiet_hook();
+        let v = CrdValidator::new(&crd()).unwrap();
         crate::guard::inject_on_this_thread("validate", "boom");
-        assert!(v.validate_guarded(thing("fine"), Mode::Create).valid());
-        let verdict = v.validate_guarded(thing("boom"), Mode::Create);
+        assert!(v.validate(thing("fine"), Mode::Create).valid());
+        let verdict = v.validate(thing("boom"), Mode::Create);
         assert!(verdict.internal_error);
         assert_eq!(verdict.code, 500);
         assert_eq!(
@@ -563,7 +582,7 @@ mod tests {
     #[test]
     fn a_panic_while_compiling_is_an_error() {
         crate::guard::inject_on_this_thread("compile", "things.example.com");
-        let e = CrdValidator::new_guarded(&crd()).unwrap_err();
+        let e = CrdValidator::new(&crd()).unwrap_err().to_string();
         assert!(
             e.starts_with("internal error compiling CRD things.example.com: injected panic"),
             "{e}"

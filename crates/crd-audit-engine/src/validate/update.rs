@@ -25,11 +25,17 @@ pub enum Subresource {
 }
 
 impl CrdValidator {
-    /// [`CrdValidator::validate_update`], with a panic (a bug) caught: the verdict then has
-    /// code 500 and one `InternalError` cause, as [`CrdValidator::validate_guarded`] does.
-    pub fn validate_update_guarded(&self, old: Value, new: Value, to: Subresource) -> Verdict {
+    /// Judges `new` as an UPDATE of the stored object `old` (both as read or sent, before
+    /// decoding): code 200 when the server accepts it, 422 with the causes it returns, 400 or
+    /// 404 with a request error. Errors in values the update leaves unchanged are tolerated
+    /// (CEL ones come back as [`Verdict::warnings`]). Sending `old` itself as `new` asks
+    /// whether the stored object can still be written at all.
+    ///
+    /// A panic while judging (a bug in crd-audit) is caught: the verdict then has code 500
+    /// and one `InternalError` cause, as [`CrdValidator::validate`] says.
+    pub fn validate_update(&self, old: Value, new: Value, to: Subresource) -> Verdict {
         let identity = self.identity(&new);
-        match crate::guard::catch(|| self.validate_update(old, new, to)) {
+        match crate::guard::catch(|| self.validate_update_unguarded(old, new, to)) {
             Ok(v) => v,
             Err(message) => Verdict {
                 code: 500,
@@ -44,12 +50,13 @@ impl CrdValidator {
         }
     }
 
-    /// Judges `new` as an UPDATE of the stored object `old` (both as read or sent, before
-    /// decoding): code 200 when the server accepts it, 422 with the causes it returns, 400 or
-    /// 404 with a request error. Errors in values the update leaves unchanged are tolerated
-    /// (CEL ones come back as [`Verdict::warnings`]). Sending `old` itself as `new` asks
-    /// whether the stored object can still be written at all.
-    pub fn validate_update(&self, mut old: Value, mut new: Value, to: Subresource) -> Verdict {
+    /// [`CrdValidator::validate_update`], with no panic guard.
+    pub(crate) fn validate_update_unguarded(
+        &self,
+        mut old: Value,
+        mut new: Value,
+        to: Subresource,
+    ) -> Verdict {
         let mut verdict = Verdict {
             code: 200,
             is_update: true,
@@ -211,12 +218,12 @@ impl CrdValidator {
     /// holds it, with both.
     pub fn validate_stored(&self, obj: Value, ratcheting: bool) -> Verdict {
         let stored = ratcheting.then(|| self.as_stored(&obj));
-        let mut verdict = self.validate_guarded(obj, Mode::Stored);
+        let mut verdict = self.validate(obj, Mode::Stored);
         if verdict.valid() || verdict.request_error.is_some() {
             return verdict;
         }
         let update = match stored {
-            Some(stored) => self.validate_update_guarded(stored.clone(), stored, Subresource::Main),
+            Some(stored) => self.validate_update(stored.clone(), stored, Subresource::Main),
             None => Verdict {
                 code: 422,
                 errors: verdict.errors.clone(),
