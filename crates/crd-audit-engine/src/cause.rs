@@ -42,18 +42,22 @@ impl Path {
         }
     }
 
+    /// An indexed element, rendered `[i]` (`field.Path.Index`).
     pub fn index(&self, i: usize) -> Self {
         Path(format!("{}[{}]", self.0, i))
     }
 
+    /// A keyed element, rendered `[k]` with the key unquoted (`field.Path.Key`).
     pub fn key(&self, k: &str) -> Self {
         Path(format!("{}[{}]", self.0, k))
     }
 
+    /// Whether this is the root (empty) path.
     pub fn is_root(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// The rendered path; empty for the root, which `Display` prints as `<nil>`.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -72,15 +76,25 @@ impl fmt::Display for Path {
 /// The cause types of `k8s.io/apimachinery/pkg/util/validation/field`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorType {
+    /// `field.ErrorTypeNotFound`; message prefix "Not found".
     NotFound,
+    /// `field.ErrorTypeRequired`; message prefix "Required value", bad value not printed.
     Required,
+    /// `field.ErrorTypeDuplicate`; message prefix "Duplicate value".
     Duplicate,
+    /// `field.ErrorTypeInvalid`; message prefix "Invalid value".
     Invalid,
+    /// `field.ErrorTypeNotSupported`; message prefix "Unsupported value".
     NotSupported,
+    /// `field.ErrorTypeForbidden`; message prefix "Forbidden", bad value not printed.
     Forbidden,
+    /// `field.ErrorTypeTooLong`; message prefix "Too long", bad value not printed.
     TooLong,
+    /// `field.ErrorTypeTooMany`; message prefix "Too many".
     TooMany,
+    /// `field.ErrorTypeInternal`; message prefix "Internal error", bad value not printed.
     Internal,
+    /// `field.ErrorTypeTypeInvalid`; message prefix "Invalid value", as for `Invalid`.
     TypeInvalid,
 }
 
@@ -143,6 +157,7 @@ pub enum BadValue {
     Int(i64),
     /// A Go `float64`: printed with `%v`.
     Float(f64),
+    /// A Go `bool`: printed with `%v`.
     Bool(bool),
     /// A Go `string`: printed with `%q`.
     Str(String),
@@ -150,7 +165,9 @@ pub enum BadValue {
     Json(Value),
     /// A value whose JSON rendering is already known (a Go struct, say).
     Rendered {
+        /// The JSON text printed in messages.
         json: String,
+        /// The value given as `badValue` in JSON output.
         value: Value,
     },
 }
@@ -202,13 +219,18 @@ impl BadValue {
 /// One field error.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cause {
+    /// The field path as the API server prints it (`StatusCause.field`).
     pub field: Path,
+    /// The cause type, which gives `StatusCause.reason` and the message prefix.
     pub kind: ErrorType,
+    /// The offending value, printed after the prefix unless the type omits it.
     pub bad_value: BadValue,
+    /// The detail appended to the message; empty for none.
     pub detail: String,
 }
 
 impl Cause {
+    /// A cause of any type; the arguments follow the fields of `field.Error`.
     pub fn new(
         kind: ErrorType,
         field: Path,
@@ -223,6 +245,7 @@ impl Cause {
         }
     }
 
+    /// `field.Required`: the bad value is `""`, which the message does not print.
     pub fn required(field: Path, detail: impl Into<String>) -> Self {
         Cause::new(
             ErrorType::Required,
@@ -232,6 +255,7 @@ impl Cause {
         )
     }
 
+    /// `field.Forbidden`: the bad value is `""`, which the message does not print.
     pub fn forbidden(field: Path, detail: impl Into<String>) -> Self {
         Cause::new(
             ErrorType::Forbidden,
@@ -241,18 +265,22 @@ impl Cause {
         )
     }
 
+    /// `field.Invalid`.
     pub fn invalid(field: Path, value: BadValue, detail: impl Into<String>) -> Self {
         Cause::new(ErrorType::Invalid, field, value, detail)
     }
 
+    /// `field.TypeInvalid`: printed as "Invalid value", with reason `FieldValueTypeInvalid`.
     pub fn type_invalid(field: Path, value: BadValue, detail: impl Into<String>) -> Self {
         Cause::new(ErrorType::TypeInvalid, field, value, detail)
     }
 
+    /// `field.InternalError`: no bad value, the error's text as detail.
     pub fn internal(field: Path, detail: impl Into<String>) -> Self {
         Cause::new(ErrorType::Internal, field, BadValue::Omit, detail)
     }
 
+    /// `field.Duplicate`: no detail.
     pub fn duplicate(field: Path, value: BadValue) -> Self {
         Cause::new(ErrorType::Duplicate, field, value, "")
     }

@@ -7,7 +7,9 @@ use serde_json::Value;
 /// Resource scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
+    /// `Namespaced`: objects live in a namespace.
     Namespaced,
+    /// `Cluster`: objects are cluster-scoped.
     Cluster,
 }
 
@@ -35,19 +37,32 @@ pub struct Version {
 /// A CRD, in the v1 shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Crd {
+    /// `metadata.name` (`<plural>.<group>` in a valid CRD).
     pub name: String,
+    /// `spec.group`.
     pub group: String,
+    /// `spec.names.kind`.
     pub kind: String,
+    /// `spec.names.plural`.
     pub plural: String,
+    /// `spec.names.singular`, defaulted to the lowercased kind as the server defaults it.
     pub singular: String,
+    /// `spec.names.listKind`, defaulted to the kind followed by `List`.
     pub list_kind: String,
+    /// `spec.scope`; anything but `Cluster` reads as `Namespaced`.
     pub scope: Scope,
+    /// `spec.versions`, in order (for v1beta1, with the top-level `version`, `validation` and
+    /// `subresources` folded in).
     pub versions: Vec<Version>,
+    /// `spec.preserveUnknownFields` (true by default in v1beta1).
     pub preserve_unknown_fields: bool,
+    /// `status.storedVersions`.
     pub stored_versions: Vec<String>,
     /// `spec.conversion.strategy` (`None` or `Webhook`).
     pub conversion_strategy: String,
+    /// `metadata.generation` (0 when absent).
     pub generation: i64,
+    /// `metadata.uid`.
     pub uid: String,
     /// The apiVersion the CRD document was written in.
     pub source_api_version: String,
@@ -86,7 +101,9 @@ pub struct SpecFacts {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{path}: {message}")]
 pub struct CrdError {
+    /// Where in the document the problem is (`spec`, `spec.versions[0]`, `<root>`).
     pub path: String,
+    /// What is wrong there.
     pub message: String,
 }
 
@@ -409,6 +426,7 @@ impl Crd {
         self.versions.iter().find(|v| v.storage)
     }
 
+    /// The entry of `spec.versions` named `name`, if any.
     pub fn version(&self, name: &str) -> Option<&Version> {
         self.versions.iter().find(|v| v.name == name)
     }

@@ -7,14 +7,19 @@ use crate::crd::{Crd, Scope};
 use crate::schema::{Props, SchemaOrBool};
 use serde_json::{Value, json};
 
+/// How a change affects the objects the CRD accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {
+    /// Objects valid before may be invalid (or lose data) after the change.
     Tightening,
+    /// Objects invalid before may be valid after the change.
     Loosening,
+    /// Validation does not change.
     Neutral,
 }
 
 impl Class {
+    /// The name used in reports: `tightening`, `loosening` or `neutral`.
     pub fn as_str(self) -> &'static str {
         match self {
             Class::Tightening => "tightening",
@@ -31,12 +36,16 @@ pub struct Change {
     pub version: String,
     /// The schema path (`spec.properties[replicas].maximum`), or the CRD field.
     pub path: String,
+    /// The change kind, in camelCase (`maximumAdded`, `versionRemoved`).
     pub kind: &'static str,
+    /// Whether the change tightens, loosens or keeps validation.
     pub class: Class,
+    /// A one-line explanation.
     pub reason: String,
 }
 
 impl Change {
+    /// The JSON form: `version`, `path`, `kind`, `class` (as [`Class::as_str`]) and `reason`.
     pub fn to_json(&self) -> Value {
         json!({"version": self.version, "path": self.path, "kind": self.kind,
             "class": self.class.as_str(), "reason": self.reason})

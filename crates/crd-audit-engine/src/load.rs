@@ -25,6 +25,7 @@ pub struct Document {
     pub index: usize,
     /// 1-based line where the document's content starts.
     pub line: usize,
+    /// The decoded document.
     pub value: Value,
 }
 
@@ -32,9 +33,13 @@ pub struct Document {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{}", self.render())]
 pub struct LoadError {
+    /// The name the caller gave the input (a file path, say).
     pub source_name: String,
+    /// Index of the document in its stream, counting from 0, when the error is about one.
     pub doc: Option<usize>,
+    /// 1-based line of the error, when known.
     pub line: Option<usize>,
+    /// What went wrong.
     pub message: String,
 }
 
@@ -226,6 +231,7 @@ pub struct YamlDocuments<'a, T: Input> {
 }
 
 impl<'a, T: Input> YamlDocuments<'a, T> {
+    /// Reads the documents of `parser`, naming `source_name` in errors.
     pub fn new(source_name: &str, parser: Parser<'a, T>) -> Self {
         YamlDocuments {
             parser,

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 /// A 1-based line and column in the input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Position {
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column.
     pub column: usize,
 }
 

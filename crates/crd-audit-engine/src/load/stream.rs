@@ -36,6 +36,7 @@ enum Kind {
 /// not tell apart), not decoded yet.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Piece {
+    /// The piece's text, as read from the input.
     pub text: String,
     /// Lines of the input before this piece.
     pub line_offset: usize,
@@ -178,6 +179,7 @@ pub struct PieceReader<R: BufRead> {
 }
 
 impl<R: BufRead> PieceReader<R> {
+    /// Cuts the input of `reader`, naming `source_name` in errors.
     pub fn new(source_name: &str, reader: R) -> Self {
         PieceReader {
             reader,
@@ -483,6 +485,7 @@ pub struct DocumentStream<R: BufRead> {
 }
 
 impl<R: BufRead> DocumentStream<R> {
+    /// Reads the documents of `reader`, naming `source_name` in errors.
     pub fn new(source_name: &str, reader: R) -> Self {
         DocumentStream {
             pieces: PieceReader::new(source_name, reader),

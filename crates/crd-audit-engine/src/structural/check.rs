@@ -20,16 +20,25 @@ use crate::schema::{Items, Props, SchemaOrBool};
 pub struct Condition {
     /// `True` (violations) or `Unknown` (a schema could not be converted).
     pub status: &'static str,
+    /// `Violations`, or `StructuralError` when a schema could not be converted.
     pub reason: &'static str,
+    /// The violations joined as `utilerrors.NewAggregate` joins them, or why a schema could
+    /// not be converted.
     pub message: String,
 }
 
 /// The result of checking one CRD.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CheckReport {
+    /// The CRD's `metadata.name`.
     pub crd: String,
+    /// The `NonStructuralSchema` violations, one cause each.
     pub non_structural: Vec<Cause>,
+    /// The `NonStructuralSchema` condition the server would set; `None` when every schema is
+    /// structural.
     pub condition: Option<Condition>,
+    /// The causes of the 422 a create of the CRD would get
+    /// (`ValidateCustomResourceDefinition`); empty when it would be accepted.
     pub crd_errors: Vec<Cause>,
     /// The create warnings (`WarningsOnCreate`): none when the CRD would be refused, as the
     /// server warns only about a CRD it creates.
@@ -37,6 +46,7 @@ pub struct CheckReport {
     /// The field of each warning, in order: the `format` of the schema it is about, as a
     /// path in the CRD as written (`spec.versions[i].schema.openAPIV3Schema...`).
     pub warning_fields: Vec<Path>,
+    /// Versions in `status.storedVersions` that `spec.versions` no longer lists or serves.
     pub stored_versions_not_served: Vec<String>,
     /// Schemas that cannot even be decoded (the server refuses such a request outright).
     pub decode_errors: Vec<String>,

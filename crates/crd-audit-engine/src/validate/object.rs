@@ -36,11 +36,14 @@ pub const CEL_NOT_CHECKED: &str = "some validation rules were not checked becaus
 /// The outcome for one object.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Verdict {
+    /// The object's `apiVersion`, as written (empty when absent).
     pub api_version: String,
+    /// The object's `kind`, as written (empty when absent).
     pub kind: String,
     /// The object's namespace as created: the request's `default` for a namespaced CRD when
     /// the object names none, empty for a cluster-scoped CRD.
     pub namespace: String,
+    /// The object's `metadata.name` (empty when absent).
     pub name: String,
     /// The HTTP status of the create: 201, 422, 400 (request refused before validation),
     /// 404 (the version is not served) or 500 (the CRD's schema cannot be served).
@@ -290,10 +293,12 @@ impl CrdValidator {
         self.namespaced
     }
 
+    /// The CRD's API group (`spec.group`).
     pub fn group(&self) -> &str {
         &self.group
     }
 
+    /// The CRD's kind (`spec.names.kind`).
     pub fn kind(&self) -> &str {
         &self.kind
     }
