@@ -918,6 +918,16 @@ fn policy_report(rest: &Rest, namespace: &str) -> Result<Value, ApiError> {
     }
 }
 
+fn open_report(rest: &Rest, namespace: &str) -> Result<Value, ApiError> {
+    if namespace.is_empty() {
+        rest.get("/apis/openreports.io/v1alpha1/clusterreports/crd-audit")
+    } else {
+        rest.get(&format!(
+            "/apis/openreports.io/v1alpha1/namespaces/{namespace}/reports/crd-audit"
+        ))
+    }
+}
+
 fn result_names(r: &Value) -> Vec<String> {
     r["results"]
         .as_array()
@@ -933,6 +943,7 @@ fn result_names(r: &Value) -> Vec<String> {
 /// picks them up once installed, and keeps one PolicyReport per namespace with invalid
 /// objects and a ClusterPolicyReport in step with the audit: results appear when a schema
 /// tightens, go when objects are fixed or deleted, and a report without results is deleted.
+/// Once OpenReports is installed, the results move there.
 #[test]
 fn policy_reports_follow_the_audit() {
     let _serial = serial();
@@ -1157,6 +1168,35 @@ fn policy_reports_follow_the_audit() {
             .ok()
             .filter(|r| invalid_names(r) == ["b"])
     });
+    // OpenReports installed (`policyReportsApi: auto`): the results move to a Report, with
+    // the same results, and the PolicyReport goes.
+    for f in [
+        "tests/data/openreports/report-crd.yaml",
+        "tests/data/openreports/clusterreport-crd.yaml",
+    ] {
+        apply_file(admin, f);
+    }
+    let open = wait_for("the team-a OpenReports Report", || {
+        open_report(admin, "team-a")
+            .ok()
+            .filter(|r| result_names(r) == ["b"])
+    });
+    assert_eq!(open["apiVersion"], "openreports.io/v1alpha1");
+    assert_eq!(open["kind"], "Report");
+    assert_eq!(open["source"], "crd-audit");
+    // The same results; their timestamps are those of the new report.
+    let without_timestamps = |r: &Value| {
+        let mut results = r["results"].clone();
+        for x in results.as_array_mut().unwrap() {
+            x.as_object_mut().unwrap().remove("timestamp");
+        }
+        results
+    };
+    assert_eq!(without_timestamps(&open), without_timestamps(&team_a));
+    assert_eq!(open["summary"], team_a["summary"]);
+    wait_for("the PolicyReport to go once OpenReports is used", || {
+        matches!(policy_report(admin, "team-a"), Err(e) if e.status == 404).then_some(())
+    });
     // The CRD goes: its results go, and the report with them.
     admin
         .delete(&format!(
@@ -1164,8 +1204,9 @@ fn policy_reports_follow_the_audit() {
         ))
         .unwrap();
     wait_for("the team-a report to be deleted with the CRD", || {
-        matches!(policy_report(admin, "team-a"), Err(e) if e.status == 404).then_some(())
+        matches!(open_report(admin, "team-a"), Err(e) if e.status == 404).then_some(())
     });
+    assert!(matches!(policy_report(admin, "team-a"), Err(e) if e.status == 404));
     let (status, log) = c.terminate();
     assert!(status.success(), "{log}");
     assert!(error_lines(&log).is_empty(), "{log}");

@@ -32,6 +32,8 @@ pub struct Config {
     /// objects) and a ClusterPolicyReport (cluster-scoped objects), for Policy Reporter and
     /// other readers of that API. Needs their CRDs installed (crd-audit never installs them).
     pub policy_reports: bool,
+    /// Which policy-report API the reports are written to (`policyReports: true`).
+    pub policy_reports_api: PolicyReportsApi,
     /// The memory (MiB, estimated) of compiled CRD validators kept between judgements; a
     /// CRD whose validator is not kept is compiled again when its objects change.
     #[serde(rename = "validatorCacheMiB")]
@@ -53,9 +55,29 @@ impl Default for Config {
             api_qps: 20.0,
             api_burst: 50,
             policy_reports: false,
+            policy_reports_api: PolicyReportsApi::Auto,
             validator_cache_mib: 16,
         }
     }
+}
+
+/// `policyReportsApi`: where the policy reports go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum PolicyReportsApi {
+    /// OpenReports (`openreports.io/v1alpha1` Report and ClusterReport) when its CRDs are
+    /// installed, else `wgpolicyk8s.io/v1alpha2` (PolicyReport and ClusterPolicyReport).
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    /// OpenReports only.
+    #[serde(rename = "openreports")]
+    OpenReports,
+    /// `wgpolicyk8s.io/v1alpha2` only.
+    #[serde(rename = "wgpolicyk8s")]
+    WgPolicy,
+    /// Both APIs, the same results in each.
+    #[serde(rename = "both")]
+    Both,
 }
 
 /// The largest `validatorCacheMiB` (64 GiB).
@@ -105,6 +127,7 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
         "maxListedObjects" | "validatorCacheMiB" => read::<usize>(v).err().map(|e| e.to_string()),
         "apiQps" => read::<f64>(v).err().map(|e| e.to_string()),
         "apiBurst" => read::<u32>(v).err().map(|e| e.to_string()),
+        "policyReportsApi" => read::<PolicyReportsApi>(v).err().map(|e| e.to_string()),
         "fullResyncInterval" => duration_of(value).err(),
         _ => None,
     }?;
@@ -241,6 +264,21 @@ mod tests {
                 .unwrap()
                 .policy_reports
         );
+        assert_eq!(c.policy_reports_api, PolicyReportsApi::Auto);
+        for (text, api) in [
+            ("auto", PolicyReportsApi::Auto),
+            ("openreports", PolicyReportsApi::OpenReports),
+            ("wgpolicyk8s", PolicyReportsApi::WgPolicy),
+            ("both", PolicyReportsApi::Both),
+        ] {
+            let c = Config::parse("c.yaml", &format!("policyReportsApi: {text}")).unwrap();
+            assert_eq!(c.policy_reports_api, api, "{text}");
+        }
+        let e = Config::parse("c.yaml", "policyReportsApi: kyverno").unwrap_err();
+        assert!(
+            e.starts_with("c.yaml: policyReportsApi: unknown variant `kyverno`, expected one of"),
+            "{e}"
+        );
         assert!(c.audits_group("a.example.com"));
         assert!(!c.audits_group("internal.example.com"));
         assert!(!c.audits_group("other.io"));
@@ -289,6 +327,8 @@ mod tests {
             "fullResyncInterval: soon",
             "emitEvents: maybe",
             "policyReports: yes please",
+            "policyReportsApi: kyverno",
+            "policyReportsApi: true",
             "excludeNamespaces: ['']",
             "[1, 2]",
         ] {

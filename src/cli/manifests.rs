@@ -10,8 +10,8 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Print a ClusterRole that grants read access only to the CRD groups present in the
-    /// cluster of the kubeconfig context (instead of `*`), and write access to the
-    /// wgpolicyk8s.io PolicyReports (`policyReports: true`).
+    /// cluster of the kubeconfig context (instead of `*`), and write access to the policy
+    /// reports (`policyReports: true`: OpenReports and wgpolicyk8s.io).
     #[arg(long)]
     pub rbac_for_cluster: bool,
     /// Kubeconfig for --rbac-for-cluster (default: $KUBECONFIG, then ~/.kube/config).
@@ -23,12 +23,15 @@ pub struct Args {
 }
 
 /// The ClusterRole reading exactly these groups' custom resources (its first rule), and
-/// writing the PolicyReports of `policyReports: true`.
+/// writing the policy reports of `policyReports: true` (its other rules).
 pub fn cluster_role(groups: &BTreeSet<String>) -> Value {
     json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
         "metadata": {"name": "crd-audit-objects"},
         "rules": [{"apiGroups": groups.iter().collect::<Vec<_>>(), "resources": ["*"],
             "verbs": ["get", "list", "watch"]},
+            {"apiGroups": ["openreports.io"],
+            "resources": ["reports", "clusterreports"],
+            "verbs": ["get", "list", "create", "patch", "update", "delete"]},
             {"apiGroups": ["wgpolicyk8s.io"],
             "resources": ["policyreports", "clusterpolicyreports"],
             "verbs": ["get", "list", "create", "patch", "update", "delete"]}]})
@@ -67,9 +70,10 @@ pub fn run(args: &Args) -> u8 {
 mod tests {
     use super::*;
 
-    /// The narrowed ClusterRole grants on PolicyReports exactly what the shipped one does.
+    /// The narrowed ClusterRole grants on the policy reports (OpenReports, wgpolicyk8s.io)
+    /// exactly what the shipped one does.
     #[test]
-    fn the_policy_report_rule_matches_the_shipped_rbac() {
+    fn the_policy_report_rules_match_the_shipped_rbac() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/rbac.yaml");
         let text = std::fs::read_to_string(&path).unwrap();
         let shipped: Vec<Value> = crd_audit_engine::load::parse_str("rbac.yaml", &text)
@@ -77,12 +81,15 @@ mod tests {
             .map(|d| d.unwrap().value)
             .filter(|d| d["kind"] == "ClusterRole" && d["metadata"]["name"] == "crd-audit")
             .flat_map(|d| d["rules"].as_array().cloned().unwrap_or_default())
-            .filter(|r| r["apiGroups"] == json!(["wgpolicyk8s.io"]))
+            .filter(|r| {
+                r["apiGroups"] == json!(["wgpolicyk8s.io"])
+                    || r["apiGroups"] == json!(["openreports.io"])
+            })
             .collect();
-        assert_eq!(shipped.len(), 1, "{shipped:?}");
+        assert_eq!(shipped.len(), 2, "{shipped:?}");
         let groups = BTreeSet::from(["example.com".to_string()]);
         let role = cluster_role(&groups);
         assert_eq!(role["rules"][0]["apiGroups"], json!(["example.com"]));
-        assert_eq!(role["rules"][1], shipped[0]);
+        assert_eq!(role["rules"].as_array().unwrap()[1..], shipped[..]);
     }
 }

@@ -34,6 +34,13 @@ pub struct State {
     pub policy_lists: usize,
     /// Writes (apply or delete) of PolicyReports tried.
     pub policy_writes: usize,
+    /// OpenReports (openreports.io/v1alpha1): whether its CRDs are installed (a 404 for every
+    /// request otherwise), its Reports and ClusterReports by (namespace, name), and its LISTs
+    /// and writes. Writes to it are refused (403) with `policy_forbidden` too.
+    pub openreports_installed: bool,
+    pub open_reports: BTreeMap<(String, String), Value>,
+    pub open_lists: usize,
+    pub open_writes: usize,
 }
 
 pub type Shared = Arc<Mutex<State>>;
@@ -118,8 +125,15 @@ pub fn start() -> (kube::Client, Shared) {
     (kube::Client::new(svc, "default"), state)
 }
 
-/// The wgpolicyk8s.io/v1alpha2 routes: LISTs of every namespace, apply and delete.
-fn policy_report(st: &mut State, method: &str, rest: &str, body: &[u8]) -> Response<Body> {
+/// The wgpolicyk8s.io/v1alpha2 (or, `open`, openreports.io/v1alpha1) routes: LISTs of every
+/// namespace, apply and delete.
+fn policy_report(
+    st: &mut State,
+    open: bool,
+    method: &str,
+    rest: &str,
+    body: &[u8],
+) -> Response<Body> {
     let parts: Vec<&str> = rest.split('/').collect();
     let (namespace, kind, name) = match parts.as_slice() {
         [kind] => ("", *kind, ""),
@@ -127,14 +141,48 @@ fn policy_report(st: &mut State, method: &str, rest: &str, body: &[u8]) -> Respo
         ["namespaces", ns, kind, name] => (*ns, *kind, *name),
         _ => return status(404, "NotFound", "not here"),
     };
-    let cluster = kind == "clusterpolicyreports";
-    if !cluster && kind != "policyreports" {
+    let (cluster_kind, namespaced_kind, api_version) = if open {
+        ("clusterreports", "reports", "openreports.io/v1alpha1")
+    } else {
+        (
+            "clusterpolicyreports",
+            "policyreports",
+            "wgpolicyk8s.io/v1alpha2",
+        )
+    };
+    let cluster = kind == cluster_kind;
+    if !cluster && kind != namespaced_kind {
         return status(404, "NotFound", "not here");
     }
+    let forbidden = format!(
+        "{kind}.{} is forbidden",
+        api_version.split('/').next().unwrap()
+    );
+    let missing = if open {
+        !st.openreports_installed
+    } else {
+        st.policy_crds_missing
+    };
+    let refused = st.policy_forbidden;
+    let namespace_missing = st.missing_namespaces.iter().any(|n| n == namespace);
+    let State {
+        policy_reports,
+        open_reports,
+        policy_lists,
+        open_lists,
+        policy_writes,
+        open_writes,
+        ..
+    } = &mut *st;
+    let (store, lists, writes) = if open {
+        (open_reports, open_lists, open_writes)
+    } else {
+        (policy_reports, policy_lists, policy_writes)
+    };
     if method == "GET" && name.is_empty() {
-        st.policy_lists += 1;
+        *lists += 1;
     }
-    if st.policy_crds_missing {
+    if missing {
         return status(
             404,
             "NotFound",
@@ -143,49 +191,34 @@ fn policy_report(st: &mut State, method: &str, rest: &str, body: &[u8]) -> Respo
     }
     match (method, name) {
         ("GET", "") => {
-            let items: Vec<Value> = st
-                .policy_reports
+            let items: Vec<Value> = store
                 .iter()
                 .filter(|((ns, _), _)| ns.is_empty() == cluster)
                 .map(|(_, r)| r.clone())
                 .collect();
-            ok(
-                &json!({"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "List",
-                "metadata": {"resourceVersion": "1"}, "items": items}),
-            )
+            ok(&json!({"apiVersion": api_version, "kind": "List",
+                "metadata": {"resourceVersion": "1"}, "items": items}))
         }
         ("PATCH", name) => {
-            st.policy_writes += 1;
-            if st.policy_forbidden {
-                return status(
-                    403,
-                    "Forbidden",
-                    "policyreports.wgpolicyk8s.io is forbidden",
-                );
+            *writes += 1;
+            if refused {
+                return status(403, "Forbidden", &forbidden);
             }
-            if st.missing_namespaces.iter().any(|n| n == namespace) {
+            if namespace_missing {
                 let message = format!("namespaces \"{namespace}\" not found");
                 return status(404, "NotFound", &message);
             }
             let mut applied: Value = serde_json::from_slice(body).unwrap_or_default();
             applied["metadata"]["resourceVersion"] = json!("1");
-            st.policy_reports
-                .insert((namespace.to_string(), name.to_string()), applied.clone());
+            store.insert((namespace.to_string(), name.to_string()), applied.clone());
             ok(&applied)
         }
         ("DELETE", name) => {
-            st.policy_writes += 1;
-            if st.policy_forbidden {
-                return status(
-                    403,
-                    "Forbidden",
-                    "policyreports.wgpolicyk8s.io is forbidden",
-                );
+            *writes += 1;
+            if refused {
+                return status(403, "Forbidden", &forbidden);
             }
-            match st
-                .policy_reports
-                .remove(&(namespace.to_string(), name.to_string()))
-            {
+            match store.remove(&(namespace.to_string(), name.to_string())) {
                 Some(_) => ok(&json!({"kind": "Status", "apiVersion": "v1", "status": "Success"})),
                 None => status(404, "NotFound", "not found"),
             }
@@ -246,7 +279,10 @@ fn answer(state: &Shared, method: &str, path: &str, body: &[u8]) -> Response<Bod
         };
     }
     if let Some(rest) = path.strip_prefix("/apis/wgpolicyk8s.io/v1alpha2/") {
-        return policy_report(&mut st, method, rest, body);
+        return policy_report(&mut st, false, method, rest, body);
+    }
+    if let Some(rest) = path.strip_prefix("/apis/openreports.io/v1alpha1/") {
+        return policy_report(&mut st, true, method, rest, body);
     }
     if path.starts_with("/apis/coordination.k8s.io/v1/namespaces/") {
         if st.fail_leases {

@@ -1,7 +1,11 @@
-//! What the `wgpolicyk8s.io/v1alpha2` reports say (`policyReports: true`), computed from the
-//! per-CRD audits the operator keeps: one `PolicyReport` named `crd-audit` per namespace that
-//! has invalid objects, one `ClusterPolicyReport` named `crd-audit` for cluster-scoped ones,
-//! one `fail` result per invalid object. Pure functions; `policy_reporter` writes them.
+//! What the policy reports say (`policyReports: true`), computed from the per-CRD audits the
+//! operator keeps: one report named `crd-audit` per namespace that has invalid objects, one
+//! cluster-wide report named `crd-audit` for cluster-scoped ones, one `fail` result per
+//! invalid object. Pure functions; `policy_reporter` writes them. The same content goes to
+//! either API ([`ReportApi`]): OpenReports (`openreports.io/v1alpha1` `Report` and
+//! `ClusterReport`, which Kyverno 1.15+ and Policy Reporter 3 read) or its predecessor
+//! `wgpolicyk8s.io/v1alpha2` (`PolicyReport` and `ClusterPolicyReport`). The two schemas are
+//! the same but for OpenReports' top-level `source` and `configuration`.
 //!
 //! Conventions followed (Kyverno, Policy Reporter): `source` on every result (Policy Reporter
 //! takes a report's source from its first result), `timestamp` with `nanos: 0`, one resource
@@ -17,8 +21,54 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 
-pub const GROUP: &str = "wgpolicyk8s.io";
-pub const VERSION: &str = "v1alpha2";
+/// The API a report is written to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReportApi {
+    /// `openreports.io/v1alpha1`: `Report`, `ClusterReport`.
+    OpenReports,
+    /// `wgpolicyk8s.io/v1alpha2`: `PolicyReport`, `ClusterPolicyReport`.
+    WgPolicy,
+}
+
+impl ReportApi {
+    pub fn group(self) -> &'static str {
+        match self {
+            ReportApi::OpenReports => "openreports.io",
+            ReportApi::WgPolicy => "wgpolicyk8s.io",
+        }
+    }
+
+    pub fn version(self) -> &'static str {
+        match self {
+            ReportApi::OpenReports => "v1alpha1",
+            ReportApi::WgPolicy => "v1alpha2",
+        }
+    }
+
+    pub fn api_version(self) -> String {
+        format!("{}/{}", self.group(), self.version())
+    }
+
+    /// The kind of the report of a placement (`""`: the cluster-wide one).
+    pub fn kind(self, placement: &str) -> &'static str {
+        match (self, placement.is_empty()) {
+            (ReportApi::OpenReports, true) => "ClusterReport",
+            (ReportApi::OpenReports, false) => "Report",
+            (ReportApi::WgPolicy, true) => "ClusterPolicyReport",
+            (ReportApi::WgPolicy, false) => "PolicyReport",
+        }
+    }
+
+    /// The resource (plural) of the report of a placement.
+    pub fn plural(self, placement: &str) -> &'static str {
+        match (self, placement.is_empty()) {
+            (ReportApi::OpenReports, true) => "clusterreports",
+            (ReportApi::OpenReports, false) => "reports",
+            (ReportApi::WgPolicy, true) => "clusterpolicyreports",
+            (ReportApi::WgPolicy, false) => "policyreports",
+        }
+    }
+}
 /// The name of every report crd-audit writes.
 pub const REPORT_NAME: &str = "crd-audit";
 /// `policy` and `source` of every result.
@@ -138,8 +188,8 @@ impl Content {
         self.total > self.results.len()
     }
 
-    /// The object to apply.
-    pub fn object(&self, placement: &str) -> Value {
+    /// The object to apply, in `api`.
+    pub fn object(&self, placement: &str, api: ReportApi) -> Value {
         let mut annotations = json!({ TOTAL_ANNOTATION: self.total.to_string() });
         if self.truncated() {
             annotations[TRUNCATED_ANNOTATION] = json!("true");
@@ -149,8 +199,14 @@ impl Content {
         if !placement.is_empty() {
             metadata["namespace"] = json!(placement);
         }
-        json!({"apiVersion": format!("{GROUP}/{VERSION}"), "kind": kind(placement),
-            "metadata": metadata, "summary": self.summary, "results": self.results})
+        let mut report = json!({"apiVersion": api.api_version(), "kind": api.kind(placement),
+            "metadata": metadata, "summary": self.summary, "results": self.results});
+        if api == ReportApi::OpenReports {
+            // The report's source (each result names it too: Kyverno and Policy Reporter
+            // read it there).
+            report["source"] = json!(POLICY);
+        }
+        report
     }
 
     /// What a report read from the server holds; `None` for a report crd-audit does not
@@ -178,14 +234,6 @@ impl Content {
                 total,
             },
         ))
-    }
-}
-
-pub fn kind(placement: &str) -> &'static str {
-    if placement.is_empty() {
-        "ClusterPolicyReport"
-    } else {
-        "PolicyReport"
     }
 }
 
@@ -387,25 +435,35 @@ mod tests {
         }
     }
 
-    /// The schema of the reports as Kyverno and the wg-policy project install it
-    /// (tests/data/policyreport): every report built here is valid and nothing is pruned.
+    /// The schemas of the reports as Kyverno, the wg-policy project and OpenReports install
+    /// them (tests/data/policyreport, tests/data/openreports): every report built here is
+    /// valid in both APIs and nothing is pruned.
     fn check_against_crd(placement: &str, content: &Content) {
-        let file = if placement.is_empty() {
-            "clusterpolicyreport-crd.yaml"
-        } else {
-            "policyreport-crd.yaml"
-        };
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/policyreport")
-            .join(file);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let doc = crd_audit_engine::load::parse_str(file, &text)
-            .remove(0)
-            .unwrap();
-        let v = CrdValidator::new(&Crd::from_value(&doc.value).unwrap()).expect("compiles");
-        let verdict = v.validate(content.object(placement), crd_audit_engine::Mode::Stored);
-        assert!(verdict.valid(), "{:?}", verdict.errors);
-        assert!(verdict.pruned.is_empty(), "{:?}", verdict.pruned);
+        for api in [ReportApi::WgPolicy, ReportApi::OpenReports] {
+            let (dir, file) = match (api, placement.is_empty()) {
+                (ReportApi::WgPolicy, true) => ("policyreport", "clusterpolicyreport-crd.yaml"),
+                (ReportApi::WgPolicy, false) => ("policyreport", "policyreport-crd.yaml"),
+                (ReportApi::OpenReports, true) => ("openreports", "clusterreport-crd.yaml"),
+                (ReportApi::OpenReports, false) => ("openreports", "report-crd.yaml"),
+            };
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(dir)
+                .join(file);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let doc = crd_audit_engine::load::parse_str(file, &text)
+                .remove(0)
+                .unwrap();
+            let crd = Crd::from_value(&doc.value).unwrap();
+            assert_eq!(crd.kind, api.kind(placement));
+            assert_eq!(crd.plural, api.plural(placement));
+            assert_eq!(crd.group, api.group());
+            let v = CrdValidator::new(&crd).expect("compiles");
+            let object = content.object(placement, api);
+            let verdict = v.validate(object, crd_audit_engine::Mode::Stored);
+            assert!(verdict.valid(), "{file}: {:?}", verdict.errors);
+            assert!(verdict.pruned.is_empty(), "{file}: {:?}", verdict.pruned);
+        }
     }
 
     #[test]
@@ -468,12 +526,20 @@ mod tests {
         );
         let cluster = &d[""];
         assert_eq!(cluster.results[0].resources[0].namespace, "");
-        let obj = cluster.object("");
+        let obj = cluster.object("", ReportApi::WgPolicy);
         assert_eq!(obj["kind"], "ClusterPolicyReport");
+        assert_eq!(obj["apiVersion"], "wgpolicyk8s.io/v1alpha2");
+        assert!(obj.get("source").is_none());
+        let open = cluster.object("", ReportApi::OpenReports);
+        assert_eq!(open["kind"], "ClusterReport");
+        assert_eq!(open["apiVersion"], "openreports.io/v1alpha1");
+        assert_eq!(open["source"], "crd-audit");
+        assert_eq!(open["results"], obj["results"]);
+        assert_eq!(ns1.object("ns1", ReportApi::OpenReports)["kind"], "Report");
         assert!(obj["metadata"].get("namespace").is_none());
         assert!(obj["results"][0]["resources"][0].get("namespace").is_none());
         assert_eq!(obj["metadata"]["labels"][MANAGED_BY], "crd-audit");
-        let obj = ns1.object("ns1");
+        let obj = ns1.object("ns1", ReportApi::WgPolicy);
         assert_eq!(obj["kind"], "PolicyReport");
         assert_eq!(obj["metadata"]["namespace"], "ns1");
         assert_eq!(obj["metadata"]["name"], "crd-audit");
@@ -485,7 +551,12 @@ mod tests {
         for (p, c) in &d {
             check_against_crd(p, c);
             // What is read back is what was written.
-            assert_eq!(Content::read(&c.object(p)), Some((p.clone(), c.clone())));
+            for api in [ReportApi::WgPolicy, ReportApi::OpenReports] {
+                assert_eq!(
+                    Content::read(&c.object(p, api)),
+                    Some((p.clone(), c.clone()))
+                );
+            }
         }
     }
 
@@ -567,7 +638,7 @@ mod tests {
         assert!(c.truncated());
         assert!(c.results.len() < 5000 && !c.results.is_empty());
         assert_eq!(c.summary.fail, c.results.len());
-        let obj = c.object(&ns);
+        let obj = c.object(&ns, ReportApi::WgPolicy);
         let size = serde_json::to_vec(&obj).unwrap().len();
         assert!(size < 800 << 10, "report of {size} bytes");
         assert_eq!(obj["metadata"]["annotations"][TOTAL_ANNOTATION], "5000");
@@ -601,10 +672,10 @@ mod tests {
             summary: Summary::default(),
             total: 0,
         };
-        let mut other = c.object("ns");
+        let mut other = c.object("ns", ReportApi::WgPolicy);
         other["metadata"]["name"] = json!("kyverno-report");
         assert!(Content::read(&other).is_none());
-        let mut unlabeled = c.object("ns");
+        let mut unlabeled = c.object("ns", ReportApi::WgPolicy);
         unlabeled["metadata"]["labels"] = json!({});
         assert!(Content::read(&unlabeled).is_none());
     }

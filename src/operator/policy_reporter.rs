@@ -1,24 +1,29 @@
-//! Writing the `wgpolicyk8s.io/v1alpha2` PolicyReports and the ClusterPolicyReport
-//! (`policyReports: true`; see `policy_report` for what they say). The writer LISTs the
+//! Writing the policy reports (`policyReports: true`; see `policy_report` for what they say),
+//! to OpenReports or `wgpolicyk8s.io/v1alpha2` as `policyReportsApi` says: one writer per
+//! API. With `auto`, the OpenReports writer tells the other whether OpenReports is served
+//! (its LIST succeeds); the `wgpolicyk8s.io` writer writes only while it is not, and deletes
+//! the reports it wrote once it is (a cluster that installs OpenReports moves over). Each
+//! writer LISTs the
 //! reports crd-audit manages (label `app.kubernetes.io/managed-by: crd-audit`, name
 //! `crd-audit`), then keeps them in step with the audits: a report is applied (server-side
 //! apply, field manager `crd-audit`, through the write limit) only when its content changed,
 //! and deleted when it has no result left. The LIST is repeated every `RESYNC` (a report
 //! deleted or edited behind the operator's back is written again).
 //!
-//! crd-audit never installs the PolicyReport CRDs (Kyverno ships its own, v1alpha2 only, under
+//! crd-audit never installs the report CRDs (Kyverno ships its own, v1alpha2 only, under
 //! the same name). While they are not served, or while crd-audit may not read or write the
 //! reports, it says so in a warning and tries again with backoff; the SchemaAudit reports
 //! are written by another task and go on regardless.
 
 use super::controller::Ctx;
 use super::policy_report::{
-    self, Content, CrdAudit, GROUP, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME, VERSION,
+    self, Content, CrdAudit, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME, ReportApi,
 };
+use crate::audit::config::PolicyReportsApi;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -33,29 +38,33 @@ const MAX_WRITE_BACKOFF: Duration = Duration::from_secs(60);
 /// Recompute at least this often even when nothing seems to have changed.
 const RECHECK: Duration = Duration::from_secs(60);
 
-/// The resource of the report of a placement (`""`: the ClusterPolicyReport).
-pub fn resource(placement: &str) -> ApiResource {
-    resource_of(placement.is_empty())
+/// The resource of the report of a placement (`""`: the cluster-wide one) in `api`.
+pub fn resource(api: ReportApi, placement: &str) -> ApiResource {
+    ApiResource {
+        group: api.group().into(),
+        version: api.version().into(),
+        api_version: api.api_version(),
+        kind: api.kind(placement).into(),
+        plural: api.plural(placement).into(),
+    }
 }
 
-fn resource_of(cluster: bool) -> ApiResource {
-    ApiResource {
-        group: GROUP.into(),
-        version: VERSION.into(),
-        api_version: format!("{GROUP}/{VERSION}"),
-        kind: if cluster {
-            "ClusterPolicyReport"
-        } else {
-            "PolicyReport"
-        }
-        .into(),
-        plural: if cluster {
-            "clusterpolicyreports"
-        } else {
-            "policyreports"
-        }
-        .into(),
-    }
+/// What `auto` knows of OpenReports, shared by its two writers.
+const UNKNOWN: u8 = 0;
+const SERVED: u8 = 1;
+/// Not installed, or crd-audit may not use it.
+const NOT_USABLE: u8 = 2;
+
+/// What a writer does with its API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Writes its API's reports.
+    Write,
+    /// `auto`, OpenReports: writes, and says whether OpenReports is usable.
+    Preferred,
+    /// `auto`, `wgpolicyk8s.io`: writes while OpenReports is not usable; once it is, deletes
+    /// the reports it wrote.
+    Fallback,
 }
 
 /// What changes in the registry when a report could change: cheap to compute, compared
@@ -97,31 +106,70 @@ fn failure(e: &kube::Error) -> Failure {
 
 struct Writer {
     ctx: Arc<Ctx>,
+    api: ReportApi,
+    role: Role,
+    /// `auto`: what is known of OpenReports (shared by the two writers).
+    openreports: Arc<AtomicU8>,
     /// What the server holds, per placement; `None` until listed (again).
     written: Option<BTreeMap<Placement, Content>>,
     list_at: Instant,
     list_backoff: Duration,
+    /// The last LIST found the API not served.
+    not_served: bool,
     resync_at: Instant,
     /// Per placement: when a failed write may be tried again, and the next backoff.
     retry: BTreeMap<Placement, (Instant, Duration)>,
-    last: Option<Fingerprint>,
+    last: Option<(Fingerprint, u8)>,
     recheck_at: Instant,
     limits: Limits,
 }
 
-/// Writes the PolicyReports while the controller runs.
+/// Writes the policy reports while the controller runs, to the APIs `policyReportsApi` says.
 pub async fn write_policy_reports(ctx: Arc<Ctx>) {
-    Writer::new(ctx, Limits::default()).run().await
+    let openreports = Arc::new(AtomicU8::new(UNKNOWN));
+    let writers = match ctx.config.policy_reports_api {
+        PolicyReportsApi::OpenReports => vec![(ReportApi::OpenReports, Role::Write)],
+        PolicyReportsApi::WgPolicy => vec![(ReportApi::WgPolicy, Role::Write)],
+        PolicyReportsApi::Both => vec![
+            (ReportApi::OpenReports, Role::Write),
+            (ReportApi::WgPolicy, Role::Write),
+        ],
+        PolicyReportsApi::Auto => vec![
+            (ReportApi::OpenReports, Role::Preferred),
+            (ReportApi::WgPolicy, Role::Fallback),
+        ],
+    };
+    let runs = writers.into_iter().map(|(api, role)| {
+        let mut w = Writer::new(
+            ctx.clone(),
+            api,
+            role,
+            openreports.clone(),
+            Limits::default(),
+        );
+        async move { w.run().await }
+    });
+    futures::future::join_all(runs).await;
 }
 
 impl Writer {
-    fn new(ctx: Arc<Ctx>, limits: Limits) -> Writer {
+    fn new(
+        ctx: Arc<Ctx>,
+        api: ReportApi,
+        role: Role,
+        openreports: Arc<AtomicU8>,
+        limits: Limits,
+    ) -> Writer {
         let now = Instant::now();
         Writer {
             ctx,
+            api,
+            role,
+            openreports,
             written: None,
             list_at: now,
             list_backoff: FIRST_BACKOFF,
+            not_served: false,
             resync_at: now,
             retry: BTreeMap::new(),
             last: None,
@@ -148,29 +196,44 @@ impl Writer {
         if !self.ctx.crds_listed.load(Ordering::Relaxed) {
             return;
         }
+        // `auto`: the wgpolicyk8s.io writer waits until OpenReports is known to be usable or
+        // not.
+        let openreports = self.openreports.load(Ordering::Relaxed);
+        if self.role == Role::Fallback && openreports == UNKNOWN {
+            return;
+        }
         let now = Instant::now();
         if self.written.is_none() || now >= self.resync_at {
-            if now < self.list_at {
+            if now < self.list_at && !(self.not_served && self.crds_seen()) {
                 return;
             }
             match self.list().await {
                 Ok(w) => {
                     if self.written.is_none() {
-                        tracing::info!(reports = w.len(), "writing PolicyReports");
+                        tracing::info!(api = %self.api.api_version(), reports = w.len(), "writing {}s", self.api.kind("ns"));
                     }
                     self.written = Some(w);
+                    self.not_served = false;
                     self.list_backoff = FIRST_BACKOFF;
                     self.resync_at = now + RESYNC;
                     self.last = None;
+                    if self.role == Role::Preferred {
+                        self.openreports.store(SERVED, Ordering::Relaxed);
+                    }
                 }
                 Err(f) => {
                     self.written = None;
+                    if self.role == Role::Preferred
+                        && matches!(f, Failure::NotServed(_) | Failure::Forbidden(_))
+                    {
+                        self.openreports.store(NOT_USABLE, Ordering::Relaxed);
+                    }
                     self.list_failed(f);
                     return;
                 }
             }
         }
-        let print = fingerprint(&self.ctx);
+        let print = (fingerprint(&self.ctx), openreports);
         let pending = !self.retry.is_empty();
         if self.last.as_ref() == Some(&print) && !pending && now < self.recheck_at {
             return;
@@ -178,8 +241,11 @@ impl Writer {
         let Some(written) = self.written.as_ref() else {
             return;
         };
-        let unix_now = k8s_openapi::jiff::Timestamp::now().as_second();
-        let desired = {
+        let desired = if self.role == Role::Fallback && openreports == SERVED {
+            // OpenReports took over: the reports written here go.
+            BTreeMap::new()
+        } else {
+            let unix_now = k8s_openapi::jiff::Timestamp::now().as_second();
             let reg = self.ctx.registry();
             let inputs = reg.values().map(|t| CrdAudit {
                 name: &t.crd().name,
@@ -216,7 +282,7 @@ impl Writer {
         {
             return true;
         }
-        let ar = resource(placement);
+        let ar = resource(self.api, placement);
         let api: Api<DynamicObject> = if placement.is_empty() {
             Api::all_with(self.ctx.client.clone(), &ar)
         } else {
@@ -227,7 +293,7 @@ impl Writer {
             Some(content) => {
                 self.ctx.metrics.api_write("patch");
                 let params = PatchParams::apply(FIELD_MANAGER).force();
-                let body = content.object(placement);
+                let body = content.object(placement, self.api);
                 api.patch(REPORT_NAME, &params, &Patch::Apply(&body))
                     .await
                     .map(|_| ())
@@ -273,14 +339,15 @@ impl Writer {
                     .get(placement)
                     .copied()
                     .unwrap_or((Instant::now(), FIRST_BACKOFF));
+                let (group, plurals) = self.names();
                 match f {
                     Failure::Forbidden(e) => {
                         tracing::warn!(%kind, namespace = %placement, error = %e, retry_in = ?backoff,
-                        "writing the PolicyReport is forbidden (grant create, patch, update and delete on wgpolicyk8s.io policyreports and clusterpolicyreports)")
+                        "writing the policy report is forbidden (grant create, patch, update and delete on {group} {plurals})")
                     }
                     Failure::NotServed(e) | Failure::Other(e) => {
                         tracing::warn!(%kind, namespace = %placement, error = %e, retry_in = ?backoff,
-                        "writing the PolicyReport failed")
+                        "writing the policy report failed")
                     }
                 }
                 self.retry.insert(
@@ -293,9 +360,14 @@ impl Writer {
                 // A 404: the CRDs went away, or only this namespace did. A LIST tells which.
                 if not_served && !self.served(placement.is_empty()).await {
                     self.written = None;
-                    self.list_failed(Failure::NotServed(
-                        "the PolicyReport resources are no longer served".into(),
-                    ));
+                    if self.role == Role::Preferred {
+                        self.openreports.store(NOT_USABLE, Ordering::Relaxed);
+                    }
+                    self.list_failed(Failure::NotServed(format!(
+                        "{} {} are no longer served",
+                        self.api.api_version(),
+                        self.names().1
+                    )));
                     return false;
                 }
                 true
@@ -303,15 +375,45 @@ impl Writer {
         }
     }
 
+    /// The API group and the resources of this writer's reports, for messages.
+    fn names(&self) -> (&'static str, String) {
+        let api = self.api;
+        (
+            api.group(),
+            format!("{} and {}", api.plural("ns"), api.plural("")),
+        )
+    }
+
+    /// Whether the CRD watch has seen both of this API's CRDs (audited like any other): a
+    /// writer that found them missing LISTs again at once instead of waiting out its backoff.
+    fn crds_seen(&self) -> bool {
+        let reg = self.ctx.registry();
+        ["ns", ""].iter().all(|placement| {
+            reg.contains_key(&format!(
+                "{}.{}",
+                self.api.plural(placement),
+                self.api.group()
+            ))
+        })
+    }
+
     fn list_failed(&mut self, f: Failure) {
+        self.not_served = matches!(f, Failure::NotServed(_));
         let retry_in = self.list_backoff;
+        let api = self.api.api_version();
+        let (group, plurals) = self.names();
         match f {
+            // `auto` finds OpenReports missing: expected, the other writer takes over.
+            Failure::NotServed(e) if self.role == Role::Preferred => {
+                tracing::info!(error = %e, ?retry_in,
+                "OpenReports ({api} {plurals}) is not installed; the policy reports go to wgpolicyk8s.io/v1alpha2 while it is not")
+            }
             Failure::NotServed(e) => tracing::warn!(error = %e, ?retry_in,
-                "the PolicyReport CRDs (wgpolicyk8s.io/v1alpha2 policyreports and clusterpolicyreports) are not installed; crd-audit does not install them (Kyverno or Policy Reporter do) and writes no PolicyReports until they are served"),
+                "the {} CRDs ({api} {plurals}) are not installed; crd-audit does not install them (Kyverno or Policy Reporter do) and writes no reports there until they are served", self.api.kind("ns")),
             Failure::Forbidden(e) => tracing::warn!(error = %e, ?retry_in,
-                "crd-audit may not read the PolicyReports (grant get, list, create, patch, update, delete on wgpolicyk8s.io policyreports and clusterpolicyreports)"),
+                "crd-audit may not read the policy reports (grant get, list, create, patch, update, delete on {group} {plurals})"),
             Failure::Other(e) => {
-                tracing::warn!(error = %e, ?retry_in, "listing the PolicyReports failed")
+                tracing::warn!(error = %e, ?retry_in, %api, "listing the policy reports failed")
             }
         }
         self.list_at = Instant::now() + retry_in;
@@ -321,7 +423,9 @@ impl Writer {
 
     /// Whether the server still serves the reports of this kind (`false` only on a 404).
     async fn served(&self, cluster: bool) -> bool {
-        let api: Api<DynamicObject> = Api::all_with(self.ctx.client.clone(), &resource_of(cluster));
+        let placement = if cluster { "" } else { "ns" };
+        let api: Api<DynamicObject> =
+            Api::all_with(self.ctx.client.clone(), &resource(self.api, placement));
         !matches!(
             api.list(&ListParams::default().limit(1)).await,
             Err(kube::Error::Api(s)) if s.code == 404
@@ -332,8 +436,9 @@ impl Writer {
     async fn list(&self) -> Result<BTreeMap<Placement, Content>, Failure> {
         let mut out = BTreeMap::new();
         for cluster in [true, false] {
+            let placement = if cluster { "" } else { "ns" };
             let api: Api<DynamicObject> =
-                Api::all_with(self.ctx.client.clone(), &resource_of(cluster));
+                Api::all_with(self.ctx.client.clone(), &resource(self.api, placement));
             let mut token: Option<String> = None;
             loop {
                 let mut params = ListParams::default()
@@ -407,7 +512,17 @@ mod tests {
 
     /// A controller with the two CRDs audited (their objects LISTed from the fake).
     async fn audited(objects: Vec<(&str, Vec<Value>)>) -> (Arc<Ctx>, fake_api::Shared) {
+        audited_with(objects, PolicyReportsApi::Auto, false).await
+    }
+
+    /// [`audited`], writing to `api`, with OpenReports installed or not.
+    async fn audited_with(
+        objects: Vec<(&str, Vec<Value>)>,
+        api: PolicyReportsApi,
+        openreports: bool,
+    ) -> (Arc<Ctx>, fake_api::Shared) {
         let (client, fake) = fake_api::start();
+        fake.lock().unwrap().openreports_installed = openreports;
         {
             let mut f = fake.lock().unwrap();
             for (plural, items) in objects {
@@ -416,6 +531,7 @@ mod tests {
         }
         let config = Config {
             policy_reports: true,
+            policy_reports_api: api,
             ..Config::default()
         };
         let ctx = Ctx::new(client, None, config, Arc::new(Metrics::new()), "test");
@@ -450,6 +566,14 @@ mod tests {
         fake.lock()
             .unwrap()
             .policy_reports
+            .get(&(ns.to_string(), "crd-audit".to_string()))
+            .cloned()
+    }
+
+    fn open_report(fake: &fake_api::Shared, ns: &str) -> Option<Value> {
+        fake.lock()
+            .unwrap()
+            .open_reports
             .get(&(ns.to_string(), "crd-audit".to_string()))
             .cloned()
     }
@@ -599,7 +723,13 @@ mod tests {
         })
         .await;
         ctx2.crds_listed.store(true, Ordering::Relaxed);
-        let mut w = Writer::new(ctx2.clone(), Limits::default());
+        let mut w = Writer::new(
+            ctx2.clone(),
+            ReportApi::WgPolicy,
+            Role::Write,
+            Arc::new(AtomicU8::new(UNKNOWN)),
+            Limits::default(),
+        );
         w.pass().await;
         assert!(w.written.is_some());
         assert_eq!(fake.lock().unwrap().policy_writes, writes);
@@ -697,6 +827,98 @@ mod tests {
         assert!((6..=9).contains(&writes), "{writes} writes");
         fake.lock().unwrap().missing_namespaces.clear();
         until("the ns1 report", || report(&fake, "ns1").is_some()).await;
+        writer.abort();
+    }
+
+    /// `auto`: wgpolicyk8s.io while OpenReports is not installed; once it is, the reports
+    /// move there (same results, `Report` and `ClusterReport` with their `source`) and the
+    /// wgpolicyk8s.io ones written before are deleted.
+    #[tokio::test(start_paused = true)]
+    async fn auto_moves_to_openreports_once_it_is_installed() {
+        let (ctx, fake) = audited(vec![
+            ("things", vec![obj("ns1", "a", "large")]),
+            ("nodes", vec![obj("", "n1", "huge")]),
+        ])
+        .await;
+        let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+        until("the wgpolicyk8s.io reports", || {
+            report(&fake, "ns1").is_some() && report(&fake, "").is_some()
+        })
+        .await;
+        assert!(fake.lock().unwrap().open_reports.is_empty());
+        let wg = report(&fake, "ns1").unwrap();
+        assert_eq!(wg["kind"], "PolicyReport");
+
+        fake.lock().unwrap().openreports_installed = true;
+        until("the OpenReports, and the old reports gone", || {
+            let f = fake.lock().unwrap();
+            f.open_reports.len() == 2 && f.policy_reports.is_empty()
+        })
+        .await;
+        let open = open_report(&fake, "ns1").unwrap();
+        assert_eq!(open["apiVersion"], "openreports.io/v1alpha1");
+        assert_eq!(open["kind"], "Report");
+        assert_eq!(open["source"], "crd-audit");
+        // The same results (their timestamps are those of the new report).
+        assert_eq!(names(&open), names(&wg));
+        assert_eq!(open["results"][0]["message"], wg["results"][0]["message"]);
+        assert_eq!(open["results"][0]["severity"], wg["results"][0]["severity"]);
+        assert_eq!(open["summary"], wg["summary"]);
+        assert_eq!(open_report(&fake, "").unwrap()["kind"], "ClusterReport");
+
+        // OpenReports goes away again: back to wgpolicyk8s.io.
+        {
+            let mut f = fake.lock().unwrap();
+            f.openreports_installed = false;
+            f.open_reports.clear();
+        }
+        observe(&ctx, THINGS, obj("ns1", "b", "large"));
+        until("the wgpolicyk8s.io reports again", || {
+            report(&fake, "ns1").is_some_and(|r| names(&r) == vec!["a", "b"])
+        })
+        .await;
+        writer.abort();
+    }
+
+    /// `both`: the same results in each API; `openreports`: never wgpolicyk8s.io, even while
+    /// OpenReports is not installed.
+    #[tokio::test(start_paused = true)]
+    async fn both_and_openreports_only() {
+        let objects = || {
+            vec![
+                ("things", vec![obj("ns1", "a", "large")]),
+                ("nodes", vec![obj("", "n1", "huge")]),
+            ]
+        };
+        let (ctx, fake) = audited_with(objects(), PolicyReportsApi::Both, true).await;
+        let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+        until("both APIs written", || {
+            let f = fake.lock().unwrap();
+            f.open_reports.len() == 2 && f.policy_reports.len() == 2
+        })
+        .await;
+        for ns in ["ns1", ""] {
+            let (open, wg) = (open_report(&fake, ns).unwrap(), report(&fake, ns).unwrap());
+            assert_eq!(names(&open), names(&wg));
+            assert_eq!(open["results"][0]["message"], wg["results"][0]["message"]);
+            assert_ne!(open["kind"], wg["kind"]);
+        }
+        writer.abort();
+
+        let (ctx, fake) = audited_with(objects(), PolicyReportsApi::OpenReports, false).await;
+        let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        {
+            let f = fake.lock().unwrap();
+            assert!(f.open_lists >= 1 && f.open_writes == 0);
+            assert_eq!((f.policy_lists, f.policy_writes), (0, 0));
+        }
+        fake.lock().unwrap().openreports_installed = true;
+        until("the OpenReports", || {
+            fake.lock().unwrap().open_reports.len() == 2
+        })
+        .await;
+        assert_eq!(fake.lock().unwrap().policy_lists, 0);
         writer.abort();
     }
 }
