@@ -5,7 +5,7 @@
 mod common;
 
 use common::{run, temp_file, text};
-use crd_audit::cli::size_limits::{self, Sizes};
+use crd_audit_engine::size_limits::{self, Sizes};
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -70,6 +70,36 @@ pub struct SchemaAuditStatus {
     pub last_audit_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_duration_seconds: Option<f64>,
+    /// Size limits the CRD exceeds as a manifest (client-side apply's annotation, the API
+    /// server's request body, etcd's request), as `crd-audit check` reports them.
+    #[serde(default)]
+    pub size_findings: Vec<SizeFinding>,
+}
+
+/// A size limit the CRD exceeds.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SizeFinding {
+    /// `warning` (client-side apply fails) or `error` (the CRD could not be written again).
+    pub severity: String,
+    /// `lastAppliedAnnotation`, `requestBody` or `etcdRequest`.
+    pub limit: String,
+    pub bytes: i64,
+    pub limit_bytes: i64,
+    pub message: String,
+}
+
+impl SizeFinding {
+    pub fn of(f: &crd_audit_engine::size_limits::Finding) -> SizeFinding {
+        let int = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        SizeFinding {
+            severity: f.severity.as_str().into(),
+            limit: f.limit_name.into(),
+            bytes: int(f.bytes),
+            limit_bytes: int(f.limit_bytes),
+            message: f.message.clone(),
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
@@ -229,6 +259,13 @@ mod tests {
             }),
             last_audit_time: Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH)),
             audit_duration_seconds: Some(0.5),
+            size_findings: vec![SizeFinding {
+                severity: "warning".into(),
+                limit: "lastAppliedAnnotation".into(),
+                bytes: 262_145,
+                limit_bytes: 262_144,
+                message: "client-side \"kubectl apply\" would fail".into(),
+            }],
         };
         let mut report = SchemaAudit::new(
             "things.example.com",

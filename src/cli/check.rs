@@ -3,12 +3,12 @@
 use super::inputs::{self, Sourced};
 use super::locate::{self, LazyPositions};
 use super::output::{self, Format};
-use super::size_limits::{self, Severity};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::release::KubeVersion;
 use crd_audit_engine::Cause;
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::positions::{DocumentPositions, Position};
+use crd_audit_engine::size_limits::{self, Severity};
 use crd_audit_engine::{CheckReport, check_crd};
 use serde_json::json;
 use std::io::Write;

@@ -2,8 +2,8 @@
 //! findings one by one (`audit`'s text and SARIF, JUnit test cases).
 
 use super::sarif::{self, check_rules};
-use super::size_limits::{self, Severity};
 use crd_audit_engine::CheckReport;
+use crd_audit_engine::size_limits::{self, Severity};
 
 /// How much a finding weighs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -223,7 +223,7 @@ pub fn check_case(
     out: &mut impl Write,
     item: &super::inputs::Sourced,
     report: &crd_audit_engine::CheckReport,
-    size_findings: &[super::size_limits::Finding],
+    size_findings: &[crd_audit_engine::size_limits::Finding],
 ) -> std::io::Result<()> {
     let outcome = check_outcome(report, size_findings);
     r.case(out, &item.file, &item.source(), &report.crd, &outcome)
@@ -233,7 +233,7 @@ pub fn check_case(
 /// not be judged.
 pub fn check_outcome(
     report: &crd_audit_engine::CheckReport,
-    size_findings: &[super::size_limits::Finding],
+    size_findings: &[crd_audit_engine::size_limits::Finding],
 ) -> Outcome {
     use super::crd_findings::Level;
     let found: Vec<_> = super::crd_findings::list(report, size_findings)

@@ -14,7 +14,6 @@ pub mod manifests;
 pub mod output;
 pub mod plan;
 pub mod sarif;
-pub mod size_limits;
 pub mod updates;
 pub mod validate;
 

@@ -47,6 +47,8 @@ pub struct Tracked {
     /// compiled when its objects are judged.
     pub revision: Arc<PackedCrd>,
     pub check: CheckReport,
+    /// The size limits the CRD exceeds as a manifest (usually none).
+    pub sizes: Vec<crd_audit_engine::size_limits::Finding>,
     /// Identifies the object audit of the current revision; results of older ones are
     /// dropped.
     pub epoch: u64,
@@ -462,6 +464,46 @@ mod tests {
         ctx.registry()
             .get("things.example.com")
             .is_some_and(|t| t.audited && t.crd().uid == uid)
+    }
+
+    /// A CRD too large for client-side `kubectl apply` (measured as a manifest: what the
+    /// server adds, managed fields and the old last-applied copy, does not count) has the
+    /// finding in its report; a smaller next generation clears it.
+    #[tokio::test(start_paused = true)]
+    async fn a_crd_too_large_for_client_side_apply_is_reported() {
+        let (client, _fake) = fake_api::start();
+        let ctx = context(client);
+        let mut big = crd("u1", 1, &["small"]);
+        big["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["description"] =
+            json!("x".repeat(270_000));
+        // Server-filled fields, larger than the limit on their own, are not measured.
+        big["metadata"]["managedFields"] =
+            json!([{"manager": "m", "fieldsV1": {"f:x": "y".repeat(300_000)}}]);
+        big["status"] = json!({"storedVersions": ["v1"], "filler": "z".repeat(300_000)});
+        super::super::reconcile::reconcile(&ctx, big).await;
+        let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+        assert_eq!(status.size_findings.len(), 1, "{:?}", status.size_findings);
+        let f = &status.size_findings[0];
+        assert_eq!(
+            (f.severity.as_str(), f.limit.as_str()),
+            ("warning", "lastAppliedAnnotation")
+        );
+        assert_eq!(f.limit_bytes, 262_144);
+        // The last-applied copy is the manifest: the description and a few hundred bytes.
+        assert!((270_000..271_000).contains(&f.bytes), "{}", f.bytes);
+        assert!(
+            f.message.contains("kubectl apply --server-side"),
+            "{}",
+            f.message
+        );
+
+        super::super::reconcile::reconcile(&ctx, crd("u1", 2, &["small"])).await;
+        let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+        assert!(
+            status.size_findings.is_empty(),
+            "{:?}",
+            status.size_findings
+        );
     }
 
     /// A CRD deleted and recreated under the same name (same generation, another UID, as

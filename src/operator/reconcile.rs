@@ -10,7 +10,7 @@ use crate::audit::judge::{Audit, Key};
 use crate::audit::schema_audit::SchemaAudit;
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
-use crd_audit_engine::{CheckReport, check_crd};
+use crd_audit_engine::{CheckReport, check_crd, size_limits};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::api::{Api, DeleteParams};
 use serde_json::Value;
@@ -40,10 +40,10 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
             return;
         }
     };
-    drop(raw);
     if !ctx.config.audits_group(&crd.group)
         || crate::audit::schema_audit::is_report_crd(&crd.group, &crd.kind)
     {
+        drop(raw);
         if ctx.registry().contains_key(&crd.name) {
             remove(ctx, &crd.name).await;
         }
@@ -66,6 +66,8 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         // A relist, or an update of what the audit does not read: nothing to check again.
         return;
     }
+    // Its size as a manifest, measured on the document (which it then frees): lengths only.
+    let sizes = size_limits::findings(&size_limits::measure(&size_limits::as_manifest(raw)));
     let check = {
         let c = crd.clone();
         let release = ctx.release().engine();
@@ -88,6 +90,7 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
                 let revision = Arc::new(t.revision.with_status_of(&crd));
                 t.revision = revision;
                 t.check = check;
+                t.sizes = sizes;
             }
             drop(reg);
             ctx.changed.notify_one();
@@ -151,6 +154,7 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     let mut t = Tracked {
         revision: revision.clone(),
         check,
+        sizes,
         epoch,
         audit: Audit::default(),
         audited: false,

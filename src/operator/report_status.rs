@@ -6,7 +6,7 @@
 
 use crate::audit::judge::{Audit, MAX_MESSAGE_BYTES, bounded};
 use crate::audit::schema_audit::{
-    ChangeEntry, InvalidObject, SchemaAuditStatus, SchemaChange, VersionAudit,
+    ChangeEntry, InvalidObject, SchemaAuditStatus, SchemaChange, SizeFinding, VersionAudit,
 };
 use crd_audit_engine::CheckReport;
 use crd_audit_engine::{Change, Class};
@@ -116,6 +116,8 @@ pub struct Inputs<'a> {
     pub audit_seconds: Option<f64>,
     /// Objects whose judgement panicked.
     pub internal_errors: usize,
+    /// The size limits the CRD exceeds as a manifest.
+    pub sizes: &'a [crd_audit_engine::size_limits::Finding],
 }
 
 /// Whether each version's schema is structural, from the check's causes (causes under
@@ -368,6 +370,7 @@ pub fn status(i: &Inputs) -> SchemaAuditStatus {
         last_schema_change: i.last_change.map(|c| c.report.clone()),
         last_audit_time: None,
         audit_duration_seconds: i.audit_seconds,
+        size_findings: i.sizes.iter().map(SizeFinding::of).collect(),
     }
 }
 
@@ -561,6 +564,7 @@ mod tests {
                 max_listed: 10,
                 audit_seconds: None,
                 internal_errors: 0,
+                sizes: &[],
             })
         };
         let st = report(true);
@@ -626,6 +630,7 @@ mod tests {
             max_listed: crate::audit::config::MAX_LISTED_OBJECTS,
             audit_seconds: Some(1.0),
             internal_errors: 0,
+            sizes: &[],
         });
         assert_eq!(st.invalid_objects.len(), 1000);
         assert!(st.invalid_objects_truncated);
@@ -673,6 +678,7 @@ mod tests {
             max_listed: 50,
             audit_seconds: None,
             internal_errors: 0,
+            sizes: &[],
         });
         let mut times = BTreeMap::new();
         stamp(

@@ -30,6 +30,7 @@ fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
         max_listed: ctx.config.max_listed_objects,
         audit_seconds: t.audit_seconds,
         internal_errors: t.audit.internal_errors(),
+        sizes: &t.sizes,
     });
     if let (Some((reason, _)), Some(c)) = (
         &t.blocked,

@@ -112,6 +112,16 @@ pub mod render {
     pub use crate::go::strconv::quote;
 }
 
+/// The size limits a CRD meets on its way into a cluster (the API server's request body and
+/// annotation limits, etcd's request limit), measured as Go's `json.Marshal` and the API
+/// server's protobuf encoding would size it.
+pub mod size_limits {
+    pub use crate::k8s::size_limits::{
+        ANNOTATIONS_LIMIT, ETCD_REQUEST_LIMIT, Finding, LAST_APPLIED, REQUEST_BODY_LIMIT, Severity,
+        Sizes, as_manifest, findings, last_applied_configuration, measure, stored_protobuf_size,
+    };
+}
+
 /// Catching a panic (a bug) while judging one object or CRD, so that it becomes a finding for
 /// that input instead of the end of the process.
 pub mod panic_guard {

@@ -14,12 +14,12 @@ use super::crd_findings::{self, Level};
 use super::junit;
 use super::output::{self, Format};
 use super::sarif;
-use super::size_limits;
 use crate::audit::config::Config;
 use crate::audit::schema_audit::is_report_crd;
 use crate::cluster::reader::{Cluster, ReadError};
 use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
+use crd_audit_engine::size_limits;
 use crd_audit_engine::{CheckReport, Crd, CrdValidator};
 use progress::Progress;
 use serde_json::{Value, json};
@@ -107,34 +107,6 @@ struct Checked {
     sizes: Vec<size_limits::Finding>,
 }
 
-/// The CRD as `kubectl get -o yaml` would give it to someone who wants to apply it again:
-/// without what the server fills in (status, managed fields, the last-applied copy), so
-/// that its size is the size of the manifest.
-fn as_manifest(mut crd: Value) -> Value {
-    if let Some(o) = crd.as_object_mut() {
-        o.remove("status");
-    }
-    if let Some(m) = crd.get_mut("metadata").and_then(Value::as_object_mut) {
-        for k in [
-            "managedFields",
-            "resourceVersion",
-            "uid",
-            "generation",
-            "creationTimestamp",
-            "selfLink",
-        ] {
-            m.remove(k);
-        }
-        if let Some(a) = m.get_mut("annotations").and_then(Value::as_object_mut) {
-            a.remove("kubectl.kubernetes.io/last-applied-configuration");
-            if a.is_empty() {
-                m.remove("annotations");
-            }
-        }
-    }
-    crd
-}
-
 /// Reads and checks every CRD the settings audit.
 fn read_crds(
     cluster: &Cluster,
@@ -158,7 +130,8 @@ fn read_crds(
                     return;
                 }
             };
-            let sizes = size_limits::findings(&size_limits::measure(&as_manifest(raw)));
+            let sizes =
+                size_limits::findings(&size_limits::measure(&size_limits::as_manifest(raw)));
             let report = crd_audit_engine::check_crd(&crd, release.engine());
             checked.push(Checked {
                 revision: PackedCrd::pack(crd),
@@ -519,28 +492,6 @@ mod tests {
         assert_eq!(
             line["errors"][0]["message"],
             "spec.owner: Invalid value: <string, 17 chars>: must not be <string, 17 chars>"
-        );
-    }
-
-    #[test]
-    fn a_manifest_drops_what_the_server_fills_in() {
-        let crd = json!({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": "a.b", "uid": "u", "resourceVersion": "1", "generation": 2,
-                "creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": [{}],
-                "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"}},
-            "spec": {"group": "b"},
-            "status": {"storedVersions": ["v1"]},
-        });
-        assert_eq!(
-            as_manifest(crd),
-            json!({
-                "apiVersion": "apiextensions.k8s.io/v1",
-                "kind": "CustomResourceDefinition",
-                "metadata": {"name": "a.b"},
-                "spec": {"group": "b"},
-            })
         );
     }
 

@@ -66,6 +66,47 @@ pub fn marshal(v: &Value) -> String {
     out
 }
 
+/// The byte length of `json.Marshal` of `v` ([`marshal`]), computed without writing it.
+pub fn marshal_len(v: &Value) -> usize {
+    match v {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_json(n).len(),
+        Value::String(s) => string_len(s),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(marshal_len).sum::<usize>()
+        }
+        Value::Object(map) => object_len(map.iter().map(|(k, v)| (k.as_str(), marshal_len(v)))),
+    }
+}
+
+/// The byte length of [`json_string`] of `s`.
+pub fn string_len(s: &str) -> usize {
+    2 + s.chars().map(escaped_len).sum::<usize>()
+}
+
+/// How many bytes [`json_string`] writes for `c`.
+fn escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\x08' | '\x0c' => 2,
+        '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// The byte length of a JSON object (as [`marshal`] writes it) with these keys and these
+/// lengths of their values.
+pub fn object_len<'a>(members: impl Iterator<Item = (&'a str, usize)>) -> usize {
+    let (mut n, mut count) = (2usize, 0usize);
+    for (k, len) in members {
+        n += string_len(k) + 1 + len;
+        count += 1;
+    }
+    n + count.saturating_sub(1)
+}
+
 fn json_into(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),

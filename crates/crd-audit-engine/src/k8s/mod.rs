@@ -4,3 +4,4 @@
 pub mod formats;
 pub mod names;
 pub mod quantity;
+pub mod size_limits;

@@ -1,5 +1,5 @@
 //! Size limits a CRD meets on its way into a cluster, measured on the CRD as read from its
-//! file (the `check` command):
+//! file, or on the CRD a server holds made back into a manifest ([`as_manifest`]):
 //!
 //! - client-side `kubectl apply` stores the whole object in the
 //!   `kubectl.kubernetes.io/last-applied-configuration` annotation, and the API server
@@ -13,7 +13,7 @@
 //!   stored size is the protobuf encoding of the CRD as kube-apiserver writes it on create
 //!   (see [`stored_protobuf_size`]).
 
-// The engine's Go renderings (json.Marshal of a decoded value): the only engine item used here.
+use crate::go::json::{marshal, marshal_len as json_len, object_len, string_len as json_string_len};
 use serde_json::{Map, Value};
 
 /// apimachinery `TotalAnnotationSizeLimitB`.
@@ -45,11 +45,14 @@ pub struct Sizes {
 /// How bad a size finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
+    /// The CRD can be written, but not by client-side `kubectl apply`.
     Warning,
+    /// The API server or etcd refuses the CRD.
     Error,
 }
 
 impl Severity {
+    /// `warning` or `error`, as the JSON output writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Warning => "warning",
@@ -61,11 +64,15 @@ impl Severity {
 /// One size limit a CRD exceeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
+    /// How bad it is.
     pub severity: Severity,
     /// `lastAppliedAnnotation`, `requestBody` or `etcdRequest`.
     pub limit_name: &'static str,
+    /// The size measured.
     pub bytes: usize,
+    /// The limit it exceeds.
     pub limit_bytes: usize,
+    /// What happens, in the words of the component that refuses it.
     pub message: String,
 }
 
@@ -82,6 +89,34 @@ impl Finding {
     }
 }
 
+/// The CRD as `kubectl get -o yaml` would give it to someone who wants to apply it again:
+/// without what the server fills in (status, managed fields, the last-applied copy), so that
+/// its size is the size of the manifest.
+pub fn as_manifest(mut crd: Value) -> Value {
+    if let Some(o) = crd.as_object_mut() {
+        o.remove("status");
+    }
+    if let Some(m) = crd.get_mut("metadata").and_then(Value::as_object_mut) {
+        for k in [
+            "managedFields",
+            "resourceVersion",
+            "uid",
+            "generation",
+            "creationTimestamp",
+            "selfLink",
+        ] {
+            m.remove(k);
+        }
+        if let Some(a) = m.get_mut("annotations").and_then(Value::as_object_mut) {
+            a.remove(LAST_APPLIED);
+            if a.is_empty() {
+                m.remove("annotations");
+            }
+        }
+    }
+    crd
+}
+
 /// Measures a CRD document (the decoded JSON value of its file). Only lengths are computed:
 /// nothing the size of the document is built.
 pub fn measure(crd: &Value) -> Sizes {
@@ -94,49 +129,6 @@ pub fn measure(crd: &Value) -> Sizes {
             == Some("apiextensions.k8s.io/v1"))
         .then(|| stored_protobuf_size(crd)),
     }
-}
-
-/// The byte length of Go's `json.Marshal` of a string (as [`crd_audit_engine::render::json_string`] writes it).
-fn json_string_len(s: &str) -> usize {
-    2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\x08' | '\x0c' => 2,
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf8(),
-        })
-        .sum::<usize>()
-}
-
-/// The byte length of [`crd_audit_engine::render::json`] of `v` (compact: the order of keys does not matter).
-fn json_len(v: &Value) -> usize {
-    match v {
-        Value::Null => 4,
-        Value::Bool(b) => {
-            if *b {
-                4
-            } else {
-                5
-            }
-        }
-        Value::Number(n) => crd_audit_engine::render::number_json(n).len(),
-        Value::String(s) => json_string_len(s),
-        Value::Array(items) => {
-            2 + items.len().saturating_sub(1) + items.iter().map(json_len).sum::<usize>()
-        }
-        Value::Object(map) => object_len(map.iter().map(|(k, v)| (k.as_str(), json_len(v)))),
-    }
-}
-
-/// The length of a JSON object given its keys and the lengths of their values.
-fn object_len<'a>(members: impl Iterator<Item = (&'a str, usize)>) -> usize {
-    let (mut n, mut count) = (2usize, 0usize);
-    for (k, len) in members {
-        n += json_string_len(k) + 1 + len;
-        count += 1;
-    }
-    n + count.saturating_sub(1)
 }
 
 /// The annotations kubectl keeps (kubectl `GetModifiedConfiguration`): the string annotations
@@ -252,7 +244,7 @@ pub fn last_applied_configuration(obj: &Value) -> (String, usize) {
     };
     metadata.insert("annotations".into(), Value::Object(annotations));
     top.insert("metadata".into(), Value::Object(metadata));
-    let mut text = crd_audit_engine::render::json(&Value::Object(top));
+    let mut text = marshal(&Value::Object(top));
     text.push('\n');
     (text, others)
 }
@@ -314,7 +306,7 @@ fn items<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 /// A signed integer as the decoded int64 (a varint of its two's complement).
 fn int_of(v: &Value) -> i64 {
     match v {
-        Value::Number(n) => crd_audit_engine::render::decoded_int(n).unwrap_or(0),
+        Value::Number(n) => crate::go::json::decoded_int(n).unwrap_or(0),
         _ => 0,
     }
 }
@@ -666,4 +658,32 @@ pub fn stored_protobuf_size(crd: &Value) -> usize {
         + delimited(1, crd_n)
         + delimited(1, 0)
         + delimited(1, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_manifest_drops_what_the_server_fills_in() {
+        let crd = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "a.b", "uid": "u", "resourceVersion": "1", "generation": 2,
+                "creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": [{}],
+                "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"}},
+            "spec": {"group": "b"},
+            "status": {"storedVersions": ["v1"]},
+        });
+        assert_eq!(
+            as_manifest(crd),
+            json!({
+                "apiVersion": "apiextensions.k8s.io/v1",
+                "kind": "CustomResourceDefinition",
+                "metadata": {"name": "a.b"},
+                "spec": {"group": "b"},
+            })
+        );
+    }
 }
