@@ -119,6 +119,7 @@ pub fn redacted_cause(c: &Cause) -> Cause {
         BadValue::Json(v) | BadValue::Rendered { value: v, .. } => {
             format!("<{}>", crd_audit_engine::render::json_kind(v))
         }
+        _ => "<value>".to_string(),
     };
     let mut copy = c.clone();
     copy.bad_value = BadValue::Rendered {

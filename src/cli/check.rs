@@ -240,12 +240,12 @@ fn sarif_input_error(
     item: &Sourced,
     message: String,
 ) -> std::io::Result<()> {
-    let e = crd_audit_engine::load::LoadError {
-        source_name: item.file.clone(),
-        doc: Some(item.doc.index),
-        line: Some(item.doc.line),
+    let e = crd_audit_engine::load::LoadError::new(
+        item.file.clone(),
+        Some(item.doc.index),
+        Some(item.doc.line),
         message,
-    };
+    );
     super::sarif::input_error(r, out, &item.file, &e)
 }
 
@@ -305,7 +305,7 @@ fn write_sarif(
         result(rule, &f.message, "", p)?;
     }
     for (w, (field, p)) in report.warnings.iter().zip(&at.warnings) {
-        result(check_rules::CRD_WARNING, w, field, p)?;
+        result(check_rules::CRD_WARNING, &w.message, field, p)?;
     }
     Ok(())
 }
@@ -385,9 +385,7 @@ impl Found<'_> {
                 })
                 .collect()
         };
-        let mut warning_fields: Vec<String> =
-            r.warning_fields.iter().map(|f| f.to_string()).collect();
-        warning_fields.resize(r.warnings.len(), String::new());
+        let warning_fields: Vec<String> = r.warnings.iter().map(|w| w.field.to_string()).collect();
         Positions {
             object,
             non_structural: causes(&r.non_structural),
@@ -439,7 +437,7 @@ fn write_json(
         "crd": r.crd,
         "nonStructural": causes_json(&r.non_structural, &at.non_structural),
         "crdErrors": causes_json(&r.crd_errors, &at.crd_errors),
-        "warnings": r.warnings,
+        "warnings": r.warnings.iter().map(|w| &w.message).collect::<Vec<_>>(),
         "warningPositions": fields(&at.warnings),
         "storedVersionsNotServed": r.stored_versions_not_served,
         "storedVersionsNotServedPositions": fields(&at.stored_versions_not_served),
@@ -497,12 +495,12 @@ fn write_text(
     }
     for (f, p) in found.sizes.iter().zip(&at.sizes) {
         match f.severity {
-            Severity::Error => writeln!(out, "{}: TooLarge: {}", head(p), f.message)?,
             Severity::Warning => writeln!(out, "{}: Warning: {}", head(p), f.message)?,
+            _ => writeln!(out, "{}: TooLarge: {}", head(p), f.message)?,
         }
     }
     for (w, (_, p)) in r.warnings.iter().zip(&at.warnings) {
-        writeln!(out, "{}: Warning: {w}", head(p))?;
+        writeln!(out, "{}: Warning: {}", head(p), w.message)?;
     }
     if !r.has_findings() && !found.sizes.iter().any(|f| f.severity == Severity::Error) {
         writeln!(out, "{}: ok", head(&at.object))?;

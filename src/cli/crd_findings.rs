@@ -81,17 +81,17 @@ pub fn list(report: &CheckReport, sizes: &[size_limits::Finding]) -> Vec<Finding
     for f in sizes {
         let rule = sarif::size_rule(f.limit_name);
         match f.severity {
-            Severity::Error => push("TooLarge", rule, Level::Finding, f.message.clone(), ""),
             Severity::Warning => push("Warning", rule, Level::Warning, f.message.clone(), ""),
+            _ => push("TooLarge", rule, Level::Finding, f.message.clone(), ""),
         }
     }
-    for (i, w) in report.warnings.iter().enumerate() {
-        let field = report.warning_fields.get(i).map_or("", |p| p.as_str());
+    for w in &report.warnings {
+        let field = w.field.as_str();
         push(
             "Warning",
             check_rules::CRD_WARNING,
             Level::Warning,
-            w.clone(),
+            w.message.clone(),
             field,
         );
     }
@@ -106,15 +106,13 @@ pub fn failing(found: &[Finding]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crd_audit_engine::{Cause, Path};
+    use crd_audit_engine::{Cause, Path, Warning};
 
     #[test]
     fn errors_come_first_and_warnings_alone_do_not_fail() {
-        let mut r = CheckReport {
-            crd: "a.b".into(),
-            warnings: vec!["w".into()],
-            ..CheckReport::default()
-        };
+        let mut r = CheckReport::default();
+        r.crd = "a.b".into();
+        r.warnings = vec![Warning::new("w", Path::new("spec"))];
         assert!(!failing(&list(&r, &[])));
         r.crd_errors.push(Cause::required(Path::new("spec"), "x"));
         r.internal_error = Some("boom".into());

@@ -227,12 +227,12 @@ fn open(path: &Path) -> Result<Box<dyn BufRead>, LoadError> {
     }
     match std::fs::File::open(path) {
         Ok(f) => Ok(Box::new(BufReader::with_capacity(1 << 16, f))),
-        Err(e) => Err(LoadError {
-            source_name: display_name(path),
-            doc: None,
-            line: None,
-            message: e.to_string(),
-        }),
+        Err(e) => Err(LoadError::new(
+            display_name(path),
+            None,
+            None,
+            e.to_string(),
+        )),
     }
 }
 
@@ -242,16 +242,12 @@ fn open(path: &Path) -> Result<Box<dyn BufRead>, LoadError> {
 pub fn unpack_lists(doc: Sourced) -> Vec<Sourced> {
     let copy = Sourced {
         file: doc.file.clone(),
-        doc: Document {
-            index: doc.doc.index,
-            line: doc.doc.line,
-            value: serde_json::Value::Null,
-        },
+        doc: Document::new(doc.doc.index, doc.doc.line, serde_json::Value::Null),
     };
     match try_unpack_lists(doc) {
         Ok(items) => items,
         Err((_, value)) => vec![Sourced {
-            doc: Document { value, ..copy.doc },
+            doc: Document::new(copy.doc.index, copy.doc.line, value),
             ..copy
         }],
     }

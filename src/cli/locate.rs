@@ -218,11 +218,7 @@ mod tests {
             ]
         );
         // The same order as the loader's.
-        let doc = crd_audit_engine::load::Document {
-            index: 0,
-            line: 1,
-            value: list.clone(),
-        };
+        let doc = crd_audit_engine::load::Document::new(0, 1, list.clone());
         let items = crd_audit_engine::load::list::unpack_list("x", doc).unwrap();
         assert_eq!(items.len(), item_paths(&list).len());
         assert_eq!(items[0].value["kind"], "A");

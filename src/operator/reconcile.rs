@@ -73,10 +73,11 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         let release = ctx.release().engine();
         blocking(ctx, move || check_crd(&*c, release)).await
     }
-    .unwrap_or_else(|panic| CheckReport {
-        crd: crd.name.clone(),
-        internal_error: Some(panic),
-        ..CheckReport::default()
+    .unwrap_or_else(|panic| {
+        let mut report = CheckReport::default();
+        report.crd = crd.name.clone();
+        report.internal_error = Some(panic);
+        report
     });
     if let Some(e) = &check.internal_error {
         ctx.metrics.internal_errors.inc();

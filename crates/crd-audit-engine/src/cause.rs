@@ -75,6 +75,7 @@ impl fmt::Display for Path {
 
 /// The cause types of `k8s.io/apimachinery/pkg/util/validation/field`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum ErrorType {
     /// `field.ErrorTypeNotFound`; message prefix "Not found".
     NotFound,
@@ -150,6 +151,7 @@ impl ErrorType {
 
 /// A bad value as the Go code holds it, which decides how the message prints it.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum BadValue {
     /// `field.OmitValueType`: not printed.
     Omit,
@@ -218,6 +220,7 @@ impl BadValue {
 
 /// One field error.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Cause {
     /// The field path as the API server prints it (`StatusCause.field`).
     pub field: Path,

@@ -15,6 +15,7 @@ pub enum Scope {
 
 /// The scale subresource's paths.
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Scale {
     pub spec_replicas_path: String,
     pub status_replicas_path: String,
@@ -23,6 +24,7 @@ pub struct Scale {
 
 /// One entry of `spec.versions`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Version {
     pub name: String,
     pub served: bool,
@@ -36,6 +38,7 @@ pub struct Version {
 
 /// A CRD, in the v1 shape.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Crd {
     /// `metadata.name` (`<plural>.<group>` in a valid CRD).
     pub name: String,
@@ -74,6 +77,7 @@ pub struct Crd {
 
 /// Fields of a CRD that only its create validation reads.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct SpecFacts {
     /// `spec.scope` as written (`Namespaced` when a v1beta1 CRD leaves it out).
     pub scope: String,

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 /// How a change affects the objects the CRD accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Class {
     /// Objects valid before may be invalid (or lose data) after the change.
     Tightening,
@@ -31,6 +32,7 @@ impl Class {
 
 /// One change.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Change {
     /// The version (empty for changes of the whole CRD).
     pub version: String,

@@ -102,7 +102,7 @@ pub use cause::{BadValue, Cause, ErrorType, Path};
 pub use crd::{Crd, CrdError, Scope};
 pub use diff::{Change, Class, diff};
 pub use release::Release;
-pub use structural::check::{CheckInput, CheckReport, Condition, check_crd};
+pub use structural::check::{CheckInput, CheckReport, Condition, Warning, check_crd};
 pub use validate::{CompileError, CrdValidator, Mode, Subresource, Verdict};
 
 /// Go's renderings of values, as upstream's messages print them: for callers that word

@@ -20,6 +20,7 @@ pub const MAX_NODES: usize = 20_000_000;
 
 /// One decoded document.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Document {
     /// Index of the document in its stream, counting from 0 (empty documents included).
     pub index: usize,
@@ -29,9 +30,17 @@ pub struct Document {
     pub value: Value,
 }
 
+impl Document {
+    /// Document `index` of its stream, starting at `line`, holding `value`.
+    pub fn new(index: usize, line: usize, value: Value) -> Document {
+        Document { index, line, value }
+    }
+}
+
 /// Why a document could not be read; `doc`/`line` locate it.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{}", self.render())]
+#[non_exhaustive]
 pub struct LoadError {
     /// The name the caller gave the input (a file path, say).
     pub source_name: String,
@@ -44,6 +53,21 @@ pub struct LoadError {
 }
 
 impl LoadError {
+    /// A load error of `source_name`, located at document `doc` and `line` when known.
+    pub fn new(
+        source_name: impl Into<String>,
+        doc: Option<usize>,
+        line: Option<usize>,
+        message: impl Into<String>,
+    ) -> LoadError {
+        LoadError {
+            source_name: source_name.into(),
+            doc,
+            line,
+            message: message.into(),
+        }
+    }
+
     fn render(&self) -> String {
         let mut s = self.source_name.clone();
         if let Some(d) = self.doc {

@@ -148,7 +148,7 @@ fn structural_and_crd_errors_match_upstream() {
         if expected["code"] == 201 {
             warn_total += 1;
             let mut a = exp_warn.clone();
-            let mut b = report.warnings.clone();
+            let mut b: Vec<String> = report.warnings.iter().map(|w| w.message.clone()).collect();
             a.sort();
             b.sort();
             if a == b {

@@ -472,20 +472,18 @@ mod tests {
             sarif: sarif::audit_report(),
             flush_each: false,
         };
-        let v = Verdict {
-            api_version: "example.com/v1".into(),
-            kind: "Widget".into(),
-            namespace: "default".into(),
-            name: "w".into(),
-            code: 422,
-            errors: vec![Cause::new(
-                ErrorType::Invalid,
-                Path::new("spec").child("owner"),
-                BadValue::Str("alice@example.com".into()),
-                "must not be alice@example.com",
-            )],
-            ..Verdict::default()
-        };
+        let mut v = Verdict::default();
+        v.api_version = "example.com/v1".into();
+        v.kind = "Widget".into();
+        v.namespace = "default".into();
+        v.name = "w".into();
+        v.code = 422;
+        v.errors = vec![Cause::new(
+            ErrorType::Invalid,
+            Path::new("spec").child("owner"),
+            BadValue::Str("alice@example.com".into()),
+            "must not be alice@example.com",
+        )];
         w.object("widgets.example.com", &v).unwrap();
         let line: Value = serde_json::from_slice(&w.out).unwrap();
         assert!(!line.to_string().contains("alice"), "{line}");

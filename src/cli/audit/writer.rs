@@ -67,7 +67,7 @@ impl<W: Write> Writer<W> {
                     "crd": name,
                     "nonStructural": causes(&c.report.non_structural),
                     "crdErrors": causes(&c.report.crd_errors),
-                    "warnings": c.report.warnings,
+                    "warnings": c.report.warnings.iter().map(|w| &w.message).collect::<Vec<_>>(),
                     "storedVersionsNotServed": c.report.stored_versions_not_served,
                     "sizeFindings": c.sizes.iter().map(size_limits::Finding::to_json).collect::<Vec<_>>(),
                 });
@@ -147,12 +147,10 @@ impl<W: Write> Writer<W> {
                 self.out.write_all(b"\n")?;
             }
             Format::Sarif => {
-                let redacted_verdict;
+                let mut redacted_verdict;
                 let v = if self.redact {
-                    redacted_verdict = Verdict {
-                        errors: v.errors.iter().map(redacted_cause).collect(),
-                        ..v.clone()
-                    };
+                    redacted_verdict = v.clone();
+                    redacted_verdict.errors = v.errors.iter().map(redacted_cause).collect();
                     &redacted_verdict
                 } else {
                     v

@@ -484,19 +484,17 @@ mod tests {
 
     #[test]
     fn objects_without_a_file_are_named_by_logical_locations() {
-        let v = Verdict {
-            api_version: "example.com/v1".into(),
-            kind: "Widget".into(),
-            namespace: "default".into(),
-            name: "w".into(),
-            code: 422,
-            errors: vec![Cause::invalid(
-                crd_audit_engine::Path::new("spec").child("replicas"),
-                crd_audit_engine::BadValue::Int(9),
-                "too many",
-            )],
-            ..Verdict::default()
-        };
+        let mut v = Verdict::default();
+        v.api_version = "example.com/v1".into();
+        v.kind = "Widget".into();
+        v.namespace = "default".into();
+        v.name = "w".into();
+        v.code = 422;
+        v.errors = vec![Cause::invalid(
+            crd_audit_engine::Path::new("spec").child("replicas"),
+            crd_audit_engine::BadValue::Int(9),
+            "too many",
+        )];
         let mut r = plan_report();
         let mut out = Vec::new();
         let place = Place::Cluster {

@@ -493,7 +493,7 @@ pub fn change_rule(class: crd_audit_engine::Class) -> &'static str {
     match class {
         crd_audit_engine::Class::Tightening => TIGHTENING.id,
         crd_audit_engine::Class::Loosening => LOOSENING.id,
-        crd_audit_engine::Class::Neutral => NEUTRAL.id,
+        _ => NEUTRAL.id,
     }
 }
 

@@ -89,16 +89,15 @@ pub enum SubresourceArg {
 fn not_compiled(obj: &Value, message: &str) -> Verdict {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
     let meta = obj.get("metadata");
-    Verdict {
-        api_version: text(obj.get("apiVersion")),
-        kind: text(obj.get("kind")),
-        namespace: text(meta.and_then(|m| m.get("namespace"))),
-        name: text(meta.and_then(|m| m.get("name"))),
-        code: 500,
-        errors: vec![Cause::internal(Path::root(), message)],
-        internal_error: true,
-        ..Verdict::default()
-    }
+    let mut v = Verdict::default();
+    v.api_version = text(obj.get("apiVersion"));
+    v.kind = text(obj.get("kind"));
+    v.namespace = text(meta.and_then(|m| m.get("namespace")));
+    v.name = text(meta.and_then(|m| m.get("name")));
+    v.code = 500;
+    v.errors = vec![Cause::internal(Path::root(), message)];
+    v.internal_error = true;
+    v
 }
 
 /// The line for an object no given CRD defines.
@@ -121,15 +120,14 @@ fn unknown_kind(obj: &Value, origin: &str) -> Verdict {
             crd_audit_engine::render::quote(&api_version)
         )
     };
-    Verdict {
-        api_version,
-        kind,
-        namespace: text(meta.and_then(|m| m.get("namespace"))),
-        name: text(meta.and_then(|m| m.get("name"))),
-        code: 404,
-        request_error: Some(message),
-        ..Verdict::default()
-    }
+    let mut v = Verdict::default();
+    v.api_version = api_version;
+    v.kind = kind;
+    v.namespace = text(meta.and_then(|m| m.get("namespace")));
+    v.name = text(meta.and_then(|m| m.get("name")));
+    v.code = 404;
+    v.request_error = Some(message);
+    v
 }
 
 #[derive(Default)]
@@ -184,12 +182,12 @@ type Judged = (Verdict, bool, Located);
 
 /// An input error for a bug met while reading or judging input.
 fn internal_load_error(file: &str, message: String) -> LoadError {
-    LoadError {
-        source_name: file.to_string(),
-        doc: None,
-        line: None,
-        message: format!("crd-audit failed while reading this input (a bug): {message}"),
-    }
+    LoadError::new(
+        file,
+        None,
+        None,
+        format!("crd-audit failed while reading this input (a bug): {message}"),
+    )
 }
 
 fn parse(job: Job) -> Parsed {

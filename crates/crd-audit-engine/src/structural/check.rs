@@ -17,6 +17,7 @@ use crate::schema::{Items, Props, SchemaOrBool};
 
 /// The `NonStructuralSchema` condition as the API server computes it.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Condition {
     /// `True` (violations) or `Unknown` (a schema could not be converted).
     pub status: &'static str,
@@ -27,8 +28,30 @@ pub struct Condition {
     pub message: String,
 }
 
+/// A create warning of the API server, with the field it is about.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Warning {
+    /// The warning's text, as the server returns it.
+    pub message: String,
+    /// The field it is about: the `format` of a schema, as a path in the CRD as written
+    /// (`spec.versions[i].schema.openAPIV3Schema...`).
+    pub field: Path,
+}
+
+impl Warning {
+    /// A warning about `field`.
+    pub fn new(message: impl Into<String>, field: Path) -> Warning {
+        Warning {
+            message: message.into(),
+            field,
+        }
+    }
+}
+
 /// The result of checking one CRD.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct CheckReport {
     /// The CRD's `metadata.name`.
     pub crd: String,
@@ -42,10 +65,7 @@ pub struct CheckReport {
     pub crd_errors: Vec<Cause>,
     /// The create warnings (`WarningsOnCreate`): none when the CRD would be refused, as the
     /// server warns only about a CRD it creates.
-    pub warnings: Vec<String>,
-    /// The field of each warning, in order: the `format` of the schema it is about, as a
-    /// path in the CRD as written (`spec.versions[i].schema.openAPIV3Schema...`).
-    pub warning_fields: Vec<Path>,
+    pub warnings: Vec<Warning>,
     /// Versions in `status.storedVersions` that `spec.versions` no longer lists or serves.
     pub stored_versions_not_served: Vec<String>,
     /// Schemas that cannot even be decoded (the server refuses such a request outright).
@@ -292,12 +312,7 @@ fn finish(
         let Some(s) = s.as_ref().filter(|_| !refused) else {
             continue;
         };
-        collect_warnings(
-            s,
-            &Crd::version_schema_path(i),
-            &mut report.warnings,
-            &mut report.warning_fields,
-        );
+        collect_warnings(s, &Crd::version_schema_path(i), &mut report.warnings);
         if facts.shared {
             break;
         }
@@ -470,33 +485,32 @@ pub fn any_schema(s: &Props, pred: &impl Fn(&Props) -> bool) -> bool {
 
 /// Create warnings: formats the API server does not recognise, each with its field (`path`
 /// is the schema's), for every schema node (structure and junctors).
-fn collect_warnings(s: &Props, path: &Path, out: &mut Vec<String>, fields: &mut Vec<Path>) {
+fn collect_warnings(s: &Props, path: &Path, out: &mut Vec<Warning>) {
     if let Some(w) = formats::format_warning(&s.type_, &s.format) {
-        out.push(w);
-        fields.push(path.child("format"));
+        out.push(Warning::new(w, path.child("format")));
     }
     for (k, p) in &s.properties {
-        collect_warnings(p, &path.child("properties").key(k), out, fields);
+        collect_warnings(p, &path.child("properties").key(k), out);
     }
     match &s.items {
-        Some(Items::Schema(item)) => collect_warnings(item, &path.child("items"), out, fields),
+        Some(Items::Schema(item)) => collect_warnings(item, &path.child("items"), out),
         Some(Items::Array(list)) => {
             for (i, item) in list.iter().enumerate() {
-                collect_warnings(item, &path.child("items").index(i), out, fields);
+                collect_warnings(item, &path.child("items").index(i), out);
             }
         }
         None => {}
     }
     if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
-        collect_warnings(ap, &path.child("additionalProperties"), out, fields);
+        collect_warnings(ap, &path.child("additionalProperties"), out);
     }
     for (name, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
         for (i, sub) in list.iter().enumerate() {
-            collect_warnings(sub, &path.child(name).index(i), out, fields);
+            collect_warnings(sub, &path.child(name).index(i), out);
         }
     }
     if let Some(n) = &s.not {
-        collect_warnings(n, &path.child("not"), out, fields);
+        collect_warnings(n, &path.child("not"), out);
     }
 }
 
@@ -551,8 +565,7 @@ mod tests {
         }))
         .unwrap();
         let r = check_crd(&crd, Release::NEWEST);
-        let fields: Vec<&str> = r.warning_fields.iter().map(Path::as_str).collect();
-        assert_eq!(r.warnings.len(), fields.len(), "{:?}", r.warnings);
+        let fields: Vec<&str> = r.warnings.iter().map(|w| w.field.as_str()).collect();
         assert_eq!(
             fields,
             [
@@ -562,7 +575,7 @@ mod tests {
                 "spec.versions[1].schema.openAPIV3Schema.properties[d].additionalProperties.format",
             ]
         );
-        assert_eq!(r.warnings[0], "unrecognized format \"nope\"");
+        assert_eq!(r.warnings[0].message, "unrecognized format \"nope\"");
     }
 
     #[test]

@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 
 /// How an object is judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Mode {
     /// As a `kubectl create` of it would be: `status` is dropped when the version has the
     /// status subresource, so its content is not validated.
@@ -35,6 +36,7 @@ pub const CEL_NOT_CHECKED: &str = "some validation rules were not checked becaus
 
 /// The outcome for one object.
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Verdict {
     /// The object's `apiVersion`, as written (empty when absent).
     pub api_version: String,

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 /// Where an UPDATE is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Subresource {
     /// `PUT` of the object itself (the custom resource strategy).
     #[default]
