@@ -7,7 +7,8 @@ use std::fmt;
 
 /// A field path built the way apimachinery's `field.Path` builds it: `.child`, `[index]`,
 /// `[key]`. The empty path renders as `<nil>`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[serde(transparent)]
 pub struct Path(String);
 
 impl Path {
@@ -74,7 +75,7 @@ impl fmt::Display for Path {
 }
 
 /// The cause types of `k8s.io/apimachinery/pkg/util/validation/field`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(serde::Serialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum ErrorType {
     /// `field.ErrorTypeNotFound`; message prefix "Not found".
@@ -150,7 +151,7 @@ impl ErrorType {
 }
 
 /// A bad value as the Go code holds it, which decides how the message prints it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum BadValue {
     /// `field.OmitValueType`: not printed.

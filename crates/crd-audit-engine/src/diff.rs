@@ -8,7 +8,7 @@ use crate::schema::{Props, SchemaOrBool};
 use serde_json::{Value, json};
 
 /// How a change affects the objects the CRD accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(serde::Serialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Class {
     /// Objects valid before may be invalid (or lose data) after the change.
@@ -31,8 +31,9 @@ impl Class {
 }
 
 /// One change.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq)]
 #[non_exhaustive]
+#[serde(rename_all = "camelCase")]
 pub struct Change {
     /// The version (empty for changes of the whole CRD).
     pub version: String,

@@ -26,8 +26,9 @@ pub const ETCD_REQUEST_LIMIT: usize = 1024 * 1024 * 3 / 2;
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// The sizes of one CRD, in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+#[serde(rename_all = "camelCase")]
 pub struct Sizes {
     /// The request body `kubectl create` or `kubectl apply --server-side` sends: the object
     /// as Go's `json.Encoder` writes it (compact, keys sorted, `<>&` escaped, a newline).
@@ -44,7 +45,7 @@ pub struct Sizes {
 }
 
 /// How bad a size finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Severity {
     /// The CRD can be written, but not by client-side `kubectl apply`.
@@ -64,8 +65,9 @@ impl Severity {
 }
 
 /// One size limit a CRD exceeds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+#[serde(rename_all = "camelCase")]
 pub struct Finding {
     /// How bad it is.
     pub severity: Severity,

@@ -16,8 +16,9 @@ use crate::schema::new_structural as convert;
 use crate::schema::{Items, Props, SchemaOrBool};
 
 /// The `NonStructuralSchema` condition as the API server computes it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq)]
 #[non_exhaustive]
+#[serde(rename_all = "camelCase")]
 pub struct Condition {
     /// `True` (violations) or `Unknown` (a schema could not be converted).
     pub status: &'static str,
@@ -29,8 +30,9 @@ pub struct Condition {
 }
 
 /// A create warning of the API server, with the field it is about.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq)]
 #[non_exhaustive]
+#[serde(rename_all = "camelCase")]
 pub struct Warning {
     /// The warning's text, as the server returns it.
     pub message: String,
@@ -50,8 +52,9 @@ impl Warning {
 }
 
 /// The result of checking one CRD.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
+#[serde(rename_all = "camelCase")]
 pub struct CheckReport {
     /// The CRD's `metadata.name`.
     pub crd: String,

@@ -35,8 +35,9 @@ pub enum Mode {
 pub const CEL_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
 
 /// The outcome for one object.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq, Default)]
 #[non_exhaustive]
+#[serde(rename_all = "camelCase")]
 pub struct Verdict {
     /// The object's `apiVersion`, as written (empty when absent).
     pub api_version: String,
