@@ -1,7 +1,8 @@
 //! Output formats shared by every command.
 
 use clap::ValueEnum;
-use crd_audit_engine::Verdict;
+use crd_audit_engine::{Cause, Verdict};
+use serde_json::{Map, Value, json};
 
 /// `--output`: `text` for people (one finding a line), `json` for machines (one object a line),
 /// `junit` for CI test reports (JUnit XML), `sarif` for code scanning (SARIF 2.1.0, as GitHub
@@ -40,4 +41,41 @@ pub fn object_name(v: &Verdict) -> String {
     } else {
         format!("{} {}/{name}", v.kind, v.namespace)
     }
+}
+
+/// The JSON line of `crd-audit validate --output json` (without `source`), which `plan` and
+/// `audit` extend: the verdict as DESIGN.md fixes it.
+pub fn verdict_json(v: &Verdict) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("apiVersion".into(), json!(v.api_version));
+    m.insert("kind".into(), json!(v.kind));
+    m.insert("namespace".into(), json!(v.namespace));
+    m.insert("name".into(), json!(v.name));
+    m.insert("valid".into(), json!(v.valid()));
+    m.insert("code".into(), json!(v.code));
+    if let Some(e) = &v.request_error {
+        m.insert("requestError".into(), json!(e));
+    } else {
+        let errors: Vec<Value> = v.errors.iter().map(Cause::to_json).collect();
+        m.insert("errors".into(), Value::Array(errors));
+    }
+    m.insert("pruned".into(), json!(v.pruned));
+    if v.status_dropped {
+        m.insert("statusDropped".into(), json!(true));
+    }
+    if v.rules_not_evaluated > 0 {
+        m.insert("celRulesNotEvaluated".into(), json!(v.rules_not_evaluated));
+    }
+    if v.is_update {
+        m.insert("warnings".into(), json!(v.warnings));
+    }
+    if let Some(u) = &v.update {
+        let errors: Vec<Value> = u.errors.iter().map(Cause::to_json).collect();
+        let mut o = Map::new();
+        o.insert("allowed".into(), json!(u.valid()));
+        o.insert("errors".into(), Value::Array(errors));
+        o.insert("warnings".into(), json!(u.warnings));
+        m.insert("update".into(), Value::Object(o));
+    }
+    m
 }

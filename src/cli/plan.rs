@@ -125,7 +125,7 @@ impl<W: Write> Planner<W> {
                     m.insert("line".into(), at.object.line.into());
                     m.insert("column".into(), at.object.column.into());
                 }
-                m.extend(verdict.to_json());
+                m.extend(super::output::verdict_json(&verdict));
                 if let (Some((_, at)), Some(Value::Array(errors))) = (&located, m.get_mut("errors"))
                 {
                     for (e, p) in errors.iter_mut().zip(&at.errors) {

@@ -135,7 +135,7 @@ impl<W: Write> Writer<W> {
                 let mut m = serde_json::Map::new();
                 m.insert("record".into(), json!("object"));
                 m.insert("crd".into(), json!(crd));
-                m.extend(v.to_json());
+                m.extend(crate::cli::output::verdict_json(v));
                 if self.redact
                     && let Some(Value::Array(errors)) = m.get_mut("errors")
                 {

@@ -20,7 +20,7 @@ pub(super) fn write_json(
     m.insert("source".into(), Value::String(source.to_string()));
     m.insert("line".into(), at.object.line.into());
     m.insert("column".into(), at.object.column.into());
-    m.extend(v.to_json());
+    m.extend(crate::cli::output::verdict_json(v));
     if let Some(Value::Array(errors)) = m.get_mut("errors") {
         for (e, p) in errors.iter_mut().zip(&at.errors) {
             if let Value::Object(e) = e {

@@ -16,7 +16,7 @@ use crate::validate::cel_validation::CelValidator;
 use crate::validate::schema_tree::Structure;
 use crate::validate::schema_validator::SchemaValidator;
 use crate::validate::{defaulting, embedded, list_type, objectmeta, prune, scale};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 /// How an object is judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -106,45 +106,6 @@ impl Verdict {
             "{qualified_kind} {} is invalid: {agg}",
             crate::go::strconv::quote(&self.name)
         ))
-    }
-
-    /// The JSON line of `crd-audit validate --output json` (without `source`).
-    pub fn to_json(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("apiVersion".into(), json!(self.api_version));
-        m.insert("kind".into(), json!(self.kind));
-        m.insert("namespace".into(), json!(self.namespace));
-        m.insert("name".into(), json!(self.name));
-        m.insert("valid".into(), json!(self.valid()));
-        m.insert("code".into(), json!(self.code));
-        if let Some(e) = &self.request_error {
-            m.insert("requestError".into(), json!(e));
-        } else {
-            let errors: Vec<Value> = self.errors.iter().map(Cause::to_json).collect();
-            m.insert("errors".into(), Value::Array(errors));
-        }
-        m.insert("pruned".into(), json!(self.pruned));
-        if self.status_dropped {
-            m.insert("statusDropped".into(), json!(true));
-        }
-        if self.rules_not_evaluated > 0 {
-            m.insert(
-                "celRulesNotEvaluated".into(),
-                json!(self.rules_not_evaluated),
-            );
-        }
-        if self.is_update {
-            m.insert("warnings".into(), json!(self.warnings));
-        }
-        if let Some(u) = &self.update {
-            let errors: Vec<Value> = u.errors.iter().map(Cause::to_json).collect();
-            let mut o = Map::new();
-            o.insert("allowed".into(), json!(u.valid()));
-            o.insert("errors".into(), Value::Array(errors));
-            o.insert("warnings".into(), json!(u.warnings));
-            m.insert("update".into(), Value::Object(o));
-        }
-        m
     }
 }
 
@@ -542,6 +503,7 @@ pub(super) fn blocks_cel(kind: ErrorType) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn crd() -> Crd {
         Crd::from_value(&json!({
