@@ -17,8 +17,11 @@ pub enum Scope {
 #[derive(Clone, Debug, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Scale {
+    /// `specReplicasPath`.
     pub spec_replicas_path: String,
+    /// `statusReplicasPath`.
     pub status_replicas_path: String,
+    /// `labelSelectorPath`, when set.
     pub label_selector_path: Option<String>,
 }
 
@@ -26,13 +29,19 @@ pub struct Scale {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Version {
+    /// `name`.
     pub name: String,
+    /// `served`.
     pub served: bool,
+    /// `storage`: the version objects are stored at.
     pub storage: bool,
+    /// `deprecated`.
     pub deprecated: bool,
     /// The raw `schema.openAPIV3Schema`, if any.
     pub schema: Option<Value>,
+    /// `subresources.status` is set.
     pub status_subresource: bool,
+    /// `subresources.scale`, when set.
     pub scale: Option<Scale>,
 }
 
@@ -81,7 +90,9 @@ pub struct Crd {
 pub struct SpecFacts {
     /// `spec.scope` as written (`Namespaced` when a v1beta1 CRD leaves it out).
     pub scope: String,
+    /// `spec.names.shortNames`.
     pub short_names: Vec<String>,
+    /// `spec.names.categories`.
     pub categories: Vec<String>,
     /// `metadata.annotations["api-approved.kubernetes.io"]`.
     pub api_approval: Option<String>,
@@ -89,12 +100,15 @@ pub struct SpecFacts {
     pub deprecation_warnings: Vec<Option<String>>,
     /// A v1beta1 CRD's `spec.version`, when set.
     pub legacy_version: Option<String>,
-    /// Per version: `subresources` and `additionalPrinterColumns` as written.
+    /// Per version: `subresources` as written.
     pub version_subresources: Vec<Option<Value>>,
+    /// Per version: `additionalPrinterColumns` as written.
     pub version_columns: Vec<Option<Value>>,
+    /// Per version: `selectableFields` as written.
     pub version_selectable_fields: Vec<Option<Value>>,
-    /// A v1beta1 CRD's top-level `subresources` and `additionalPrinterColumns`.
+    /// A v1beta1 CRD's top-level `subresources`.
     pub shared_subresources: Option<Value>,
+    /// A v1beta1 CRD's top-level `additionalPrinterColumns`.
     pub shared_columns: Option<Value>,
     /// `spec.conversion` as written, in the internal shape (`webhookClientConfig` and
     /// `conversionReviewVersions` beside `strategy`), `None` when absent.

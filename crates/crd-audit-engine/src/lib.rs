@@ -99,7 +99,7 @@ pub mod fuzz;
 pub mod testing;
 
 pub use cause::{BadValue, Cause, ErrorType, Path};
-pub use crd::{Crd, CrdError, Scope};
+pub use crd::{Crd, CrdError, Scale, Scope, SpecFacts, Version};
 pub use diff::{Change, Class, diff};
 pub use release::Release;
 pub use structural::check::{CheckInput, CheckReport, Condition, Warning, check_crd};
