@@ -13,7 +13,7 @@ test:
 
 # Only the end-to-end test against the local kube-apiserver + etcd (tests/testenv).
 e2e:
-    CRD_AUDIT_E2E=required cargo test --test e2e_operator -- --nocapture
+    CRD_AUDIT_E2E=required cargo test --test e2e operator:: -- --nocapture
 
 lint:
     cargo fmt --all -- --check

@@ -2,18 +2,16 @@
 //! (`tests/data/validate/*/oracle.jsonl`, see `regen.sh` there): code, causes (as a
 //! multiset), pruned fields and request errors of every object, in order.
 
-mod common;
-
-use common::{key_of, key_of_normalized, multiset_diff, run, text};
+use crate::common::{key_of, key_of_normalized, multiset_diff, run, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn cases() -> Vec<PathBuf> {
-    common::case_dirs("validate")
+    crate::common::case_dirs("validate")
 }
 
 fn lines(text: &str) -> Vec<Value> {
-    common::json_lines(text)
+    crate::common::json_lines(text)
 }
 
 /// The differences between our verdicts and the oracle's for one case.

@@ -1,9 +1,7 @@
 //! `crd-audit check` as a user runs it: exit codes, output, and bad input handled with clear
 //! errors (never a panic).
 
-mod common;
-
-use common::{run, temp_file, text};
+use crate::common::{run, temp_file, text};
 
 const CRD_HEAD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: things, kind: Thing}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n";
 

@@ -3,8 +3,7 @@
 //! and flow style, JSON, the documents of a stream and the items of a `List`. The expected
 //! positions are found by searching the input text for the keys, not taken from the output.
 
-mod common;
-use common::{run, temp_file, text};
+use crate::common::{run, temp_file, text};
 use serde_json::Value;
 
 /// The line and column (1-based, in characters) where the `nth` occurrence of `needle`

@@ -2,8 +2,7 @@
 //! formats checked), and holds the findings of `--output json` for the same run: same
 //! messages, same lines and columns, one rule per kind of finding.
 
-mod common;
-use common::{run, temp_file, text};
+use crate::common::{run, temp_file, text};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -2,9 +2,7 @@
 //! is contained (reported once, counted, exit 2, the rest goes on), and the process always
 //! ends.
 
-mod common;
-
-use common::{run_env_within, temp_file, text};
+use crate::common::{run_env_within, temp_file, text};
 use serde_json::Value;
 use std::time::Duration;
 

@@ -1,8 +1,7 @@
 //! `--output junit`: the XML parses, its counts match its test cases, and its failures carry
 //! the messages of `--output json` for the same input.
 
-mod common;
-use common::{run, temp_file, text};
+use crate::common::{run, temp_file, text};
 use serde_json::Value;
 use std::path::PathBuf;
 

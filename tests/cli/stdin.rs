@@ -1,8 +1,7 @@
 //! Standard input is named `-` (as it is given on the command line) wherever a file name is
 //! printed: text, JSON and JUnit output, and error messages, for every command.
 
-mod common;
-use common::{run, text};
+use crate::common::{run, text};
 
 const WIDGETS: &str = "examples/crds/widgets.yaml";
 const NEW: &str = "examples/revisions/widgets-v2.yaml";

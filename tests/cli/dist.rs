@@ -1,9 +1,7 @@
 //! Distribution: shell completions, the commit in `--version`, the kubectl plugin name and the
 //! krew manifest.
 
-mod common;
-
-use common::{run, text};
+use crate::common::{run, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,9 +2,7 @@
 //! from scripts/size-oracle, which encodes with apimachinery's JSON and protobuf serializers),
 //! and the warning/errors appear exactly above each limit.
 
-mod common;
-
-use common::{run, temp_file, text};
+use crate::common::{run, temp_file, text};
 use crd_audit_engine::size_limits::{self, Sizes};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -53,7 +51,7 @@ fn expected_sizes(e: &Value) -> Value {
 /// kubectl's last-applied annotation and the protobuf bytes stored in etcd, byte for byte.
 #[test]
 fn sizes_equal_the_upstream_encoders() {
-    let corpus = common::corpus_dir();
+    let corpus = crate::common::corpus_dir();
     let (mut compared, mut skipped) = (0, 0);
     let mut wrong = Vec::new();
     for e in expected_lines("expected.jsonl") {

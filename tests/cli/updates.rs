@@ -2,18 +2,16 @@
 //! oracle cases of `tests/data/update/` (see the README there): codes, causes (multisets) and
 //! warnings of each update agree with `oracle update`.
 
-mod common;
-
-use common::{key_of, multiset_diff, run, text};
+use crate::common::{key_of, multiset_diff, run, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn cases() -> Vec<PathBuf> {
-    common::case_dirs("update")
+    crate::common::case_dirs("update")
 }
 
 fn lines(text: &str) -> Vec<Value> {
-    common::json_lines(text)
+    crate::common::json_lines(text)
 }
 
 fn file(case: &Path, name: &str) -> String {
@@ -265,11 +263,11 @@ fn an_unknown_kubernetes_version_is_a_usage_error() {
 /// library the release does not have fails to compile, on every object.
 #[test]
 fn kubernetes_version_picks_the_cel_environment_of_stored_rules() {
-    let crd = common::temp_file(
+    let crd = crate::common::temp_file(
         "semver-crd.yaml",
         b"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: things, kind: Thing}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              v: {type: string, maxLength: 32}\n            x-kubernetes-validations:\n            - rule: isSemver(self.v)\n",
     );
-    let object = common::temp_file(
+    let object = crate::common::temp_file(
         "semver-object.yaml",
         b"apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: a, namespace: default}\nspec: {v: 1.2.3}\n",
     );

@@ -6,9 +6,7 @@
 //! `CRD_AUDIT_E2E=off` skips; `CRD_AUDIT_E2E=required` (what `.ci/run` sets) fails when the
 //! API server cannot be started; otherwise the test is skipped with a notice when it cannot.
 
-mod e2e_support;
-
-use e2e_support::*;
+use crate::support::*;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 

@@ -2,9 +2,7 @@
 //! unknown kinds, bad input, `--stored`, `--strict`, agreement with the corpus through the
 //! command line, and memory that does not grow with the input.
 
-mod common;
-
-use common::{run, temp_file, text};
+use crate::common::{run, temp_file, text};
 use serde_json::Value;
 
 const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
@@ -253,11 +251,11 @@ fn input_errors_exit_two() {
 /// verdict and pruned fields of `expected.jsonl` (objects whose errors involve CEL aside).
 #[test]
 fn corpus_through_the_command_line() {
-    let Some(dir) = common::corpus_dir() else {
+    let Some(dir) = crate::common::corpus_dir() else {
         return;
     };
     let (mut lines_total, mut same, mut aside) = (0, 0, 0);
-    for case in common::cases(&dir) {
+    for case in crate::common::cases(&dir) {
         let crd = case.join("crd.yaml").display().to_string();
         let objects = case.join("objects.yaml").display().to_string();
         let expected: Vec<Value> = std::fs::read_to_string(case.join("expected.jsonl"))

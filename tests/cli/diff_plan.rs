@@ -1,9 +1,7 @@
 //! `crd-audit diff` and `crd-audit plan` on the bundled revision of the example CRD, and
 //! agreement of `plan` with `validate --stored` under the new CRD.
 
-mod common;
-
-use common::{run, text};
+use crate::common::{run, text};
 use serde_json::Value;
 
 const OLD: &str = "examples/crds/widgets.yaml";

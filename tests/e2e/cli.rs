@@ -5,9 +5,7 @@
 //! `CRD_AUDIT_E2E=off` skips; `CRD_AUDIT_E2E=required` (what `.ci/run` sets) fails when the
 //! API server cannot be started.
 
-mod e2e_support;
-
-use e2e_support::*;
+use crate::support::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::process::{Command, Output};
