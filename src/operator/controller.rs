@@ -213,6 +213,19 @@ impl Ctx {
     pub(crate) fn epoch(&self) -> u64 {
         self.next_epoch.fetch_add(1, Ordering::Relaxed)
     }
+
+    /// Runs `f` on the tracked CRD `crd` if its current audit is still the one of `epoch`
+    /// (the one place that test is made): `None` when the CRD went away or a newer revision
+    /// (or a restarted audit) took over, and whatever the caller was doing is stale.
+    pub(crate) fn with_current<R>(
+        &self,
+        crd: &str,
+        epoch: u64,
+        f: impl FnOnce(&mut Tracked) -> R,
+    ) -> Option<R> {
+        let mut reg = self.registry();
+        reg.get_mut(crd).filter(|t| t.epoch == epoch).map(f)
+    }
 }
 
 /// The reference of an Event about a CRD.

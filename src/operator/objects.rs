@@ -5,7 +5,7 @@
 //! resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
 
-use super::controller::Ctx;
+use super::controller::{Ctx, Tracked};
 use super::events::PendingEvent;
 use super::validators::COST_PER_SCHEMA_BYTE;
 use crate::audit::judge::{Audit, Judgement, Key, Target, Transition, annotation_text, judge};
@@ -100,12 +100,11 @@ where
             .unwrap_or_else(|| "a panic with no message".to_string());
         ctx.metrics.internal_errors.inc();
         tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
-        {
-            let mut reg = ctx.registry();
-            let Some(t) = reg.get_mut(crd).filter(|t| t.epoch == epoch) else {
-                return;
-            };
+        let blocked = ctx.with_current(crd, epoch, |t| {
             t.blocked = Some(("InternalError".into(), format!("{RESTARTED}: {message}")));
+        });
+        if blocked.is_none() {
+            return;
         }
         ctx.changed.notify_one();
         tokio::time::sleep(pause).await;
@@ -116,10 +115,7 @@ where
 pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) {
     let crd = revision.shell().clone();
     let Some(storage) = crd.storage_version().map(|v| v.name.clone()) else {
-        let mut reg = ctx.registry();
-        if let Some(t) = reg.get_mut(&crd.name).filter(|t| t.epoch == epoch) {
-            t.audited = true;
-        }
+        ctx.with_current(&crd.name, epoch, |t| t.audited = true);
         return;
     };
     ctx.metrics.watches.inc();
@@ -224,13 +220,12 @@ impl ObjectAudit {
                 }
                 Ok(Event::Delete(obj)) => {
                     let key = key_of(&obj);
-                    let current = {
-                        let mut reg = self.ctx.registry();
-                        reg.get_mut(&self.crd.name)
-                            .filter(|t| t.epoch == self.epoch)
-                            .map(|t| t.audit.forget(&key, &self.resource.version))
-                            .is_some()
-                    };
+                    let current = self
+                        .ctx
+                        .with_current(&self.crd.name, self.epoch, |t| {
+                            t.audit.forget(&key, &self.resource.version)
+                        })
+                        .is_some();
                     if !current {
                         return;
                     }
@@ -289,15 +284,10 @@ impl ObjectAudit {
             Err(e) => {
                 self.ctx.metrics.internal_errors.inc();
                 tracing::error!(crd = %self.crd.name, error = %e, "compiling the CRD failed (internal error)");
-                let mut reg = self.ctx.registry();
-                if let Some(t) = reg
-                    .get_mut(&self.crd.name)
-                    .filter(|t| t.epoch == self.epoch)
-                {
+                self.ctx.with_current(&self.crd.name, self.epoch, |t| {
                     t.blocked = Some(("InternalError".to_string(), e));
                     t.audited = true;
-                }
-                drop(reg);
+                });
                 self.ctx.changed.notify_one();
                 None
             }
@@ -421,10 +411,18 @@ impl ObjectAudit {
         fresh: Audit,
         secs: f64,
     ) -> Option<(Vec<(Key, Option<String>, bool)>, Vec<(Key, Option<String>)>)> {
-        let mut reg = self.ctx.registry();
-        let t = reg
-            .get_mut(&self.crd.name)
-            .filter(|t| t.epoch == self.epoch)?;
+        self.ctx
+            .with_current(&self.crd.name, self.epoch, |t| self.swap(t, fresh, secs))
+    }
+
+    /// [`Self::swap_in`] on the current tracked CRD.
+    #[allow(clippy::type_complexity)]
+    fn swap(
+        &self,
+        t: &mut Tracked,
+        fresh: Audit,
+        secs: f64,
+    ) -> (Vec<(Key, Option<String>, bool)>, Vec<(Key, Option<String>)>) {
         let before: BTreeSet<Key> = match t.tightened_from.take() {
             Some(keys) => {
                 let (mut newly, mut stuck) = (0, 0);
@@ -493,25 +491,22 @@ impl ObjectAudit {
             .filter(|k| !t.audit.invalid.contains_key(*k))
             .map(|k| (k.clone(), None))
             .collect();
-        Some((newly, cleared))
+        (newly, cleared)
     }
 
     /// A watched change of one object. `false` when this audit is stale.
     async fn observe(&mut self, j: Judgement) -> bool {
         let key = j.key.clone();
         let recorded = {
-            let mut reg = self.ctx.registry();
-            reg.get_mut(&self.crd.name)
-                .filter(|t| t.epoch == self.epoch)
-                .map(|t| {
-                    let tr = t.audit.record(j);
-                    let invalid = t.audit.invalid.get(&key);
-                    (
-                        tr,
-                        invalid.map(annotation_text),
-                        invalid.is_some_and(|i| i.updates_blocked),
-                    )
-                })
+            self.ctx.with_current(&self.crd.name, self.epoch, |t| {
+                let tr = t.audit.record(j);
+                let invalid = t.audit.invalid.get(&key);
+                (
+                    tr,
+                    invalid.map(annotation_text),
+                    invalid.is_some_and(|i| i.updates_blocked),
+                )
+            })
         };
         let Some((tr, text, blocked)) = recorded else {
             return false;
@@ -560,15 +555,10 @@ impl ObjectAudit {
             return;
         }
         if status == Some(403) {
-            let mut reg = self.ctx.registry();
-            if let Some(t) = reg
-                .get_mut(&self.crd.name)
-                .filter(|t| t.epoch == self.epoch)
-            {
+            self.ctx.with_current(&self.crd.name, self.epoch, |t| {
                 t.blocked = Some(("Forbidden".into(), e.to_string()));
                 t.audited = true;
-            }
-            drop(reg);
+            });
             self.ctx.changed.notify_one();
         }
         tracing::error!(crd = %self.crd.name, error = %e, "reading objects failed; retrying with backoff");
@@ -649,11 +639,7 @@ impl ObjectAudit {
                 matches!(code, Some(400 | 422))
             }
         };
-        let mut reg = self.ctx.registry();
-        if let Some(t) = reg
-            .get_mut(&self.crd.name)
-            .filter(|t| t.epoch == self.epoch)
-        {
+        self.ctx.with_current(&self.crd.name, self.epoch, |t| {
             let set = t
                 .audit
                 .unwritable
@@ -664,8 +650,7 @@ impl ObjectAudit {
             } else if r.is_ok() {
                 set.remove(&key);
             }
-        }
-        drop(reg);
+        });
         self.ctx.changed.notify_one();
     }
 }

@@ -159,11 +159,7 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
             object.spec.audited_revision = report_status::packed_revision(&revision);
             drop(revision);
             let result = apply(&ctx, &object).await;
-            let mut reg = ctx.registry();
-            let Some(t) = reg.get_mut(&name).filter(|t| t.epoch == epoch) else {
-                continue;
-            };
-            match result {
+            ctx.with_current(&name, epoch, |t| match result {
                 Ok(()) => {
                     t.written = Some(print);
                     t.retry_at = None;
@@ -174,7 +170,7 @@ pub async fn write_reports(ctx: Arc<Ctx>) {
                     t.retry_at = Some(Instant::now() + t.backoff);
                     t.backoff = (t.backoff * 2).min(MAX_BACKOFF);
                 }
-            }
+            });
         }
     }
 }
