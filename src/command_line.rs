@@ -92,6 +92,14 @@ pub fn parse() -> (Cli, &'static str) {
     )
 }
 
+impl Cli {
+    /// Whether this command line runs the operator (`controller`), which allocates with the
+    /// system allocator (see `allocator`).
+    pub fn runs_the_operator(&self) -> bool {
+        matches!(self.command, Command::Controller(_))
+    }
+}
+
 /// Runs the parsed command line; `bin_name` is the program's name for completion scripts.
 pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
     let code = match cli.command {

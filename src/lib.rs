@@ -1,6 +1,7 @@
 //! The `crd-audit` command line and operator, on the engine crate `crd_audit_engine`
 //! (`crates/crd-audit-engine`).
 
+pub mod allocator;
 pub mod audit;
 pub mod cli;
 pub mod cluster;

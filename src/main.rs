@@ -3,13 +3,15 @@
 use crd_audit::{command_line, program};
 use std::process::ExitCode;
 
-/// mimalloc: decoding documents allocates many small values, and the system allocator was a
-/// sixth of the validate command's time.
+/// mimalloc for the commands, glibc's malloc for the operator (see `allocator`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: crd_audit::allocator::Allocator = crd_audit::allocator::Allocator;
 
 fn main() -> ExitCode {
     let (cli, bin_name) = command_line::parse();
+    if cli.runs_the_operator() {
+        crd_audit::allocator::use_system_allocator();
+    }
     // A panic caught while judging one document is reported with that document (as an
     // internal error), not printed as well.
     crd_audit_engine::panic_guard::install_quiet_hook();
