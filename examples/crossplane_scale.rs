@@ -49,17 +49,17 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn resource_of(obj: &Value, crds: &[Value]) -> Option<ApiResource> {
+/// The resource of an object, and whether its CRD is namespaced.
+fn resource_of(obj: &Value, crds: &[Value]) -> Option<(ApiResource, bool)> {
     let kind = obj["kind"].as_str()?;
     let (group, version) = obj["apiVersion"].as_str()?.rsplit_once('/')?;
     let crd = crds
         .iter()
         .find(|c| c["spec"]["group"] == group && c["spec"]["names"]["kind"] == kind)?;
     let gvk = GroupVersionKind::gvk(group, version, kind);
-    Some(ApiResource::from_gvk_with_plural(
-        &gvk,
-        crd["spec"]["names"]["plural"].as_str()?,
-    ))
+    let resource =
+        ApiResource::from_gvk_with_plural(&gvk, crd["spec"]["names"]["plural"].as_str()?);
+    Some((resource, crd["spec"]["scope"] == "Namespaced"))
 }
 
 #[tokio::main]
@@ -136,14 +136,21 @@ async fn main() {
     };
     let total_objects = objects.len();
     let created = std::sync::atomic::AtomicUsize::new(0);
+    let unserved = std::sync::atomic::AtomicUsize::new(0);
     futures::stream::iter(objects)
         .for_each_concurrent(8, |obj| {
-            let (client, crds, created) = (client.clone(), &crds, &created);
+            let (client, crds, created, unserved) = (client.clone(), &crds, &created, &unserved);
             async move {
-                let Some(ar) = resource_of(&obj, crds) else {
+                let Some((ar, namespaced)) = resource_of(&obj, crds) else {
+                    unserved.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     return;
                 };
-                let api: Api<DynamicObject> = Api::all_with(client, &ar);
+                let api: Api<DynamicObject> = if namespaced {
+                    let ns = obj["metadata"]["namespace"].as_str().unwrap_or("default");
+                    Api::namespaced_with(client, ns, &ar)
+                } else {
+                    Api::all_with(client, &ar)
+                };
                 let o: DynamicObject = serde_json::from_value(obj).unwrap();
                 for attempt in 0..60 {
                     match api.create(&PostParams::default(), &o).await {
@@ -157,6 +164,11 @@ async fn main() {
                         Err(kube::Error::Api(s)) if s.code == 404 && attempt < 59 => {
                             tokio::time::sleep(Duration::from_millis(500)).await
                         }
+                        // A version the CRD does not serve (real providers' examples).
+                        Err(kube::Error::Api(s)) if s.code == 404 => {
+                            unserved.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            return;
+                        }
                         Err(e) => panic!("creating {:?}: {e}", o.metadata.name),
                     }
                 }
@@ -164,8 +176,9 @@ async fn main() {
         })
         .await;
     println!(
-        "{total_objects} objects in place ({} created) after {:?}",
+        "{total_objects} objects in place ({} created, {} of no served resource) after {:?}",
         created.load(std::sync::atomic::Ordering::Relaxed),
+        unserved.load(std::sync::atomic::Ordering::Relaxed),
         started.elapsed()
     );
     // One CRD with findings: its objects are invalid once its maximum is lowered below
