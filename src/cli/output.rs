@@ -79,3 +79,17 @@ pub fn verdict_json(v: &Verdict) -> Map<String, Value> {
     }
     m
 }
+
+/// A create of the Widget `default/w` refused (422) with one cause, for unit tests of the
+/// writers.
+#[cfg(test)]
+pub(crate) fn refused_widget(cause: Cause) -> Verdict {
+    let mut v = Verdict::default();
+    v.api_version = "example.com/v1".into();
+    v.kind = "Widget".into();
+    v.namespace = "default".into();
+    v.name = "w".into();
+    v.code = 422;
+    v.errors = vec![cause];
+    v
+}

@@ -968,24 +968,31 @@ fn cel_rules_tighten_on_a_1_36_apiextensions_server() {
     assert!(error_lines(&log).is_empty(), "{log}");
 }
 
-fn policy_report(rest: &Rest, namespace: &str) -> Result<Value, ApiError> {
+/// The report named crd-audit of `namespace` (`""`: the cluster-wide one) in the API
+/// `group_version`, whose resources are `plural` and `cluster_plural`.
+fn crd_audit_report(
+    rest: &Rest,
+    group_version: &str,
+    (plural, cluster_plural): (&str, &str),
+    namespace: &str,
+) -> Result<Value, ApiError> {
     if namespace.is_empty() {
-        rest.get("/apis/wgpolicyk8s.io/v1alpha2/clusterpolicyreports/crd-audit")
+        rest.get(&format!("/apis/{group_version}/{cluster_plural}/crd-audit"))
     } else {
         rest.get(&format!(
-            "/apis/wgpolicyk8s.io/v1alpha2/namespaces/{namespace}/policyreports/crd-audit"
+            "/apis/{group_version}/namespaces/{namespace}/{plural}/crd-audit"
         ))
     }
 }
 
+fn policy_report(rest: &Rest, namespace: &str) -> Result<Value, ApiError> {
+    let plurals = ("policyreports", "clusterpolicyreports");
+    crd_audit_report(rest, "wgpolicyk8s.io/v1alpha2", plurals, namespace)
+}
+
 fn open_report(rest: &Rest, namespace: &str) -> Result<Value, ApiError> {
-    if namespace.is_empty() {
-        rest.get("/apis/openreports.io/v1alpha1/clusterreports/crd-audit")
-    } else {
-        rest.get(&format!(
-            "/apis/openreports.io/v1alpha1/namespaces/{namespace}/reports/crd-audit"
-        ))
-    }
+    let plurals = ("reports", "clusterreports");
+    crd_audit_report(rest, "openreports.io/v1alpha1", plurals, namespace)
 }
 
 fn result_names(r: &Value) -> Vec<String> {

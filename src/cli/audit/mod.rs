@@ -414,7 +414,7 @@ fn describe_read_error(e: &ReadError) -> String {
 mod tests {
     use super::*;
     use crate::cli::{EXIT_CLEAN, EXIT_FINDINGS};
-    use crd_audit_engine::{Cause, Verdict};
+    use crd_audit_engine::Cause;
 
     #[test]
     fn the_table_aligns_columns_and_names_read_errors() {
@@ -472,18 +472,12 @@ mod tests {
             sarif: sarif::audit_report(),
             flush_each: false,
         };
-        let mut v = Verdict::default();
-        v.api_version = "example.com/v1".into();
-        v.kind = "Widget".into();
-        v.namespace = "default".into();
-        v.name = "w".into();
-        v.code = 422;
-        v.errors = vec![Cause::new(
+        let v = crate::cli::output::refused_widget(Cause::new(
             ErrorType::Invalid,
             Path::new("spec").child("owner"),
             BadValue::Str("alice@example.com".into()),
             "must not be alice@example.com",
-        )];
+        ));
         w.object("widgets.example.com", &v).unwrap();
         let line: Value = serde_json::from_slice(&w.out).unwrap();
         assert!(!line.to_string().contains("alice"), "{line}");

@@ -376,7 +376,7 @@ fn encode_path(path: &str, drive: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crd_audit_engine::{Cause, Verdict};
+    use crd_audit_engine::Cause;
 
     fn finish(r: Report, status: u8) -> Value {
         let mut out = Vec::new();
@@ -484,17 +484,11 @@ mod tests {
 
     #[test]
     fn objects_without_a_file_are_named_by_logical_locations() {
-        let mut v = Verdict::default();
-        v.api_version = "example.com/v1".into();
-        v.kind = "Widget".into();
-        v.namespace = "default".into();
-        v.name = "w".into();
-        v.code = 422;
-        v.errors = vec![Cause::invalid(
+        let v = crate::cli::output::refused_widget(Cause::invalid(
             crd_audit_engine::Path::new("spec").child("replicas"),
             crd_audit_engine::BadValue::Int(9),
             "too many",
-        )];
+        ));
         let mut r = plan_report();
         let mut out = Vec::new();
         let place = Place::Cluster {
