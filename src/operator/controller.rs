@@ -1,17 +1,17 @@
 //! The controller of one leadership term: the CRD watch, one object audit per audited CRD
-//! (`objects`), the report writer (`reporter`), the Event pump and the watch of the reports
-//! themselves. Everything shares one `Ctx`; the registry lock is only ever held for short
+//! (`objects`), the report writer (`report_writer`) and the Event pump (`reporter`).
+//! Everything shares one `Ctx`; the registry lock is only ever held for short
 //! in-memory work, never across a network call or a validation.
 
 use super::events::{EventSink, PendingEvent};
 use super::metrics::Metrics;
 use super::reconcile::{reconcile, remove};
 use super::report_status::{self, LastChange};
+use super::report_writer::CrdFeed;
 use super::validators::Validators;
 use super::write_limit::WriteLimiter;
 use crate::audit::config::Config;
 use crate::audit::judge::{Audit, Key};
-use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::resources::{crd_resource, object_value};
 use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
@@ -21,16 +21,13 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::api::{Api, DynamicObject};
-use kube::core::PartialObjectMeta;
 use kube::runtime::watcher;
 use kube::runtime::watcher::Event;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinHandle;
-use tokio::time::Instant;
 
 /// The most Events waiting to be written (SchemaViolation Events are budgeted per CRD, so
 /// this is only reached when the Events API is down for long).
@@ -71,8 +68,6 @@ pub struct Tracked {
     pub written: Option<u64>,
     /// The status whose conditions the last Events were computed from.
     pub evented: Option<report_status::ConditionStatuses>,
-    pub retry_at: Option<Instant>,
-    pub backoff: Duration,
     pub task: Option<JoinHandle<()>>,
 }
 
@@ -105,6 +100,8 @@ pub struct Ctx {
     /// The compiled validators kept between judgements (within `validatorCacheMiB`).
     pub validators: Validators,
     pub registry: Mutex<BTreeMap<String, Tracked>>,
+    /// The audited CRDs as the report writer's Controller sees them, kept with the registry.
+    pub crd_feed: CrdFeed,
     pub queued_events: Mutex<VecDeque<PendingEvent>>,
     pub changed: Notify,
     pub event_queued: Notify,
@@ -180,6 +177,7 @@ impl Ctx {
             limiter,
             judges: Arc::new(Semaphore::new(workers)),
             registry: Mutex::new(BTreeMap::new()),
+            crd_feed: CrdFeed::default(),
             queued_events: Mutex::new(VecDeque::new()),
             changed: Notify::new(),
             event_queued: Notify::new(),
@@ -249,9 +247,8 @@ impl Controller {
     pub fn start(ctx: Arc<Ctx>) -> Controller {
         let mut tasks = vec![
             tokio::spawn(watch_crds(ctx.clone())),
-            tokio::spawn(super::reporter::write_reports(ctx.clone())),
+            tokio::spawn(super::report_writer::run(ctx.clone())),
             tokio::spawn(super::reporter::pump_events(ctx.clone())),
-            tokio::spawn(watch_reports(ctx.clone())),
         ];
         if ctx.config.policy_reports {
             tasks.push(tokio::spawn(super::policy_reporter::write_policy_reports(
@@ -311,6 +308,9 @@ async fn watch_crds(ctx: Arc<Ctx>) {
                 for name in gone {
                     remove(&ctx, &name).await;
                 }
+                let reg = ctx.registry();
+                ctx.crd_feed.listed(reg.values().map(|t| &**t.crd()));
+                drop(reg);
                 ctx.crds_listed.store(true, Ordering::Relaxed);
                 ctx.metrics.set_ready(true);
             }
@@ -339,54 +339,6 @@ async fn watch_crds(ctx: Arc<Ctx>) {
     }
 }
 
-/// The watch of the reports: a report deleted behind the operator's back (or all of them,
-/// when the report CRD is deleted and applied again) is written again.
-async fn watch_reports(ctx: Arc<Ctx>) {
-    let api: Api<PartialObjectMeta<SchemaAudit>> = Api::all(ctx.client.clone());
-    let mut stream =
-        super::watch_backoff::with_backoff(watcher(api, watcher::Config::default()).boxed())
-            .boxed();
-    let mut listed: Option<BTreeSet<String>> = None;
-    let unrewritten = |ctx: &Ctx, present: &dyn Fn(&str) -> bool| {
-        let mut reg = ctx.registry();
-        let mut any = false;
-        for (name, t) in reg.iter_mut() {
-            if !present(name) && t.written.is_some() {
-                t.written = None;
-                t.retry_at = None;
-                any = true;
-            }
-        }
-        drop(reg);
-        if any {
-            ctx.changed.notify_one();
-        }
-    };
-    while let Some(ev) = stream.next().await {
-        match ev {
-            Ok(Event::Init) => listed = Some(BTreeSet::new()),
-            Ok(Event::InitApply(m)) => {
-                if let (Some(l), Some(n)) = (listed.as_mut(), m.metadata.name) {
-                    l.insert(n);
-                }
-            }
-            Ok(Event::InitDone) => {
-                let l = listed.take().unwrap_or_default();
-                unrewritten(&ctx, &|n| l.contains(n));
-            }
-            Ok(Event::Delete(m)) => {
-                let gone = m.metadata.name.unwrap_or_default();
-                unrewritten(&ctx, &|n| n != gone);
-            }
-            Ok(Event::Apply(_)) => {}
-            Err(e) => {
-                ctx.metrics.api_error("watch");
-                tracing::warn!(error = %e, "watching the reports failed; retrying with backoff");
-            }
-        }
-    }
-}
-
 /// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(message)`.
 pub(crate) async fn blocking<T: Send + 'static>(
     ctx: &Ctx,
@@ -405,6 +357,7 @@ mod tests {
     use crate::operator::fake_api;
     use serde_json::Value;
     use serde_json::json;
+    use std::time::Duration;
 
     fn crd(uid: &str, generation: i64, sizes: &[&str]) -> Value {
         json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -689,7 +642,7 @@ mod tests {
             f.fail_writes = true;
             f.fail_events = true;
         }
-        let writer = tokio::spawn(super::super::reporter::write_reports(ctx.clone()));
+        let writer = tokio::spawn(super::super::report_writer::run(ctx.clone()));
         let pump = tokio::spawn(super::super::reporter::pump_events(ctx.clone()));
         reconcile(&ctx, crd("u1", 2, &["small"])).await;
         until("the audit of generation 2", || {
@@ -755,7 +708,7 @@ mod tests {
         reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
         until("the first audit", || audited(&ctx, "u1")).await;
         reconcile(&ctx, crd("u1", 2, &["small"])).await;
-        let writer = tokio::spawn(super::super::reporter::write_reports(ctx.clone()));
+        let writer = tokio::spawn(super::super::report_writer::run(ctx.clone()));
         until("the tightened report", || {
             fake.lock()
                 .unwrap()

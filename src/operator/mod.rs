@@ -4,10 +4,12 @@
 //!
 //! Modules: `command` (`crd-audit controller`: its flags), `options` (the resolved
 //! options), `logging`, `shutdown` (the signals that stop it), `leader` (the Lease:
-//! acquiring, keeping and releasing it), `controller` (CRD watch, registry, report watch), `reconcile` (what a CRD event does),
+//! acquiring, keeping and releasing it), `controller` (CRD watch, registry), `reconcile`
+//! (what a CRD event does),
 //! `objects` (one object audit per CRD), `validators` (the bounded cache of compiled CRDs),
 //! `watch_backoff` (the watches' backoff and LIST permits), `report_status` (the status a
-//! report should have), `reporter` (writing reports and Events), `policy_report` and
+//! report should have), `reporter` (the report object, its write, metrics and the Event
+//! pump), `report_writer` (kube-runtime's Controller writing the reports), `policy_report` and
 //! `policy_reporter` (the wgpolicyk8s.io PolicyReports, with `policyReports: true`),
 //! `events`, `metrics`, `write_limit`. The client, configuration, judging and report types
 //! are shared with the one-shot commands (`crate::cluster`, `crate::audit`). This module
@@ -28,6 +30,7 @@ pub mod policy_report;
 pub mod policy_reporter;
 pub mod reconcile;
 pub mod report_status;
+pub mod report_writer;
 pub mod reporter;
 mod shutdown;
 pub mod validators;

@@ -754,7 +754,7 @@ mod tests {
         .await;
         fake.lock().unwrap().policy_crds_missing = true;
         let writer = tokio::spawn(write_policy_reports(ctx.clone()));
-        let reports = tokio::spawn(crate::operator::reporter::write_reports(ctx.clone()));
+        let reports = tokio::spawn(crate::operator::report_writer::run(ctx.clone()));
         until("the SchemaAudit reports", || {
             fake.lock().unwrap().reports.len() == 2
         })

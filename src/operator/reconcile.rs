@@ -16,7 +16,6 @@ use kube::api::{Api, DeleteParams};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// How a CRD event relates to what is tracked.
 enum Seen {
@@ -167,8 +166,6 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         times: BTreeMap::new(),
         written: None,
         evented: None,
-        retry_at: None,
-        backoff: Duration::from_secs(1),
         task: None,
     };
     match (previous, change) {
@@ -199,6 +196,7 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         epoch,
     )));
     reg.insert(crd.name.clone(), t);
+    ctx.crd_feed.tracked(&crd);
     drop(reg);
     ctx.changed.notify_one();
 }
@@ -279,6 +277,7 @@ pub(crate) async fn remove(ctx: &Ctx, name: &str) {
     let Some(t) = ctx.registry().remove(name) else {
         return;
     };
+    ctx.crd_feed.gone(name);
     let versions: Vec<String> = t.crd().versions.iter().map(|v| v.name.clone()).collect();
     drop(t);
     ctx.metrics.forget_crd(name, &versions);

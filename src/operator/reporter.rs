@@ -1,10 +1,10 @@
-//! Writing what the audits found: the `SchemaAudit` reports (server-side apply under the
-//! field manager `crd-audit`, whenever the status differs from what was last written or the
-//! report is missing, with backoff after a failure), the metrics per CRD, and the Event pump
-//! (an Event that could not be written stays queued and is retried; none is dropped).
+//! What the audits say and how it is written: the status a tracked CRD's `SchemaAudit`
+//! report should have, the report object and its write (server-side apply under the field
+//! manager `crd-audit`, then the whole status), the order that puts findings first, the
+//! metrics per CRD, and the Event pump (an Event that could not be written stays queued and
+//! is retried; none is dropped). When a report is written is `report_writer`'s to decide.
 
-use super::controller::{Ctx, Tracked, crd_reference};
-use super::events::PendingEvent;
+use super::controller::{Ctx, Tracked};
 use super::metrics::{CrdLabels, VersionLabels};
 use super::report_status::{self, Inputs};
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
@@ -12,13 +12,12 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::time::Instant;
 
 const FIELD_MANAGER: &str = "crd-audit";
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// The status a tracked CRD's report should have now (without times).
-fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
+pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
     let blocked = t.blocked.as_ref().map(|(_, m)| m.as_str());
     let mut s = report_status::status(&Inputs {
         crd: t.crd(),
@@ -44,7 +43,7 @@ fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
     s
 }
 
-fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
+pub(super) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
     for v in &s.versions {
         let l = VersionLabels {
             crd: t.crd().name.clone(),
@@ -69,7 +68,7 @@ fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
 }
 
 /// The report object to apply, with its status stamped.
-fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit {
+pub(super) fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit {
     let now = Time(k8s_openapi::jiff::Timestamp::now());
     report_status::stamp(&mut status, &mut t.times, &now);
     let mut r = SchemaAudit::new(
@@ -112,69 +111,6 @@ pub fn write_order(reg: &std::collections::BTreeMap<String, Tracked>) -> Vec<Str
         .collect()
 }
 
-/// Writes reports while the controller runs.
-pub async fn write_reports(ctx: Arc<Ctx>) {
-    loop {
-        tokio::select! {
-            _ = ctx.changed.notified() => {}
-            _ = tokio::time::sleep(Duration::from_secs(2)) => {}
-        }
-        ctx.policy_changed.notify_one();
-        // Let a burst of changes settle into one write.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let names = write_order(&ctx.registry());
-        for name in names {
-            let job = {
-                let mut reg = ctx.registry();
-                let Some(t) = reg.get_mut(&name) else {
-                    continue;
-                };
-                let st = desired(&ctx, t);
-                publish_metrics(&ctx, t, &st);
-                let unchanged = t
-                    .evented
-                    .as_ref()
-                    .is_some_and(|e| report_status::same_condition_statuses(e, &st));
-                if t.audited && !unchanged {
-                    for (warning, reason, note) in
-                        report_status::condition_events(t.evented.as_ref(), &st)
-                    {
-                        ctx.queue_event(PendingEvent {
-                            warning,
-                            reason: reason.into(),
-                            note,
-                            regarding: crd_reference(t.crd()),
-                        });
-                    }
-                    t.evented = Some(report_status::condition_statuses(&st));
-                }
-                let due = t.retry_at.is_none_or(|at| Instant::now() >= at);
-                let print = report_status::fingerprint(&st);
-                if t.written == Some(print) || !due {
-                    continue;
-                }
-                (report_object(t, st), print, t.epoch, t.revision.clone())
-            };
-            let (mut object, print, epoch, revision) = job;
-            object.spec.audited_revision = report_status::packed_revision(&revision);
-            drop(revision);
-            let result = apply(&ctx, &object).await;
-            ctx.with_current(&name, epoch, |t| match result {
-                Ok(()) => {
-                    t.written = Some(print);
-                    t.retry_at = None;
-                    t.backoff = Duration::from_secs(1);
-                }
-                Err(e) => {
-                    tracing::error!(crd = %name, error = %e, retry_in = ?t.backoff, "writing the report failed");
-                    t.retry_at = Some(Instant::now() + t.backoff);
-                    t.backoff = (t.backoff * 2).min(MAX_BACKOFF);
-                }
-            });
-        }
-    }
-}
-
 /// [`desired`] of a tracked CRD, for tests.
 #[cfg(test)]
 pub fn desired_for_tests(ctx: &Ctx, crd: &str) -> SchemaAuditStatus {
@@ -187,7 +123,7 @@ pub fn desired_for_tests(ctx: &Ctx, crd: &str) -> SchemaAuditStatus {
 /// side apply of the status would not remove a field that no manager owns any more, and on
 /// servers before 1.22 the apply of the object itself takes the status fields from the
 /// manager.)
-async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String> {
+pub(super) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String> {
     let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
     let name = object.metadata.name.clone().unwrap_or_default();
     let mut main = object.clone();

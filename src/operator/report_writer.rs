@@ -1,0 +1,401 @@
+//! Writing the reports, with kube-runtime's `Controller`: it runs over the audited CRDs
+//! (their names, UIDs and generations, fed by the CRD watch through [`CrdFeed`]: no second
+//! CRD watch) and owns their `SchemaAudit`s, so the framework schedules the writes: a few at
+//! a time, never two for one CRD at once, a failed write again after the backoff the error
+//! policy gives, and a report deleted behind the operator's back written again.
+//!
+//! What is due is decided by a pass over the registry (when an audit changes, and every two
+//! seconds): it publishes each CRD's metrics and the Events of its conditions, and hands the
+//! Controller the reports whose status differs from what was written, those with findings
+//! first and a few at a time, so that on a fresh start with thousands of CRDs the reports
+//! that matter do not wait behind the clean ones (writes are paced by `apiQps`).
+
+use super::controller::{Ctx, crd_reference};
+use super::events::PendingEvent;
+use super::report_status;
+use super::reporter::{apply, desired, publish_metrics, report_object, write_order};
+use crate::audit::schema_audit::SchemaAudit;
+use crd_audit_engine::Crd;
+use futures::StreamExt;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::ResourceExt;
+use kube::api::{Api, ObjectMeta};
+use kube::core::{PartialObjectMeta, PartialObjectMetaExt};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::reflector::{self, ObjectRef, Store, store::Writer};
+use kube::runtime::watcher::{self, Event, watcher};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// A CRD as the Controller knows it: its name, UID and generation.
+pub type CrdMeta = PartialObjectMeta<CustomResourceDefinition>;
+
+/// Reports written at once (each is two requests, paced by `apiQps`).
+const CONCURRENT_WRITES: u16 = 8;
+
+/// Reports handed to the Controller and not yet written, at most: the pass hands over the
+/// next ones (findings first) as these complete.
+const HANDED_AT_ONCE: usize = 2 * CONCURRENT_WRITES as usize;
+
+/// A report handed over longer ago than this and never written (its CRD went away in
+/// between, and the Controller dropped the request) may be handed over again.
+const HANDED_EXPIRY: Duration = Duration::from_secs(600);
+
+/// The backoff of a report whose write failed: one second, doubling up to a minute.
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// How often the pass runs when no audit changed.
+const PASS_INTERVAL: Duration = Duration::from_secs(2);
+
+/// The Controller's store of the audited CRDs, kept by the registry's changes: a CRD is in
+/// it from its first reconcile until it is removed. It is ready from the start, so that
+/// reports are written while the first LIST of thousands of CRDs is still under way.
+pub struct CrdFeed {
+    writer: Mutex<Writer<CrdMeta>>,
+}
+
+impl Default for CrdFeed {
+    fn default() -> Self {
+        let mut writer = Writer::default();
+        writer.apply_watcher_event(&Event::Init);
+        writer.apply_watcher_event(&Event::InitDone);
+        CrdFeed {
+            writer: Mutex::new(writer),
+        }
+    }
+}
+
+fn crd_meta(crd: &Crd) -> CrdMeta {
+    ObjectMeta {
+        name: Some(crd.name.clone()),
+        uid: Some(crd.uid.clone()).filter(|u| !u.is_empty()),
+        generation: Some(crd.generation),
+        ..Default::default()
+    }
+    .into_request_partial()
+}
+
+impl CrdFeed {
+    fn writer(&self) -> MutexGuard<'_, Writer<CrdMeta>> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The Controller's view.
+    pub fn reader(&self) -> Store<CrdMeta> {
+        self.writer().as_reader()
+    }
+
+    /// A CRD is audited (first seen, or a new revision).
+    pub fn tracked(&self, crd: &Crd) {
+        self.writer()
+            .apply_watcher_event(&Event::Apply(crd_meta(crd)));
+    }
+
+    /// A CRD is no longer audited.
+    pub fn gone(&self, name: &str) {
+        let meta = ObjectMeta {
+            name: Some(name.to_string()),
+            ..Default::default()
+        }
+        .into_request_partial();
+        self.writer().apply_watcher_event(&Event::Delete(meta));
+    }
+
+    /// A LIST of the CRDs completed: the store holds exactly the audited ones.
+    pub fn listed<'a>(&self, crds: impl Iterator<Item = &'a Crd>) {
+        let mut w = self.writer();
+        w.apply_watcher_event(&Event::Init);
+        for crd in crds {
+            w.apply_watcher_event(&Event::InitApply(crd_meta(crd)));
+        }
+        w.apply_watcher_event(&Event::InitDone);
+    }
+}
+
+/// Why a report could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct WriteError(String);
+
+/// A report whose writes failed.
+struct Failure {
+    in_a_row: u32,
+    retry_at: Instant,
+}
+
+#[derive(Default)]
+struct Pending {
+    /// Reports handed to the Controller, and when.
+    handed: BTreeMap<String, Instant>,
+    failed: BTreeMap<String, Failure>,
+}
+
+/// What the Controller's reconciles and the pass share.
+struct Writing {
+    ctx: Arc<Ctx>,
+    pending: Mutex<Pending>,
+}
+
+impl Writing {
+    fn pending(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The backoff after `in_a_row` failed writes.
+fn backoff(in_a_row: u32) -> Duration {
+    FIRST_BACKOFF
+        .saturating_mul(1 << in_a_row.saturating_sub(1).min(16))
+        .min(MAX_BACKOFF)
+}
+
+/// Writes the reports while the controller runs.
+pub async fn run(ctx: Arc<Ctx>) {
+    let writing = Arc::new(Writing {
+        ctx: ctx.clone(),
+        pending: Mutex::default(),
+    });
+    let (due, due_rx) = mpsc::unbounded_channel();
+    let due_rx =
+        futures::stream::unfold(
+            due_rx,
+            |mut rx| async move { rx.recv().await.map(|r| (r, rx)) },
+        );
+    let controller = Controller::for_stream(futures::stream::pending(), ctx.crd_feed.reader())
+        .owns_stream(report_events(ctx.clone()))
+        .reconcile_on(due_rx)
+        .with_config(ControllerConfig::default().concurrency(CONCURRENT_WRITES))
+        .run(write, error_policy, writing.clone())
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                // A request for a CRD removed in between, or a failed write (logged by
+                // the error policy).
+                tracing::debug!(error = %e, "report controller");
+            }
+        });
+    tokio::select! {
+        _ = controller => {}
+        _ = hand_over(writing, due) => {}
+    }
+}
+
+/// The reports' metadata, watched: a report deleted (or missing after a relist, as when the
+/// report CRD was deleted and applied again) is marked unwritten; the Controller reconciles
+/// the CRD that owns it.
+fn report_events(
+    ctx: Arc<Ctx>,
+) -> impl futures::Stream<Item = Result<PartialObjectMeta<SchemaAudit>, watcher::Error>> + Send {
+    let api: Api<PartialObjectMeta<SchemaAudit>> = Api::all(ctx.client.clone());
+    let (reports, writer) = reflector::store();
+    super::watch_backoff::with_backoff(watcher(api, watcher::Config::default()).boxed())
+        .reflect(writer)
+        .filter_map(move |ev| {
+            let ctx = ctx.clone();
+            let reports = reports.clone();
+            async move {
+                match ev {
+                    Ok(Event::InitDone) => {
+                        unwritten(&ctx, |name| {
+                            reports.get(&ObjectRef::new(name)).is_none()
+                        });
+                        None
+                    }
+                    Ok(Event::Delete(m)) => {
+                        let gone = m.name_any();
+                        unwritten(&ctx, |name| name == gone);
+                        Some(Ok(m))
+                    }
+                    Ok(Event::Apply(m) | Event::InitApply(m)) => Some(Ok(m)),
+                    Ok(Event::Init) => None,
+                    Err(e) => {
+                        // Not handed to the Controller: its trigger backoff would hold up
+                        // every other trigger too.
+                        ctx.metrics.api_error("watch");
+                        tracing::warn!(error = %e, "watching the reports failed; retrying with backoff");
+                        None
+                    }
+                }
+            }
+        })
+}
+
+/// Marks the reports of the CRDs `missing` says are gone as unwritten.
+fn unwritten(ctx: &Ctx, missing: impl Fn(&str) -> bool) {
+    let mut any = false;
+    for (name, t) in ctx.registry().iter_mut() {
+        if t.written.is_some() && missing(name) {
+            t.written = None;
+            any = true;
+        }
+    }
+    if any {
+        ctx.changed.notify_one();
+    }
+}
+
+/// The Controller's reconcile: writes a CRD's report if its status is not the one written.
+async fn write(crd: Arc<CrdMeta>, w: Arc<Writing>) -> Result<Action, WriteError> {
+    let name = crd.name_any();
+    let result = write_report(&w.ctx, &name).await;
+    let mut pending = w.pending();
+    pending.handed.remove(&name);
+    if result.is_ok() {
+        pending.failed.remove(&name);
+    }
+    drop(pending);
+    // The pass may hand over the next report.
+    w.ctx.changed.notify_one();
+    result.map(|()| Action::await_change())
+}
+
+async fn write_report(ctx: &Ctx, name: &str) -> Result<(), WriteError> {
+    let (mut object, print, epoch, revision) = {
+        let mut reg = ctx.registry();
+        let Some(t) = reg.get_mut(name) else {
+            return Ok(());
+        };
+        let status = desired(ctx, t);
+        let print = report_status::fingerprint(&status);
+        if t.written == Some(print) {
+            return Ok(());
+        }
+        (report_object(t, status), print, t.epoch, t.revision.clone())
+    };
+    // Outside the registry lock: it inflates the schemas.
+    object.spec.audited_revision = report_status::packed_revision(&revision);
+    drop(revision);
+    apply(ctx, &object).await.map_err(WriteError)?;
+    ctx.with_current(name, epoch, |t| t.written = Some(print));
+    Ok(())
+}
+
+fn error_policy(crd: Arc<CrdMeta>, e: &WriteError, w: Arc<Writing>) -> Action {
+    let name = crd.name_any();
+    let mut pending = w.pending();
+    let failure = pending.failed.entry(name.clone()).or_insert(Failure {
+        in_a_row: 0,
+        retry_at: Instant::now(),
+    });
+    failure.in_a_row = failure.in_a_row.saturating_add(1);
+    let wait = backoff(failure.in_a_row);
+    failure.retry_at = Instant::now() + wait;
+    tracing::error!(crd = %name, error = %e, retry_in = ?wait, "writing the report failed");
+    Action::requeue(wait)
+}
+
+/// The pass: metrics and Events of every audited CRD, and the reports that are due handed to
+/// the Controller.
+async fn hand_over(w: Arc<Writing>, due: mpsc::UnboundedSender<ObjectRef<CrdMeta>>) {
+    let ctx = &w.ctx;
+    loop {
+        tokio::select! {
+            _ = ctx.changed.notified() => {}
+            _ = tokio::time::sleep(PASS_INTERVAL) => {}
+        }
+        ctx.policy_changed.notify_one();
+        // Let a burst of changes settle into one write.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let names = write_order(&ctx.registry());
+        let now = Instant::now();
+        {
+            // Requests the Controller dropped (their CRD went away in between).
+            let reg = ctx.registry();
+            w.pending().handed.retain(|name, at| {
+                reg.contains_key(name) && now.saturating_duration_since(*at) < HANDED_EXPIRY
+            });
+        }
+        for name in names {
+            if !observe(ctx, &name) {
+                continue;
+            }
+            let mut pending = w.pending();
+            let backing_off = pending.failed.get(&name).is_some_and(|f| f.retry_at > now);
+            if backing_off
+                || pending.handed.contains_key(&name)
+                || pending.handed.len() >= HANDED_AT_ONCE
+            {
+                continue;
+            }
+            pending.handed.insert(name.clone(), now);
+            drop(pending);
+            if due.send(ObjectRef::new(&name)).is_err() {
+                return; // the Controller stopped
+            }
+        }
+    }
+}
+
+/// Publishes a CRD's metrics and the Events of its conditions that changed; whether its
+/// report is due (its status is not the one written).
+fn observe(ctx: &Ctx, name: &str) -> bool {
+    let mut reg = ctx.registry();
+    let Some(t) = reg.get_mut(name) else {
+        return false;
+    };
+    let status = desired(ctx, t);
+    publish_metrics(ctx, t, &status);
+    let unchanged = t
+        .evented
+        .as_ref()
+        .is_some_and(|e| report_status::same_condition_statuses(e, &status));
+    if t.audited && !unchanged {
+        for (warning, reason, note) in report_status::condition_events(t.evented.as_ref(), &status)
+        {
+            ctx.queue_event(PendingEvent {
+                warning,
+                reason: reason.into(),
+                note,
+                regarding: crd_reference(t.crd()),
+            });
+        }
+        t.evented = Some(report_status::condition_statuses(&status));
+    }
+    t.written != Some(report_status::fingerprint(&status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::FutureExt;
+
+    #[test]
+    fn the_backoff_doubles_from_a_second_to_a_minute() {
+        let waits: Vec<u64> = (1..=9).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+    }
+
+    #[tokio::test]
+    async fn the_feed_holds_the_audited_crds_and_is_ready_at_once() {
+        let feed = CrdFeed::default();
+        let reader = feed.reader();
+        assert!(reader.wait_until_ready().now_or_never().is_some());
+        let crd = |name: &str| {
+            let (plural, group) = name.split_once('.').unwrap();
+            Crd::from_value(&serde_json::json!({
+                "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": name, "uid": format!("uid-{name}"), "generation": 3},
+                "spec": {"group": group, "scope": "Namespaced",
+                    "names": {"plural": plural, "kind": "Thing"},
+                    "versions": [{"name": "v1", "served": true, "storage": true,
+                        "schema": {"openAPIV3Schema": {"type": "object"}}}]}}))
+            .unwrap()
+        };
+        feed.tracked(&crd("a.example.com"));
+        feed.tracked(&crd("b.example.com"));
+        let a = reader.get(&ObjectRef::new("a.example.com")).unwrap();
+        assert_eq!(a.metadata.generation, Some(3));
+        assert_eq!(a.metadata.uid.as_deref(), Some("uid-a.example.com"));
+        feed.gone("a.example.com");
+        assert!(reader.get(&ObjectRef::new("a.example.com")).is_none());
+        // A relist: exactly what is audited now.
+        feed.listed([crd("c.example.com")].iter());
+        assert!(reader.get(&ObjectRef::new("b.example.com")).is_none());
+        assert!(reader.get(&ObjectRef::new("c.example.com")).is_some());
+    }
+}
