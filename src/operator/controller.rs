@@ -5,6 +5,7 @@
 
 use super::events::{EventSink, PendingEvent};
 use super::metrics::Metrics;
+use super::per_key::PerKey;
 use super::reconcile::{reconcile, remove};
 use super::report_status::{self, LastChange};
 use super::report_writer::CrdFeed;
@@ -37,6 +38,9 @@ const MAX_QUEUED_EVENTS: usize = 10_000;
 /// CRDs are reconciled, and a generated CRD is up to 1.7 MB of JSON (six times that
 /// decoded).
 const CRD_PAGE: u32 = 20;
+
+/// CRD events reconciled at once (each checks its CRD on a blocking thread).
+const CONCURRENT_RECONCILES: usize = 2;
 
 /// One audited CRD.
 pub struct Tracked {
@@ -273,7 +277,8 @@ impl Drop for Controller {
 }
 
 /// The CRD watch: every CRD is (re)compiled and audited when it appears or changes, and
-/// forgotten (its report deleted) when it goes.
+/// forgotten (its report deleted) when it goes. Its events are reconciled
+/// `CONCURRENT_RECONCILES` at a time, one at a time per CRD and in order (`per_key`).
 async fn watch_crds(ctx: Arc<Ctx>) {
     let api: Api<DynamicObject> = Api::all_with(ctx.client.clone(), &crd_resource());
     let ar = crd_resource();
@@ -285,7 +290,20 @@ async fn watch_crds(ctx: Arc<Ctx>) {
     };
     let (mut stream, mut streaming) = start(&ctx);
     let mut listed: Option<BTreeSet<String>> = None;
-    while let Some(ev) = stream.next().await {
+    let mut jobs = PerKey::new(CONCURRENT_RECONCILES);
+    let reconcile_later = |jobs: &mut PerKey, obj: DynamicObject| {
+        let name = obj.metadata.name.clone().unwrap_or_default();
+        let (ctx, raw) = (ctx.clone(), object_value(obj, &ar));
+        jobs.push(name, Box::pin(async move { reconcile(&ctx, raw).await }));
+    };
+    loop {
+        let ev = tokio::select! {
+            () = jobs.next_done(), if !jobs.is_empty() => continue,
+            ev = stream.next(), if jobs.has_room() => ev,
+        };
+        let Some(ev) = ev else {
+            break;
+        };
         match ev {
             Ok(Event::Init) => listed = Some(BTreeSet::new()),
             Ok(Event::InitApply(obj)) => {
@@ -294,10 +312,12 @@ async fn watch_crds(ctx: Arc<Ctx>) {
                 {
                     l.insert(name.clone());
                 }
-                reconcile(&ctx, object_value(obj, &ar)).await;
+                reconcile_later(&mut jobs, obj);
             }
             Ok(Event::InitDone) => {
-                // CRDs deleted while the watch was down.
+                // Every listed CRD is reconciled before concluding which ones went away
+                // while the watch was down.
+                jobs.drain().await;
                 let listed = listed.take().unwrap_or_default();
                 let gone: Vec<String> = ctx
                     .registry()
@@ -314,10 +334,14 @@ async fn watch_crds(ctx: Arc<Ctx>) {
                 ctx.crds_listed.store(true, Ordering::Relaxed);
                 ctx.metrics.set_ready(true);
             }
-            Ok(Event::Apply(obj)) => reconcile(&ctx, object_value(obj, &ar)).await,
+            Ok(Event::Apply(obj)) => reconcile_later(&mut jobs, obj),
             Ok(Event::Delete(obj)) => {
                 if let Some(name) = obj.metadata.name {
-                    remove(&ctx, &name).await;
+                    let ctx = ctx.clone();
+                    jobs.push(
+                        name.clone(),
+                        Box::pin(async move { remove(&ctx, &name).await }),
+                    );
                 }
             }
             Err(e) if ctx.refused_streaming(streaming, &e) => {

@@ -6,6 +6,7 @@
 //! options), `logging`, `shutdown` (the signals that stop it), `leader` (the Lease:
 //! acquiring, keeping and releasing it), `controller` (CRD watch, registry), `reconcile`
 //! (what a CRD event does),
+//! `per_key` (CRD events reconciled a few at a time, one at a time per CRD),
 //! `objects` (one object audit per CRD), `validators` (the bounded cache of compiled CRDs),
 //! `watch_backoff` (the watches' backoff and LIST permits), `report_status` (the status a
 //! report should have), `reporter` (the report object, its write, metrics and the Event
@@ -26,6 +27,7 @@ mod logging;
 pub mod metrics;
 pub mod objects;
 mod options;
+pub mod per_key;
 pub mod policy_report;
 pub mod policy_reporter;
 pub mod reconcile;
