@@ -5,7 +5,7 @@
 //! Modules: `command` (`crd-audit controller`: its flags), `options` (the resolved
 //! options), `logging`, `shutdown` (the signals that stop it), `leader` (the Lease:
 //! acquiring, keeping and releasing it), `controller` (CRD watch, registry), `reconcile`
-//! (what a CRD event does),
+//! (what a CRD event does), `state` (the decisions about one CRD, without I/O),
 //! `per_key` (CRD events reconciled a few at a time, one at a time per CRD),
 //! `objects` (one object audit per CRD), `validators` (the bounded cache of compiled CRDs),
 //! `watch_backoff` (the watches' backoff and LIST permits), `report_status` (the status a
@@ -35,6 +35,7 @@ pub mod report_status;
 pub mod report_writer;
 pub mod reporter;
 mod shutdown;
+pub mod state;
 pub mod validators;
 pub mod watch_backoff;
 pub mod write_limit;

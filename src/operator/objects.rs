@@ -5,10 +5,11 @@
 //! resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
 
-use super::controller::{Ctx, Tracked};
+use super::controller::Ctx;
 use super::events::PendingEvent;
+use super::state::{self, Effect};
 use super::validators::COST_PER_SCHEMA_BYTE;
-use crate::audit::judge::{Audit, Judgement, Key, Target, Transition, annotation_text, judge};
+use crate::audit::judge::{Audit, Judgement, Key, Target, judge};
 use crate::cluster::resources::{object_resource, object_value};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
@@ -19,7 +20,6 @@ use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 use kube::runtime::watcher;
 use kube::runtime::watcher::Event;
 use serde_json::Value;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -382,7 +382,12 @@ impl ObjectAudit {
     /// invalid get their Event and annotation. `false` when this audit is stale.
     async fn complete(&mut self, fresh: Audit, started: Instant) -> bool {
         let secs = started.elapsed().as_secs_f64();
-        let Some((newly, cleared)) = self.swap_in(fresh, secs) else {
+        let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::now(),
+        );
+        let Some(effects) = self.ctx.with_current(&self.crd.name, self.epoch, |t| {
+            state::on_audit_complete(t, fresh, secs, now, RESTARTED)
+        }) else {
             return false;
         };
         self.ctx
@@ -393,140 +398,38 @@ impl ObjectAudit {
             })
             .observe(secs);
         self.ctx.changed.notify_one();
-        for (key, text, blocked) in newly.iter() {
-            self.violation_event(key, text.as_deref().unwrap_or(""), *blocked);
-        }
-        let newly = newly.into_iter().map(|(k, t, _)| (k, t));
-        for (key, text) in newly.chain(cleared) {
-            self.annotate(key, text).await;
-        }
+        self.carry_out(effects).await;
         true
     }
 
-    /// Replaces the audit with a complete fresh one; the objects that became invalid (with
-    /// their annotation text and whether they are stuck) and those that became valid.
-    #[allow(clippy::type_complexity)]
-    fn swap_in(
-        &self,
-        fresh: Audit,
-        secs: f64,
-    ) -> Option<(Vec<(Key, Option<String>, bool)>, Vec<(Key, Option<String>)>)> {
-        self.ctx
-            .with_current(&self.crd.name, self.epoch, |t| self.swap(t, fresh, secs))
-    }
-
-    /// [`Self::swap_in`] on the current tracked CRD.
-    #[allow(clippy::type_complexity)]
-    fn swap(
-        &self,
-        t: &mut Tracked,
-        fresh: Audit,
-        secs: f64,
-    ) -> (Vec<(Key, Option<String>, bool)>, Vec<(Key, Option<String>)>) {
-        let before: BTreeSet<Key> = match t.tightened_from.take() {
-            Some(keys) => {
-                let (mut newly, mut stuck) = (0, 0);
-                for (_, i) in fresh.invalid.iter().filter(|(k, _)| !keys.contains(*k)) {
-                    newly += 1;
-                    stuck += usize::from(i.updates_blocked);
-                }
-                let summary = t
-                    .last_change
-                    .as_ref()
-                    .map_or(String::new(), |c| c.summary.clone());
-                let note = if stuck > 0 {
-                    format!(
-                        "{newly} object(s) newly invalid, {stuck} of them stuck (the API server refuses every update of them); {summary}"
-                    )
-                } else if newly > 0 {
-                    format!(
-                        "{newly} object(s) newly invalid, all still updatable (validation ratcheting tolerates their unchanged values); {summary}"
-                    )
-                } else {
-                    format!("0 object(s) newly invalid; {summary}")
-                };
-                self.ctx.queue_event(PendingEvent {
+    /// Carries out what a decision of `state` asks for.
+    async fn carry_out(&mut self, effects: Vec<Effect>) {
+        for effect in effects {
+            match effect {
+                Effect::SchemaTightened(note) => self.ctx.queue_event(PendingEvent {
                     warning: true,
                     reason: "SchemaTightened".into(),
                     note,
                     regarding: super::controller::crd_reference(&self.crd),
-                });
-                keys
-            }
-            None => t.audit.invalid.keys().cloned().collect(),
-        };
-        let unwritable = std::mem::take(&mut t.audit.unwritable);
-        t.audit = fresh;
-        // Objects still invalid and still unwritable stay recorded as such.
-        for (version, keys) in unwritable {
-            let still: BTreeSet<Key> = keys
-                .into_iter()
-                .filter(|k| t.audit.invalid.contains_key(k))
-                .collect();
-            if !still.is_empty() {
-                t.audit.unwritable.insert(version, still);
+                }),
+                Effect::Violation { key, text, blocked } => {
+                    self.violation_event(&key, &text, blocked)
+                }
+                Effect::Annotate(key, text) => self.annotate(key, text).await,
             }
         }
-        t.audited = true;
-        t.audited_at = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-            k8s_openapi::jiff::Timestamp::now(),
-        ));
-        t.audit_seconds = Some(secs);
-        // A complete audit clears a refused LIST and a restarted audit's bug.
-        if t.blocked
-            .as_ref()
-            .is_some_and(|b| b.0 == "Forbidden" || b.1.starts_with(RESTARTED))
-        {
-            t.blocked = None;
-        }
-        let newly: Vec<(Key, Option<String>, bool)> = t
-            .audit
-            .invalid
-            .iter()
-            .filter(|(k, _)| !before.contains(*k))
-            .map(|(k, i)| (k.clone(), Some(annotation_text(i)), i.updates_blocked))
-            .collect();
-        let cleared: Vec<(Key, Option<String>)> = before
-            .iter()
-            .filter(|k| !t.audit.invalid.contains_key(*k))
-            .map(|k| (k.clone(), None))
-            .collect();
-        (newly, cleared)
     }
 
     /// A watched change of one object. `false` when this audit is stale.
     async fn observe(&mut self, j: Judgement) -> bool {
-        let key = j.key.clone();
-        let recorded = {
-            self.ctx.with_current(&self.crd.name, self.epoch, |t| {
-                let tr = t.audit.record(j);
-                let invalid = t.audit.invalid.get(&key);
-                (
-                    tr,
-                    invalid.map(annotation_text),
-                    invalid.is_some_and(|i| i.updates_blocked),
-                )
-            })
-        };
-        let Some((tr, text, blocked)) = recorded else {
+        let Some(effects) = self
+            .ctx
+            .with_current(&self.crd.name, self.epoch, |t| state::on_object(t, j))
+        else {
             return false;
         };
         self.ctx.changed.notify_one();
-        match tr {
-            Transition::BecameInvalid => {
-                let text = text.unwrap_or_default();
-                self.violation_event(&key, &text, blocked);
-                self.annotate(key, Some(text)).await;
-            }
-            Transition::BecameBlocked => {
-                let text = text.unwrap_or_default();
-                self.violation_event(&key, &text, true);
-                self.annotate(key, Some(text)).await;
-            }
-            Transition::ChangedErrors => self.annotate(key, text).await,
-            Transition::BecameValid => self.annotate(key, None).await,
-            Transition::None => {}
-        }
+        self.carry_out(effects).await;
         true
     }
 

@@ -3,30 +3,17 @@
 //! packed, and its object audit (re)started; a CRD that went away is forgotten and its
 //! report deleted.
 
-use super::controller::{Ctx, Tracked, blocking};
+use super::controller::{Ctx, blocking};
 use super::metrics::CrdLabels;
 use super::report_status::{self, LastChange};
-use crate::audit::judge::{Audit, Key};
+use super::state::{Earlier, Revision, Seen, on_crd, track};
 use crate::audit::schema_audit::SchemaAudit;
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
 use crd_audit_engine::{CheckReport, check_crd, size_limits};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::api::{Api, DeleteParams};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-
-/// How a CRD event relates to what is tracked.
-enum Seen {
-    Unchanged,
-    /// Same revision, other status (stored versions, the server's conditions).
-    StatusOnly,
-    /// A new generation of the tracked CRD (the revision judged before).
-    Changed(Arc<PackedCrd>),
-    /// First sight (or a CRD recreated under the same name: another UID).
-    New,
-}
 
 /// A CRD appeared or changed: compile and check it off the executor, diff it against the
 /// revision audited before, and (re)start the audit of its objects.
@@ -48,19 +35,7 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
         }
         return;
     }
-    let seen = match ctx.registry().get(&crd.name) {
-        Some(t) if t.crd().uid == crd.uid && t.crd().generation == crd.generation => {
-            if t.crd().stored_versions == crd.stored_versions
-                && t.crd().conditions == crd.conditions
-            {
-                Seen::Unchanged
-            } else {
-                Seen::StatusOnly
-            }
-        }
-        Some(t) if t.crd().uid == crd.uid => Seen::Changed(t.revision.clone()),
-        _ => Seen::New,
-    };
+    let seen = on_crd(ctx.registry().get(&crd.name), &crd);
     if matches!(seen, Seen::Unchanged) {
         // A relist, or an update of what the audit does not read: nothing to check again.
         return;
@@ -151,44 +126,13 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     let epoch = ctx.epoch();
     let mut reg = ctx.registry();
     let previous = reg.remove(&crd.name);
-    let mut t = Tracked {
+    let new = Revision {
         revision: revision.clone(),
         check,
         sizes,
         epoch,
-        audit: Audit::default(),
-        audited: false,
-        audited_at: None,
-        audit_seconds: None,
-        blocked: None,
-        last_change: None,
-        tightened_from: None,
-        times: BTreeMap::new(),
-        written: None,
-        evented: None,
-        task: None,
     };
-    match (previous, change) {
-        (Some(mut p), Some(change)) => {
-            // A schema change: keep reporting the old audit until the new one completes.
-            t.tightened_from = change
-                .tightened
-                .then(|| p.audit.invalid.keys().cloned().collect());
-            t.audit = std::mem::take(&mut p.audit);
-            t.last_change = Some(change);
-            t.times = std::mem::take(&mut p.times);
-            t.evented = p.evented.take();
-            t.written = p.written.take();
-        }
-        (_, _) => {
-            if let Some(e) = earlier {
-                t.last_change = e.last_change;
-                t.times = e.times;
-                t.evented = e.status.as_ref().map(report_status::condition_statuses);
-                t.tightened_from = e.tightened_from;
-            }
-        }
-    }
+    let mut t = track(new, previous, change, earlier);
     tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
     t.task = Some(tokio::spawn(super::objects::supervised_audit(
         ctx.clone(),
@@ -199,14 +143,6 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     ctx.crd_feed.tracked(&crd);
     drop(reg);
     ctx.changed.notify_one();
-}
-
-/// What an earlier operator left in a CRD's report.
-struct Earlier {
-    last_change: Option<LastChange>,
-    times: BTreeMap<String, (String, Time)>,
-    status: Option<crate::audit::schema_audit::SchemaAuditStatus>,
-    tightened_from: Option<BTreeSet<Key>>,
 }
 
 async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
