@@ -48,6 +48,8 @@ mod meta;
 mod owner_references;
 mod update;
 #[cfg(test)]
+mod oracle_probes;
+#[cfg(test)]
 mod tests;
 
 pub use decode::{
