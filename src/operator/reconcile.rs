@@ -7,6 +7,7 @@ use super::controller::{Ctx, blocking};
 use super::metrics::CrdLabels;
 use super::report_status::{self, LastChange};
 use super::state::{Earlier, Revision, Seen, on_crd, track};
+use crate::audit::read_crd::read_crd;
 use crate::audit::schema_audit::SchemaAudit;
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
@@ -18,11 +19,12 @@ use std::sync::Arc;
 /// A CRD appeared or changed: compile and check it off the executor, diff it against the
 /// revision audited before, and (re)start the audit of its objects.
 pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
-    let crd = match Crd::from_value(&raw) {
+    let crd = match read_crd(&raw) {
         Ok(c) => Arc::new(c),
         Err(e) => {
-            let name = raw["metadata"]["name"].as_str().unwrap_or("");
-            tracing::error!(crd = name, error = %e, "unreadable CRD");
+            // The server served it: crd-audit's own failure, counted; the others go on.
+            ctx.metrics.internal_errors.inc();
+            tracing::error!(crd = %e.name, reason = %e.reason, "{e}");
             return;
         }
     };
