@@ -461,6 +461,69 @@ mod tests {
         assert_eq!(Totals::of(&rows).status(), EXIT_INPUT_ERROR);
     }
 
+    /// A stored Widget whose owner is a bad value, refused as stored data and stuck: the
+    /// value is in its errors and in those of its no-op update.
+    fn stuck_widget() -> crd_audit_engine::Verdict {
+        use crd_audit_engine::{BadValue, ErrorType, Path};
+        let owner = || {
+            Cause::new(
+                ErrorType::Invalid,
+                Path::new("spec").child("owner"),
+                BadValue::Str("alice@example.com".into()),
+                "must not be alice@example.com",
+            )
+        };
+        let mut v = crate::cli::output::refused_widget(owner());
+        let mut update = crate::cli::output::refused_widget(owner());
+        update.is_update = true;
+        v.update = Some(Box::new(update));
+        v
+    }
+
+    /// What an audit writes for one object, in `format`.
+    fn audited(format: Format, redact: bool, v: &crd_audit_engine::Verdict) -> String {
+        let mut w = Writer {
+            out: Vec::new(),
+            format,
+            redact,
+            junit: junit::Report::new("audit"),
+            sarif: sarif::audit_report(),
+            flush_each: false,
+        };
+        w.object("widgets.example.com", v).unwrap();
+        let mut out = std::mem::take(&mut w.out);
+        match format {
+            Format::Junit => w.junit.finish(&mut out).unwrap(),
+            Format::Sarif => w.sarif.finish(&mut out, 1).unwrap(),
+            Format::Text | Format::Json => {}
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn redacted_values_are_hidden_in_every_format() {
+        let formats = [Format::Text, Format::Json, Format::Junit, Format::Sarif];
+        let v = stuck_widget();
+        // Shown, the value is in every output (and in JSON, in the update's errors too).
+        for format in formats {
+            let out = audited(format, false, &v);
+            assert!(out.contains("alice@example.com"), "{format:?}: {out}");
+        }
+        let json: Value = serde_json::from_str(&audited(Format::Json, false, &v)).unwrap();
+        assert!(json["update"]["errors"].to_string().contains("alice"));
+        // Redacted once, on the verdict: in none of them, wherever the verdict holds it.
+        for format in formats {
+            let out = audited(format, true, &v);
+            assert!(!out.contains("alice"), "{format:?}: {out}");
+            assert!(out.contains("string, 17 chars"), "{format:?}: {out}");
+        }
+        let json: Value = serde_json::from_str(&audited(Format::Json, true, &v)).unwrap();
+        assert_eq!(
+            json["update"]["errors"][0]["message"],
+            "spec.owner: Invalid value: <string, 17 chars>: must not be <string, 17 chars>"
+        );
+    }
+
     #[test]
     fn redacted_json_hides_the_value_everywhere() {
         use crd_audit_engine::{BadValue, ErrorType, Path};

@@ -2,7 +2,7 @@
 //! counts per CRD.
 
 use super::Checked;
-use crate::audit::judge::{redacted, redacted_cause};
+use crate::audit::judge::redact_verdict;
 use crate::cli::crd_findings;
 use crate::cli::junit::{self, Outcome};
 use crate::cli::output::{self, Format};
@@ -11,7 +11,7 @@ use crate::cli::updates::stuck_or_tolerated;
 use crate::cli::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::size_limits;
 use crd_audit_engine::{Cause, Verdict};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::io::Write;
 use std::time::Duration;
 
@@ -44,14 +44,6 @@ pub(super) struct Writer<W: Write> {
 }
 
 impl<W: Write> Writer<W> {
-    pub(super) fn message(&self, c: &Cause) -> String {
-        if self.redact {
-            redacted(c)
-        } else {
-            c.message()
-        }
-    }
-
     pub(super) fn crd(&mut self, c: &Checked) -> std::io::Result<()> {
         let name = &c.revision.shell().name;
         match self.format {
@@ -109,8 +101,17 @@ impl<W: Write> Writer<W> {
         self.flush()
     }
 
-    /// An object with findings (invalid, or with fields its schema does not know).
+    /// An object with findings (invalid, or with fields its schema does not know): its
+    /// values redacted first when asked, once for every format.
     pub(super) fn object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
+        let mut redacted_verdict;
+        let v = if self.redact {
+            redacted_verdict = v.clone();
+            redact_verdict(&mut redacted_verdict);
+            &redacted_verdict
+        } else {
+            v
+        };
         let who = output::object_name(v);
         match self.format {
             Format::Text => {
@@ -125,7 +126,7 @@ impl<W: Write> Writer<W> {
                     writeln!(self.out, "{crd} {who}: error: {e}")?;
                 }
                 for c in &v.errors {
-                    writeln!(self.out, "{crd} {who}: {}", self.message(c))?;
+                    writeln!(self.out, "{crd} {who}: {}", c.message())?;
                 }
                 if let Some(u) = &v.update {
                     writeln!(self.out, "{crd} {who}: {}", stuck_or_tolerated(u))?;
@@ -136,25 +137,10 @@ impl<W: Write> Writer<W> {
                 m.insert("record".into(), json!("object"));
                 m.insert("crd".into(), json!(crd));
                 m.extend(crate::cli::output::verdict_json(v));
-                if self.redact
-                    && let Some(Value::Array(errors)) = m.get_mut("errors")
-                {
-                    for (e, c) in errors.iter_mut().zip(&v.errors) {
-                        *e = redacted_cause(c).to_json();
-                    }
-                }
                 serde_json::to_writer(&mut self.out, &m)?;
                 self.out.write_all(b"\n")?;
             }
             Format::Sarif => {
-                let mut redacted_verdict;
-                let v = if self.redact {
-                    redacted_verdict = v.clone();
-                    redacted_verdict.errors = v.errors.iter().map(redacted_cause).collect();
-                    &redacted_verdict
-                } else {
-                    v
-                };
                 let object = format!("{crd}/{}/{}", v.namespace, v.name);
                 let place = sarif::Place::Cluster { object: &object };
                 sarif::object_results(
@@ -168,12 +154,7 @@ impl<W: Write> Writer<W> {
                 )?;
             }
             Format::Junit => {
-                let mut outcome = junit::object_outcome(v, false);
-                if self.redact
-                    && let Outcome::Failure { messages, .. } = &mut outcome
-                {
-                    *messages = v.errors.iter().map(redacted).collect();
-                }
+                let outcome = junit::object_outcome(v, false);
                 if !matches!(outcome, Outcome::Pass) {
                     let name = format!("{who} ({})", v.api_version);
                     self.junit.case(&mut self.out, crd, crd, &name, &outcome)?;
