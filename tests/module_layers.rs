@@ -74,3 +74,86 @@ fn a_command_using_the_operator_is_a_violation() {
         ]
     );
 }
+
+/// Every use of an output format's name (`Format::`) in the `.rs` files under `src` but
+/// outside `src/cli/sink/`, as `src/file.rs:line: ...` (comments are not code).
+fn formats_told_apart_outside_the_sinks(src: &Path) -> Vec<String> {
+    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, files);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    let sinks = src.join("cli").join("sink");
+    let root = src.parent().unwrap_or(src);
+    let mut files = Vec::new();
+    walk(src, &mut files);
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&sinks)) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let named = code.match_indices("Format::").any(|(at, _)| {
+                !code[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            });
+            if named {
+                let path = file.strip_prefix(root).unwrap_or(file);
+                found.push(format!(
+                    "{}:{}: `Format::` outside src/cli/sink/: only the sinks tell output formats apart (hand the sink what was found)",
+                    path.display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn only_the_sinks_tell_output_formats_apart() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let bad = formats_told_apart_outside_the_sinks(&src);
+    assert!(
+        bad.is_empty(),
+        "output formats told apart:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn a_command_matching_an_output_format_is_a_violation() {
+    // The check itself: a command that tells formats apart is reported; the sinks, other
+    // names ending in `Format` and comments are not.
+    let dir = std::env::temp_dir().join(format!("crd-audit-formats-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("cli/sink")).unwrap();
+    std::fs::write(
+        src.join("cli/sink/mod.rs"),
+        "match format {\n    Format::Text => text(),\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("cli/check.rs"),
+        "// Format::Json is for machines.\nlet f = OutputFormat::X;\nif args.output == Format::Junit {}\n",
+    )
+    .unwrap();
+    let bad = formats_told_apart_outside_the_sinks(&src);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        bad,
+        vec![
+            "src/cli/check.rs:3: `Format::` outside src/cli/sink/: only the sinks tell output formats apart (hand the sink what was found)".to_string()
+        ]
+    );
+}

@@ -5,7 +5,7 @@
 
 use crd_audit_engine::Crd;
 use crd_audit_engine::CrdValidator;
-use crd_audit_engine::{BadValue, Cause};
+use crd_audit_engine::{BadValue, Cause, Verdict};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -137,6 +137,18 @@ pub fn redacted_cause(c: &Cause) -> Cause {
         }
     }
     copy
+}
+
+/// A verdict with the bad values of its causes, and of those of its no-op update, replaced
+/// by their type and length (see [`redacted`]): what is said about the object then holds
+/// none of its values, whatever part of the verdict a writer shows.
+pub fn redact_verdict(v: &mut Verdict) {
+    for c in &mut v.errors {
+        *c = redacted_cause(c);
+    }
+    if let Some(u) = &mut v.update {
+        redact_verdict(u);
+    }
 }
 
 fn digest(messages: &[String]) -> u64 {

@@ -17,6 +17,6 @@ pub fn run(args: &Args, mut cmd: clap::Command, bin_name: &str) -> u8 {
     let mut out = std::io::stdout().lock();
     match out.write_all(&script).and_then(|()| out.flush()) {
         Ok(()) => super::EXIT_CLEAN,
-        Err(e) => super::output::write_failed(&e, super::EXIT_CLEAN),
+        Err(e) => super::sink::write_failed(&e, super::EXIT_CLEAN),
     }
 }

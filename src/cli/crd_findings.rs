@@ -1,7 +1,8 @@
-//! What checking one CRD found, as one list of kinds and messages, for the outputs that show
-//! findings one by one (`audit`'s text and SARIF, JUnit test cases).
+//! What checking one CRD found, as one list of kinds and messages: the one place that names
+//! the kinds of CRD finding. Every sink of `check` and `audit` writes its CRDs' findings from
+//! this list (the text lines, the SARIF results, the JUnit test cases); `audit` counts its
+//! CRDs' findings and warnings with it.
 
-use super::sarif::{self, check_rules};
 use crd_audit_engine::CheckReport;
 use crd_audit_engine::size_limits::{self, Severity};
 
@@ -16,91 +17,112 @@ pub enum Level {
     Warning,
 }
 
+/// A kind of CRD finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Checking the CRD hit a bug in crd-audit.
+    InternalError,
+    /// A value of the CRD could not be decoded.
+    InputError,
+    /// A version's schema is not structural.
+    NonStructuralSchema,
+    /// CRD validation refuses the CRD.
+    CrdInvalid,
+    /// `status.storedVersions` lists a version that is not served.
+    StoredVersionNotServed,
+    /// The CRD is above a size limit (`requestBody`, `etcdRequest`) that refuses it.
+    TooLarge(&'static str),
+    /// The CRD is above a size limit (`lastAppliedAnnotation`) that only client-side
+    /// `kubectl apply` minds.
+    SizeWarning(&'static str),
+    /// The API server would warn about the CRD.
+    Warning,
+}
+
+impl Kind {
+    /// The kind's name, as the text output and JUnit's test cases write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::InternalError => "InternalError",
+            Kind::InputError => "InputError",
+            Kind::NonStructuralSchema => "NonStructuralSchema",
+            Kind::CrdInvalid => "CRDInvalid",
+            Kind::StoredVersionNotServed => "StoredVersionNotServed",
+            Kind::TooLarge(_) => "TooLarge",
+            Kind::SizeWarning(_) | Kind::Warning => "Warning",
+        }
+    }
+
+    pub fn level(self) -> Level {
+        match self {
+            Kind::InternalError | Kind::InputError => Level::Error,
+            Kind::NonStructuralSchema
+            | Kind::CrdInvalid
+            | Kind::StoredVersionNotServed
+            | Kind::TooLarge(_) => Level::Finding,
+            Kind::SizeWarning(_) | Kind::Warning => Level::Warning,
+        }
+    }
+}
+
 pub struct Finding {
-    /// `NonStructuralSchema`, `CRDInvalid`, `TooLarge`, `Warning`, ...
-    pub kind: &'static str,
-    /// The SARIF rule (src/cli/sarif.rs).
-    pub rule: &'static str,
-    pub level: Level,
+    pub kind: Kind,
     pub message: String,
     /// The field of the CRD it is about (empty for the whole CRD).
     pub field: String,
 }
 
+impl Finding {
+    pub fn level(&self) -> Level {
+        self.kind.level()
+    }
+}
+
 /// Every finding of a CRD: errors first, then problems, then warnings.
 pub fn list(report: &CheckReport, sizes: &[size_limits::Finding]) -> Vec<Finding> {
     let mut found = Vec::new();
-    let mut push = |kind, rule, level, message: String, field: &str| {
+    let mut push = |kind, message: String, field: &str| {
         found.push(Finding {
             kind,
-            rule,
-            level,
             message,
             field: field.to_string(),
         })
     };
     if let Some(e) = &report.internal_error {
-        push(
-            "InternalError",
-            check_rules::INTERNAL_ERROR,
-            Level::Error,
-            e.clone(),
-            "",
-        );
+        push(Kind::InternalError, e.clone(), "");
     }
     for e in &report.decode_errors {
-        push(
-            "InputError",
-            check_rules::INPUT_ERROR,
-            Level::Error,
-            e.clone(),
-            "",
-        );
+        push(Kind::InputError, e.clone(), "");
     }
-    for (kind, rule, causes) in [
-        (
-            "NonStructuralSchema",
-            check_rules::NON_STRUCTURAL,
-            &report.non_structural,
-        ),
-        ("CRDInvalid", check_rules::CRD_INVALID, &report.crd_errors),
-    ] {
-        for c in causes {
-            push(kind, rule, Level::Finding, c.message(), c.field.as_str());
-        }
+    for c in &report.non_structural {
+        push(Kind::NonStructuralSchema, c.message(), c.field.as_str());
+    }
+    for c in &report.crd_errors {
+        push(Kind::CrdInvalid, c.message(), c.field.as_str());
     }
     for v in &report.stored_versions_not_served {
         push(
-            "StoredVersionNotServed",
-            check_rules::STORED_VERSION_NOT_SERVED,
-            Level::Finding,
+            Kind::StoredVersionNotServed,
             format!("version {v:?} is listed in status.storedVersions but is not served"),
             "status.storedVersions",
         );
     }
     for f in sizes {
-        let rule = sarif::size_rule(f.limit_name);
-        match f.severity {
-            Severity::Warning => push("Warning", rule, Level::Warning, f.message.clone(), ""),
-            _ => push("TooLarge", rule, Level::Finding, f.message.clone(), ""),
-        }
+        let kind = match f.severity {
+            Severity::Warning => Kind::SizeWarning(f.limit_name),
+            _ => Kind::TooLarge(f.limit_name),
+        };
+        push(kind, f.message.clone(), "");
     }
     for w in &report.warnings {
-        let field = w.field.as_str();
-        push(
-            "Warning",
-            check_rules::CRD_WARNING,
-            Level::Warning,
-            w.message.clone(),
-            field,
-        );
+        push(Kind::Warning, w.message.clone(), w.field.as_str());
     }
     found
 }
 
 /// Whether a CRD's findings make a command fail: anything but warnings.
-pub fn failing(found: &[Finding]) -> bool {
-    found.iter().any(|f| f.level != Level::Warning)
+pub fn failing<'a>(found: impl IntoIterator<Item = &'a Finding>) -> bool {
+    found.into_iter().any(|f| f.level() != Level::Warning)
 }
 
 #[cfg(test)]
@@ -116,7 +138,7 @@ mod tests {
         assert!(!failing(&list(&r, &[])));
         r.crd_errors.push(Cause::required(Path::new("spec"), "x"));
         r.internal_error = Some("boom".into());
-        let kinds: Vec<_> = list(&r, &[]).iter().map(|f| f.kind).collect();
+        let kinds: Vec<_> = list(&r, &[]).iter().map(|f| f.kind.name()).collect();
         assert_eq!(kinds, ["InternalError", "CRDInvalid", "Warning"]);
         assert!(failing(&list(&r, &[])));
     }

@@ -2,12 +2,12 @@
 
 use super::inputs;
 use super::locate::{self, DocText};
-use super::output::{self, Format};
+use super::sink::{self, Format, SchemaChange, Totals};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
 use crd_audit_engine::load::positions::{DocumentPositions, Position};
 use crd_audit_engine::{Change, Class, diff};
-use std::io::Write;
+use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -92,27 +92,6 @@ pub fn read_one_crd_located(path: &Path) -> Result<(String, Crd, CrdPlace), Stri
     }
 }
 
-/// A change as the text output prints it: `version path: class (kind): reason`.
-pub fn change_line(c: &Change) -> String {
-    format!("{}: {}", change_head(c), c.reason)
-}
-
-/// What a change is, without why: `version path: class (kind)` (`*` for every version,
-/// `<version>` for the version itself).
-pub fn change_head(c: &Change) -> String {
-    let version = if c.version.is_empty() {
-        "*"
-    } else {
-        &c.version
-    };
-    let path = if c.path.is_empty() {
-        "<version>"
-    } else {
-        &c.path
-    };
-    format!("{version} {path}: {} ({})", c.class.as_str(), c.kind)
-}
-
 /// The field of the new CRD's document (at `prefix`) a change is about: a CRD field
 /// (`spec.scope`), a version (`spec.versions[i]`), or a node of the version's schema. A
 /// change's schema path starts with a property of the root (`spec.properties[replicas]`
@@ -174,18 +153,15 @@ pub fn run(args: &Args) -> u8 {
     } else {
         EXIT_CLEAN
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    // Each change stands in the new CRD's file (positions read only for JSON and SARIF).
-    let positions = match args.output {
-        Format::Json | Format::Sarif if !changes.is_empty() => {
-            place.text.as_ref().and_then(DocText::positions)
-        }
-        _ => None,
-    };
+    // Each change stands in the new CRD's file: its document is read again when a sink
+    // first asks where one stands.
+    let positions: OnceCell<Option<DocumentPositions>> = OnceCell::new();
     let at = |c: &Change| -> Position {
-        let object = locate::object_position(&place.prefix, place.doc_line, positions.as_ref());
-        match &positions {
+        let positions = positions
+            .get_or_init(|| place.text.as_ref().and_then(DocText::positions))
+            .as_ref();
+        let object = locate::object_position(&place.prefix, place.doc_line, positions);
+        match positions {
             Some(p) => p.locate(&locate::join(
                 &place.prefix,
                 &change_field(c, &new, p, &place.prefix),
@@ -193,79 +169,28 @@ pub fn run(args: &Args) -> u8 {
             None => object,
         }
     };
-    if args.output == Format::Sarif {
-        let mut sarif = super::sarif::diff_report();
-        let mut written = Ok(());
-        for c in &changes {
-            let p = at(c);
-            written = sarif.result(
-                &mut out,
-                &super::sarif::Finding {
-                    rule: super::sarif::change_rule(c.class),
-                    level: None,
-                    message: &change_line(c),
-                    location: &super::sarif::Location::File {
-                        path: place.file.clone(),
-                        line: p.line,
-                        column: p.column,
-                    },
-                    object: &new.name,
-                    field: &format!("{}:{}", c.version, c.path),
-                    properties: vec![
-                        ("version", c.version.clone().into()),
-                        ("path", c.path.clone().into()),
-                        ("changeKind", c.kind.into()),
-                        ("class", c.class.as_str().into()),
-                    ],
-                },
-            );
-            if written.is_err() {
-                break;
-            }
-        }
-        let written = written.and_then(|()| sarif.finish(&mut out, status));
-        return match written.and_then(|()| out.flush()) {
-            Ok(()) => status,
-            Err(e) => output::write_failed(&e, status),
-        };
-    }
-    if args.output == Format::Junit {
-        let written = super::junit::diff_report(&mut out, &new.name, &changes);
-        return match written.and_then(|()| out.flush()) {
-            Ok(()) => status,
-            Err(e) => output::write_failed(&e, status),
-        };
-    }
-    for c in &changes {
-        let written = match args.output {
-            Format::Json | Format::Junit | Format::Sarif => {
-                let mut v = c.to_json();
-                let p = at(c);
-                v["line"] = p.line.into();
-                v["column"] = p.column.into();
-                writeln!(out, "{v}")
-            }
-            Format::Text => writeln!(out, "{}", change_line(c)),
-        };
-        if let Err(e) = written {
-            return output::write_failed(&e, status);
-        }
-    }
-    let mut written = Ok(());
-    if args.output == Format::Text {
-        written = writeln!(
-            out,
-            "{} change(s): {tightening} tightening, {} loosening, {} neutral",
-            changes.len(),
-            changes
-                .iter()
-                .filter(|c| c.class == Class::Loosening)
-                .count(),
-            changes.iter().filter(|c| c.class == Class::Neutral).count()
-        );
-    }
-    match written.and_then(|()| out.flush()) {
+    let stdout = std::io::stdout();
+    let mut sink = sink::new(args.output, sink::Command::Diff, stdout.lock());
+    let written = changes
+        .iter()
+        .try_for_each(|c| {
+            sink.schema_change(&SchemaChange {
+                crd: &new.name,
+                file: &place.file,
+                change: c,
+                at: &|| at(c),
+            })
+        })
+        .and_then(|()| {
+            sink.totals(&Totals::Diff {
+                crd: &new.name,
+                changes: &changes,
+            })
+        })
+        .and_then(|()| sink.finish(status))
+        .and_then(|()| sink.flush());
+    match written {
         Ok(()) => status,
-        Err(e) => output::write_failed(&e, status),
+        Err(e) => sink::write_failed(&e, status),
     }
 }

@@ -1,5 +1,6 @@
 //! The one-shot commands of `crd-audit` (all but `controller`): one module per command,
-//! sharing input reading and output. The command line itself is `crate::command_line`.
+//! sharing input reading, and handing what they find to the sink of the output format
+//! (`sink`). The command line itself is `crate::command_line`.
 
 pub mod audit;
 pub mod check;
@@ -8,12 +9,10 @@ pub mod crd_catalog;
 pub mod crd_findings;
 pub mod diff;
 pub mod inputs;
-pub mod junit;
 pub mod locate;
 pub mod manifests;
-pub mod output;
 pub mod plan;
-pub mod sarif;
+pub mod sink;
 pub mod updates;
 pub mod validate;
 

@@ -7,16 +7,14 @@
 
 use super::diff::read_one_crd;
 use super::inputs;
-use super::locate::{self, LazyPositions, Located};
-use super::output::Format;
+use super::locate::{self, LazyPositions};
+use super::sink::{self, Format, PlanSummary, PlannedObject, Sink, Totals};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::cluster::reader::Cluster;
 use crd_audit_engine::Crd;
-use crd_audit_engine::load::positions::Position;
-use crd_audit_engine::{CrdValidator, Mode, Verdict};
+use crd_audit_engine::{CrdValidator, Mode};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -51,25 +49,14 @@ pub struct Args {
     pub output: Format,
 }
 
-#[derive(Default)]
-struct Summary {
-    read: usize,
-    newly_invalid: usize,
-    already_invalid: usize,
-    /// Invalid objects the API server would refuse to update at all under the new CRD.
-    stuck: usize,
-}
-
-struct Planner<W: Write> {
+struct Planner<'s> {
     new: CrdValidator,
     current: Option<CrdValidator>,
-    out: W,
-    format: Format,
-    summaries: BTreeMap<String, Summary>,
+    sink: Box<dyn Sink + 's>,
+    summaries: BTreeMap<String, PlanSummary>,
+    /// A write to the output failed.
     failed: bool,
-    junit: super::junit::Report,
-    sarif: super::sarif::Report,
-    /// The CRD's name (objects read from the cluster are named after it in SARIF).
+    /// The CRD's name.
     crd: String,
     /// The API server validates updates with ratcheting.
     ratcheting: bool,
@@ -84,7 +71,7 @@ struct Place<'a> {
     positions: &'a mut LazyPositions,
 }
 
-impl<W: Write> Planner<W> {
+impl Planner<'_> {
     /// Judges one object, read from a file (`place`) or from the cluster.
     fn judge(&mut self, source: &str, obj: Value, place: Option<Place>) {
         if obj.is_null() || !self.new.is_kind(&obj) {
@@ -117,86 +104,22 @@ impl<W: Write> Planner<W> {
             });
             (pl.file, at)
         });
-        let written = match self.format {
-            Format::Json => {
-                let mut m = serde_json::Map::new();
-                m.insert("source".into(), Value::String(source.to_string()));
-                if let Some((_, at)) = &located {
-                    m.insert("line".into(), at.object.line.into());
-                    m.insert("column".into(), at.object.column.into());
-                }
-                m.extend(super::output::verdict_json(&verdict));
-                if let (Some((_, at)), Some(Value::Array(errors))) = (&located, m.get_mut("errors"))
-                {
-                    for (e, p) in errors.iter_mut().zip(&at.errors) {
-                        if let Value::Object(e) = e {
-                            e.insert("line".into(), p.line.into());
-                            e.insert("column".into(), p.column.into());
-                        }
-                    }
-                }
-                m.insert(
-                    "validBefore".into(),
-                    valid_before.map_or(Value::Null, Value::Bool),
-                );
-                writeln!(self.out, "{}", Value::Object(m))
-            }
-            Format::Junit => {
-                let suite = source.rsplit_once('#').map_or("cluster", |(f, _)| f);
-                let name = if verdict.namespace.is_empty() {
-                    format!("{} {}", verdict.kind, verdict.name)
-                } else {
-                    format!("{} {}/{}", verdict.kind, verdict.namespace, verdict.name)
-                };
-                let outcome = super::junit::object_outcome(&verdict, false);
-                self.junit
-                    .case(&mut self.out, suite, source, &name, &outcome)
-            }
-            Format::Sarif if verdict.valid() => Ok(()),
-            Format::Sarif => {
-                let object = match (verdict.namespace.as_str(), &located) {
-                    (_, Some(_)) => String::new(),
-                    ("", None) => format!("{}/{}", self.crd, verdict.name),
-                    (ns, None) => format!("{}/{ns}/{}", self.crd, verdict.name),
-                };
-                let place = match &located {
-                    Some((file, at)) => super::sarif::Place::File { file, source, at },
-                    None => super::sarif::Place::Cluster { object: &object },
-                };
-                super::sarif::object_results(
-                    &mut self.sarif,
-                    &mut self.out,
-                    &verdict,
-                    &place,
-                    true,
-                    false,
-                    Some(super::sarif::plan_rule(valid_before)),
-                )
-            }
-            Format::Text if verdict.valid() => Ok(()),
-            Format::Text => write_text(&mut self.out, source, &verdict, valid_before, &located),
-        };
+        let written = self.sink.planned_object(&PlannedObject {
+            source,
+            verdict: &verdict,
+            valid_before,
+            located: located.as_ref().map(|(file, at)| (*file, at)),
+            crd: &self.crd,
+        });
         if written.is_err() {
             self.failed = true;
         }
     }
 
-    /// Prints the summary and ends the output; returns the exit status.
+    /// Says the summary and ends the output; returns the exit status.
     fn finish(mut self, input_errors: usize) -> u8 {
-        let mut breaking = 0;
-        for (version, s) in &self.summaries {
-            breaking += s.newly_invalid;
-            let line = format!(
-                "{version}: {} object(s) read, {} newly invalid, {} already invalid; {} stuck (the API server would refuse every update of them)",
-                s.read, s.newly_invalid, s.already_invalid, s.stuck
-            );
-            match self.format {
-                Format::Text => {
-                    let _ = writeln!(self.out, "{line}");
-                }
-                Format::Json | Format::Junit | Format::Sarif => eprintln!("{line}"),
-            }
-        }
+        let breaking: usize = self.summaries.values().map(|s| s.newly_invalid).sum();
+        let _ = self.sink.totals(&Totals::Plan(&self.summaries));
         let status = if input_errors > 0 || self.failed {
             EXIT_INPUT_ERROR
         } else if breaking > 0 {
@@ -204,15 +127,10 @@ impl<W: Write> Planner<W> {
         } else {
             EXIT_CLEAN
         };
-        if self.format == Format::Junit && !self.failed {
-            let junit = std::mem::replace(&mut self.junit, super::junit::Report::new("plan"));
-            let _ = junit.finish(&mut self.out);
+        if !self.failed {
+            let _ = self.sink.finish(status);
         }
-        if self.format == Format::Sarif && !self.failed {
-            let sarif = std::mem::replace(&mut self.sarif, super::sarif::plan_report());
-            let _ = sarif.finish(&mut self.out, status);
-        }
-        let _ = self.out.flush();
+        let _ = self.sink.flush();
         status
     }
 }
@@ -298,15 +216,13 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     let stdout = std::io::stdout();
+    let out = std::io::BufWriter::new(stdout.lock());
     let mut p = Planner {
         new: new_validator,
         current: current_validator,
-        out: std::io::BufWriter::new(stdout.lock()),
-        format: args.output,
+        sink: sink::new(args.output, sink::Command::Plan, out),
         summaries: BTreeMap::new(),
         failed: false,
-        junit: super::junit::Report::new("plan"),
-        sarif: super::sarif::plan_report(),
         crd: new.name.clone(),
         ratcheting: release.ratchets(),
     };
@@ -322,7 +238,7 @@ pub fn run(args: &Args) -> u8 {
             if let Err(e) = r {
                 eprintln!("error: {e}");
                 input_errors += 1;
-                p.sarif.notify(super::sarif::Level::Error, e.to_string());
+                p.sink.problem(e.to_string());
             }
         }
     } else {
@@ -355,62 +271,13 @@ pub fn run(args: &Args) -> u8 {
                     Err(e) => {
                         eprintln!("error: {e}");
                         input_errors += 1;
-                        if args.output == Format::Junit {
-                            let written = super::junit::check_input_error(
-                                &mut p.junit,
-                                &mut p.out,
-                                &name,
-                                &e,
-                            );
-                            p.failed |= written.is_err();
-                        }
-                        if args.output == Format::Sarif {
-                            let written =
-                                super::sarif::input_error(&mut p.sarif, &mut p.out, &name, &e);
-                            p.failed |= written.is_err();
-                        }
+                        p.failed |= p.sink.unreadable(&name, e.doc, &e).is_err();
                     }
                 }
             }
         }
     }
     p.finish(input_errors)
-}
-
-/// An object the new CRD refuses: a line saying so, then one a finding, each starting with
-/// `file:line:column:` as compilers print positions (objects from the cluster: with their
-/// source instead).
-fn write_text(
-    out: &mut impl Write,
-    source: &str,
-    verdict: &Verdict,
-    valid_before: Option<bool>,
-    located: &Option<(&str, Located)>,
-) -> std::io::Result<()> {
-    let name = format!("{} {}", verdict.kind, verdict.name);
-    let head = |p: Option<&Position>| match (located, p) {
-        (Some((file, _)), Some(p)) => format!("{file}:{}:{}: {name}", p.line, p.column),
-        _ => format!("{source} {name}"),
-    };
-    let object = located.as_ref().map(|(_, at)| &at.object);
-    let state = match valid_before {
-        Some(true) => "breaks",
-        Some(false) => "already invalid",
-        None => "invalid under the new CRD",
-    };
-    writeln!(out, "{}: {state}", head(object))?;
-    for (i, c) in verdict.errors.iter().enumerate() {
-        let p = located.as_ref().and_then(|(_, at)| at.errors.get(i));
-        writeln!(out, "{}:   {c}", head(p))?;
-    }
-    if let Some(e) = &verdict.request_error {
-        writeln!(out, "{}:   {e}", head(object))?;
-    }
-    if let Some(u) = &verdict.update {
-        let said = super::updates::stuck_or_tolerated(u);
-        writeln!(out, "{}: {said}", head(object))?;
-    }
-    Ok(())
 }
 
 /// The storage version, then every other served version whose schema differs from it.

@@ -108,12 +108,3 @@ impl Judging {
         v.validate_stored(obj, self.release.ratchets())
     }
 }
-
-/// The text line that says what an invalid stored object's no-op update gets.
-pub fn stuck_or_tolerated(update: &Verdict) -> String {
-    if update.valid() {
-        "tolerated: the API server accepts updates that leave the invalid values unchanged (validation ratcheting)".to_string()
-    } else {
-        "error: stuck: the API server refuses every update of this object, even one that changes nothing (a label, a finalizer removal)".to_string()
-    }
-}

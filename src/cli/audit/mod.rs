@@ -7,26 +7,23 @@
 //! a summary table ends the text output. On a terminal, stderr shows a progress bar.
 
 mod progress;
-mod writer;
 
 use super::EXIT_INPUT_ERROR;
-use super::crd_findings::{self, Level};
-use super::junit;
-use super::output::{self, Format};
-use super::sarif;
+use super::crd_findings;
+use super::sink::{self, AuditTotals, AuditedCrd, Format, Row, Sink, Totals};
 use crate::audit::config::Config;
+use crate::audit::judge::redact_verdict;
 use crate::audit::schema_audit::is_report_crd;
 use crate::cluster::reader::{Cluster, ReadError};
 use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
 use crd_audit_engine::size_limits;
-use crd_audit_engine::{CheckReport, Crd, CrdValidator};
+use crd_audit_engine::{CheckReport, Crd, CrdValidator, Verdict};
 use progress::Progress;
-use serde_json::{Value, json};
-use std::io::{IsTerminal, Write};
+use serde_json::Value;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
-use writer::{Row, Totals, Writer, table};
 
 /// Objects handed from the reading thread to the judging one at a time.
 const BATCH: usize = 128;
@@ -200,14 +197,15 @@ pub fn run(args: &Args) -> u8 {
         progress.set_total(total);
     }
     let stdout = std::io::stdout();
-    let flush_each = shown && stdout.is_terminal();
     let mut w = Writer {
-        out: std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
-        format: args.output,
+        // stdout is the terminal the progress bar is drawn on: each finding is flushed at once.
+        flush_each: shown && stdout.is_terminal(),
+        sink: sink::new(
+            args.output,
+            sink::Command::Audit,
+            std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
+        ),
         redact: config.redact_values,
-        junit: junit::Report::new("audit"),
-        sarif: sarif::audit_report(),
-        flush_each,
     };
     let mut rows = Vec::with_capacity(checked.len());
     let mut written = Ok(());
@@ -224,78 +222,85 @@ pub fn run(args: &Args) -> u8 {
         }
     }
     progress.finish();
-    let totals = Totals::of(&rows);
+    let totals = AuditTotals::of(&rows);
+    let status = totals.status();
     if written.is_ok() {
-        written = progress.suspend(|| match w.format {
-            Format::Text => {
-                let table = if rows.is_empty() {
-                    String::new()
-                } else {
-                    format!("\n{}", table(&rows))
-                };
-                w.out
-                    .write_all(table.as_bytes())
-                    .and_then(|()| writeln!(w.out, "{}", totals.line(started.elapsed())))
-            }
-            Format::Json => writeln!(
-                w.out,
-                "{}",
-                json!({
-                    "record": "summary",
-                    "crds": totals.crds,
-                    "objects": totals.objects,
-                    "invalid": totals.invalid,
-                    "blocked": totals.blocked,
-                    "unknownFields": totals.unknown_fields,
-                    "crdsWithFindings": totals.crds_with_findings,
-                    "errors": totals.errors,
-                    "internalErrors": totals.internal_errors,
+        written = progress.suspend(|| {
+            let elapsed = started.elapsed();
+            w.sink
+                .totals(&Totals::Audit {
+                    rows: &rows,
+                    totals: &totals,
+                    elapsed,
                 })
-            ),
-            Format::Sarif | Format::Junit => {
-                let finished = if w.format == Format::Sarif {
-                    let report = std::mem::replace(&mut w.sarif, sarif::Report::new("audit"));
-                    report.finish(&mut w.out, totals.status())
-                } else {
-                    let report = std::mem::replace(&mut w.junit, junit::Report::new("audit"));
-                    report.finish(&mut w.out)
-                };
-                finished.map(|()| {
-                    // The table is for people: on stderr beside the XML.
-                    eprint!("{}", table(&rows));
-                    eprintln!("{}", totals.line(started.elapsed()));
-                })
-            }
+                .and_then(|()| w.sink.finish(status))
         });
     }
-    let status = totals.status();
-    match written.and_then(|()| w.out.flush()) {
+    match written.and_then(|()| w.sink.flush()) {
         Ok(()) => status,
-        Err(e) => output::write_failed(&e, status),
+        Err(e) => sink::write_failed(&e, status),
+    }
+}
+
+/// Hands the findings to the sink: object values redacted first when the settings ask so,
+/// each finding flushed at once when a progress bar shares the terminal.
+struct Writer<'s> {
+    sink: Box<dyn Sink + 's>,
+    redact: bool,
+    flush_each: bool,
+}
+
+impl Writer<'_> {
+    fn flushed(&mut self, written: std::io::Result<()>) -> std::io::Result<()> {
+        written?;
+        if self.flush_each {
+            self.sink.flush()?;
+        }
+        Ok(())
+    }
+
+    fn crd(&mut self, c: &Checked, found: &[crd_findings::Finding]) -> std::io::Result<()> {
+        let written = self.sink.audited_crd(&AuditedCrd {
+            name: &c.revision.shell().name,
+            report: &c.report,
+            sizes: &c.sizes,
+            found,
+        });
+        self.flushed(written)
+    }
+
+    /// An object with findings (invalid, or with fields its schema does not know).
+    fn object(&mut self, crd: &str, mut verdict: Verdict) -> std::io::Result<()> {
+        if self.redact {
+            redact_verdict(&mut verdict);
+        }
+        let written = self.sink.audited_object(crd, &verdict);
+        self.flushed(written)
+    }
+
+    /// The end of a CRD's objects.
+    fn crd_done(&mut self, row: &Row) -> std::io::Result<()> {
+        let written = self.sink.audited_row(row);
+        self.flushed(written)
     }
 }
 
 /// Audits one CRD's objects; `Err` only when the output cannot be written.
-fn audit_crd<W: Write>(
+fn audit_crd(
     cluster: &Cluster,
     config: &Config,
     c: &Checked,
-    w: &mut Writer<W>,
+    w: &mut Writer,
     progress: &Progress,
     release: KubeVersion,
 ) -> std::io::Result<Row> {
     let ratcheting = release.ratchets();
     let found = crd_findings::list(&c.report, &c.sizes);
-    let mut row = Row {
-        crd: c.revision.shell().name.clone(),
-        crd_findings: found.iter().filter(|f| f.level != Level::Warning).count(),
-        crd_warnings: found.iter().filter(|f| f.level == Level::Warning).count(),
-        ..Row::default()
-    };
+    let mut row = Row::new(&c.revision.shell().name, &found);
     if c.report.internal_error.is_some() {
         row.internal_errors += 1;
     }
-    progress.suspend(|| w.crd(c))?;
+    progress.suspend(|| w.crd(c, &found))?;
     let Some(storage) = c.revision.shell().storage_version().map(|v| v.name.clone()) else {
         progress.suspend(|| w.crd_done(&row))?;
         return Ok(row);
@@ -370,8 +375,7 @@ fn audit_crd<W: Write>(
                     row.unknown_fields += 1;
                 }
                 if (!verdict.valid() || !verdict.pruned.is_empty())
-                    && let Err(e) =
-                        progress.suspend(|| w.object(&c.revision.shell().name, &verdict))
+                    && let Err(e) = progress.suspend(|| w.object(&c.revision.shell().name, verdict))
                 {
                     failed_write = Some(e);
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -414,35 +418,6 @@ fn describe_read_error(e: &ReadError) -> String {
 mod tests {
     use super::*;
     use crate::cli::{EXIT_CLEAN, EXIT_FINDINGS};
-    use crd_audit_engine::Cause;
-
-    #[test]
-    fn the_table_aligns_columns_and_names_read_errors() {
-        let rows = [
-            Row {
-                crd: "widgets.example.com".into(),
-                storage: "v1".into(),
-                objects: 1200,
-                invalid: 3,
-                ..Row::default()
-            },
-            Row {
-                crd: "a.b".into(),
-                storage: "v1beta1".into(),
-                error: Some("listing as: x (Forbidden, HTTP 403)".into()),
-                ..Row::default()
-            },
-        ];
-        let t = table(&rows);
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 3);
-        let col = |l: &str, word: &str| l.find(word).unwrap();
-        assert_eq!(col(lines[0], "STORAGE"), col(lines[1], "v1"));
-        assert_eq!(col(lines[0], "STORAGE"), col(lines[2], "v1beta1"));
-        assert_eq!(col(lines[0], "OBJECTS"), col(lines[1], "1200"));
-        assert!(lines[2].ends_with("Forbidden"), "{t}");
-        assert!(!lines[1].ends_with(' '));
-    }
 
     #[test]
     fn findings_fail_errors_fail_harder() {
@@ -451,40 +426,14 @@ mod tests {
             crd_warnings: 2,
             ..Row::default()
         }];
-        assert_eq!(Totals::of(&rows).status(), EXIT_CLEAN);
+        assert_eq!(AuditTotals::of(&rows).status(), EXIT_CLEAN);
         rows[0].invalid = 1;
-        assert_eq!(Totals::of(&rows).status(), EXIT_FINDINGS);
+        assert_eq!(AuditTotals::of(&rows).status(), EXIT_FINDINGS);
         rows[0].invalid = 0;
         rows[0].crd_findings = 1;
-        assert_eq!(Totals::of(&rows).status(), EXIT_FINDINGS);
+        assert_eq!(AuditTotals::of(&rows).status(), EXIT_FINDINGS);
         rows[0].error = Some("x".into());
-        assert_eq!(Totals::of(&rows).status(), EXIT_INPUT_ERROR);
-    }
-
-    #[test]
-    fn redacted_json_hides_the_value_everywhere() {
-        use crd_audit_engine::{BadValue, ErrorType, Path};
-        let mut w = Writer {
-            out: Vec::new(),
-            format: Format::Json,
-            redact: true,
-            junit: junit::Report::new("audit"),
-            sarif: sarif::audit_report(),
-            flush_each: false,
-        };
-        let v = crate::cli::output::refused_widget(Cause::new(
-            ErrorType::Invalid,
-            Path::new("spec").child("owner"),
-            BadValue::Str("alice@example.com".into()),
-            "must not be alice@example.com",
-        ));
-        w.object("widgets.example.com", &v).unwrap();
-        let line: Value = serde_json::from_slice(&w.out).unwrap();
-        assert!(!line.to_string().contains("alice"), "{line}");
-        assert_eq!(
-            line["errors"][0]["message"],
-            "spec.owner: Invalid value: <string, 17 chars>: must not be <string, 17 chars>"
-        );
+        assert_eq!(AuditTotals::of(&rows).status(), EXIT_INPUT_ERROR);
     }
 
     #[test]

@@ -3,13 +3,10 @@
 //! Objects are read one document at a time and each verdict is written as soon as it is
 //! known, so memory does not grow with the input.
 
-mod write;
-
 use super::crd_catalog::{Catalog, Indexed};
 use super::inputs::{self, Sourced};
 use super::locate::{Located, POSITIONS_MAX_TEXT, PieceText, locate};
-use super::output::object_name;
-use super::output::{self, Format};
+use super::sink::{self, Format, ObjectVerdict, Sink, Totals, ValidateTotals};
 use super::updates::{Judging, KubeVersion};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::Crd;
@@ -20,11 +17,9 @@ use crd_audit_engine::{Cause, Path};
 use crd_audit_engine::{Mode, Subresource, Verdict};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
-use write::{write_json, write_text};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -128,18 +123,6 @@ fn unknown_kind(obj: &Value, origin: &str) -> Verdict {
     v.code = 404;
     v.request_error = Some(message);
     v
-}
-
-#[derive(Default)]
-struct Totals {
-    objects: usize,
-    invalid: usize,
-    unknown: usize,
-    pruned: usize,
-    input_errors: usize,
-    rules_not_evaluated: usize,
-    /// Objects whose judgement hit a bug (a caught panic).
-    internal_errors: usize,
 }
 
 /// Consecutive pieces of one input on their way to a worker (batched so that handing them
@@ -496,7 +479,7 @@ pub fn run(args: &Args) -> u8 {
     let abort = AtomicBool::new(false);
     // Threads that stopped on a bug outside the per-document guards.
     let stopped = AtomicUsize::new(0);
-    let mut t = Totals::default();
+    let mut t = ValidateTotals::default();
     // The first failed write to standard output (then nothing more is written).
     let mut write_error: Option<std::io::Error> = None;
     let crds_ok = std::thread::scope(|scope| {
@@ -571,108 +554,15 @@ pub fn run(args: &Args) -> u8 {
         drop(done_tx);
         // Writer: puts results back in input order.
         let stdout = std::io::stdout();
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        let out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        let command = sink::Command::Validate {
+            strict: args.strict,
+        };
+        let mut sink = sink::new(args.output, command, out);
         // A bug here must not leave the workers blocked on a full channel: the receiver goes
         // with the closure.
-        let mut junit = super::junit::Report::new("validate");
-        let mut sarif = super::sarif::validate_report();
         let wrote = crd_audit_engine::panic_guard::catch(|| {
-            let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
-            let (mut next_seq, mut next_index) = (0, 0);
-            let mut current_file: Option<Arc<str>> = None;
-            let mut emit = |done: Done| {
-                if current_file.as_ref() != Some(&done.file) {
-                    current_file = Some(done.file.clone());
-                    next_index = 0;
-                }
-                if write_error.is_some() {
-                    return;
-                }
-                for doc in done.docs {
-                    let index = next_index;
-                    next_index += 1;
-                    let verdicts = match doc {
-                        Ok(v) => v,
-                        Err(mut e) => {
-                            if e.doc.is_some() {
-                                e.doc = Some(index);
-                            }
-                            eprintln!("error: {e}");
-                            t.input_errors += 1;
-                            if args.output == Format::Junit {
-                                let source = format!("{}#{index}", done.file);
-                                let outcome = super::junit::Outcome::Error {
-                                    kind: "InputError".into(),
-                                    messages: vec![e.to_string()],
-                                };
-                                let name = format!("document {index}");
-                                let written =
-                                    junit.case(&mut out, &done.file, &source, &name, &outcome);
-                                if let Err(e) = written {
-                                    write_error = Some(e);
-                                    abort.store(true, Ordering::Relaxed);
-                                    return;
-                                }
-                            }
-                            if args.output == Format::Sarif
-                                && let Err(e) =
-                                    super::sarif::input_error(&mut sarif, &mut out, &done.file, &e)
-                            {
-                                write_error = Some(e);
-                                abort.store(true, Ordering::Relaxed);
-                                return;
-                            }
-                            continue;
-                        }
-                    };
-                    let source = format!("{}#{index}", done.file);
-                    for (verdict, known, located) in verdicts {
-                        t.count(&verdict, known);
-                        let written = match args.output {
-                            Format::Json => write_json(&mut out, &source, &verdict, &located),
-                            Format::Text => write_text(&mut out, &done.file, &verdict, &located),
-                            Format::Junit => junit.case(
-                                &mut out,
-                                &done.file,
-                                &source,
-                                &object_name(&verdict),
-                                &super::junit::object_outcome(&verdict, args.strict),
-                            ),
-                            Format::Sarif => super::sarif::object_results(
-                                &mut sarif,
-                                &mut out,
-                                &verdict,
-                                &super::sarif::Place::File {
-                                    file: &done.file,
-                                    source: &source,
-                                    at: &located,
-                                },
-                                known,
-                                args.strict,
-                                None,
-                            ),
-                        };
-                        if let Err(e) = written {
-                            // Stop reading input; what is under way is drained.
-                            write_error = Some(e);
-                            abort.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                }
-            };
-            for done in done_rx {
-                pending.insert(done.seq, done);
-                while let Some(done) = pending.remove(&next_seq) {
-                    next_seq += 1;
-                    emit(done);
-                }
-            }
-            // Every worker has stopped. Results still waiting for an earlier one mean a worker
-            // died (a bug, reported by it): write them anyway, and let the reader finish.
-            for (_, done) in std::mem::take(&mut pending) {
-                emit(done);
-            }
+            write_in_order(done_rx, &mut *sink, &mut t, &mut write_error, abort)
         });
         if let Err(m) = wrote {
             eprintln!("error: crd-audit: the output writer stopped (a bug): {m}");
@@ -682,41 +572,15 @@ pub fn run(args: &Args) -> u8 {
         while let Ok(Ok(_)) = job_rx.lock().map(|rx| rx.recv()) {}
         // Every thread is done now.
         t.internal_errors += stopped.load(Ordering::Relaxed);
-        if args.output == Format::Text && write_error.is_none() {
-            let _ = writeln!(
-                out,
-                "validated {} object(s): {} invalid ({} of unknown kind), {} with unknown fields, {} input error(s){}",
-                t.objects,
-                t.invalid,
-                t.unknown,
-                t.pruned,
-                t.input_errors,
-                match t.internal_errors {
-                    0 => String::new(),
-                    n => format!(", {n} internal error(s) (bugs in crd-audit)"),
-                }
-            );
-            if t.rules_not_evaluated > 0 {
-                let _ = writeln!(
-                    out,
-                    "note: {} CEL rule evaluation(s) not performed (transition rules need the old object; rules this engine cannot evaluate are reported above)",
-                    t.rules_not_evaluated
-                );
+        if write_error.is_none() {
+            // The text totals are said when they can be; the end of a JUnit or SARIF
+            // document must be written.
+            let _ = sink.totals(&Totals::Validate(&t));
+            if let Err(e) = sink.finish(exit_status(true, &t, args.strict)) {
+                write_error = Some(e);
             }
         }
-        if args.output == Format::Junit
-            && write_error.is_none()
-            && let Err(e) = junit.finish(&mut out)
-        {
-            write_error = Some(e);
-        }
-        if args.output == Format::Sarif
-            && write_error.is_none()
-            && let Err(e) = sarif.finish(&mut out, exit_status(true, &t, args.strict))
-        {
-            write_error = Some(e);
-        }
-        if let Err(e) = out.flush()
+        if let Err(e) = sink.flush()
             && write_error.is_none()
         {
             write_error = Some(e);
@@ -727,37 +591,91 @@ pub fn run(args: &Args) -> u8 {
     std::mem::forget(catalog);
     let status = exit_status(crds_ok, &t, args.strict);
     match write_error {
-        Some(e) => output::write_failed(&e, status),
+        Some(e) => sink::write_failed(&e, status),
         None => status,
     }
 }
 
+/// Hands the verdicts to the sink in input order (each job's results wait for those of the
+/// jobs before it), counting them. A failed write stops the reading of input (`abort`) and
+/// the writing of the next results.
+fn write_in_order(
+    done_rx: mpsc::Receiver<Done>,
+    sink: &mut dyn Sink,
+    t: &mut ValidateTotals,
+    write_error: &mut Option<std::io::Error>,
+    abort: &AtomicBool,
+) {
+    let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
+    let (mut next_seq, mut next_index) = (0, 0);
+    let mut current_file: Option<Arc<str>> = None;
+    let mut emit = |done: Done| {
+        if current_file.as_ref() != Some(&done.file) {
+            current_file = Some(done.file.clone());
+            next_index = 0;
+        }
+        if write_error.is_some() {
+            return;
+        }
+        for doc in done.docs {
+            let index = next_index;
+            next_index += 1;
+            let verdicts = match doc {
+                Ok(v) => v,
+                Err(mut e) => {
+                    if e.doc.is_some() {
+                        e.doc = Some(index);
+                    }
+                    eprintln!("error: {e}");
+                    t.input_errors += 1;
+                    if let Err(e) = sink.unreadable(&done.file, Some(index), &e) {
+                        *write_error = Some(e);
+                        abort.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    continue;
+                }
+            };
+            let source = format!("{}#{index}", done.file);
+            for (verdict, known, at) in verdicts {
+                t.count(&verdict, known);
+                let written = sink.object_verdict(&ObjectVerdict {
+                    file: &done.file,
+                    source: &source,
+                    verdict: &verdict,
+                    known,
+                    at: &at,
+                });
+                if let Err(e) = written {
+                    // Stop reading input; what is under way is drained.
+                    *write_error = Some(e);
+                    abort.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
+        }
+    };
+    for done in done_rx {
+        pending.insert(done.seq, done);
+        while let Some(done) = pending.remove(&next_seq) {
+            next_seq += 1;
+            emit(done);
+        }
+    }
+    // Every worker has stopped. Results still waiting for an earlier one mean a worker died
+    // (a bug, reported by it): write them anyway, and let the reader finish.
+    for (_, done) in std::mem::take(&mut pending) {
+        emit(done);
+    }
+}
+
 /// The exit status of a run with these totals (`crds_ok`: the CRDs could be read).
-fn exit_status(crds_ok: bool, t: &Totals, strict: bool) -> u8 {
+fn exit_status(crds_ok: bool, t: &ValidateTotals, strict: bool) -> u8 {
     if !crds_ok || t.input_errors > 0 || t.internal_errors > 0 {
         EXIT_INPUT_ERROR
     } else if t.invalid > 0 || (strict && t.pruned > 0) {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
-    }
-}
-
-impl Totals {
-    fn count(&mut self, v: &Verdict, known: bool) {
-        self.objects += 1;
-        if !known {
-            self.unknown += 1;
-        }
-        if !v.valid() {
-            self.invalid += 1;
-        }
-        if !v.pruned.is_empty() {
-            self.pruned += 1;
-        }
-        self.rules_not_evaluated += v.rules_not_evaluated;
-        if v.internal_error {
-            self.internal_errors += 1;
-        }
     }
 }

@@ -10,13 +10,19 @@
 //! written as soon as the next one starts; nothing else is kept, so what is held is bounded
 //! by the output of one input file, whatever the number of files.
 
+use super::found::{
+    AuditedCrd, CheckedCrd, ObjectVerdict, PlannedObject, Row, SchemaChange, Totals,
+};
+use super::{Command, Sink, change_head, object_name, plan_summary, text};
+use crate::cli::crd_findings::{self, Level};
 use crd_audit_engine::Verdict;
+use crd_audit_engine::load::LoadError;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::time::{Instant, SystemTime};
 
 /// What a test case found.
-pub enum Outcome {
+enum Outcome {
     /// Nothing wrong: an empty test case.
     Pass,
     /// Findings (`<failure>`): the type of the first, and every message.
@@ -37,7 +43,7 @@ struct Suite {
 }
 
 /// A JUnit document being written.
-pub struct Report {
+struct Report {
     package: String,
     started: bool,
     next_id: usize,
@@ -46,7 +52,7 @@ pub struct Report {
 
 impl Report {
     /// A report for `crd-audit <command>`.
-    pub fn new(command: &str) -> Report {
+    fn new(command: &str) -> Report {
         Report {
             package: format!("crd-audit {command}"),
             started: false,
@@ -64,7 +70,7 @@ impl Report {
     }
 
     /// Ends the current suite (writing it) and starts one named `name`.
-    pub fn suite(&mut self, out: &mut impl Write, name: &str) -> std::io::Result<()> {
+    fn suite(&mut self, out: &mut impl Write, name: &str) -> std::io::Result<()> {
         self.end_suite(out)?;
         self.suite = Some(Suite {
             name: name.to_string(),
@@ -80,7 +86,7 @@ impl Report {
 
     /// Adds a test case to the suite `suite` (starting it, and writing the one before, when
     /// it is not the current one).
-    pub fn case(
+    fn case(
         &mut self,
         out: &mut impl Write,
         suite: &str,
@@ -88,9 +94,7 @@ impl Report {
         name: &str,
         outcome: &Outcome,
     ) -> std::io::Result<()> {
-        if self.suite.as_ref().is_none_or(|s| s.name != suite) {
-            self.suite(out, suite)?;
-        }
+        self.open(out, suite)?;
         let Some(s) = self.suite.as_mut() else {
             return Ok(());
         };
@@ -148,8 +152,16 @@ impl Report {
         out.write_all(b"    <system-out/>\n    <system-err/>\n  </testsuite>\n")
     }
 
+    /// Starts the suite `name` unless it is the current one.
+    fn open(&mut self, out: &mut impl Write, name: &str) -> std::io::Result<()> {
+        if self.suite.as_ref().is_none_or(|s| s.name != name) {
+            self.suite(out, name)?;
+        }
+        Ok(())
+    }
+
     /// Writes the last suite and ends the document.
-    pub fn finish(mut self, out: &mut impl Write) -> std::io::Result<()> {
+    fn finish(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         self.end_suite(out)?;
         self.start(out)?;
         out.write_all(b"</testsuites>\n")
@@ -158,7 +170,7 @@ impl Report {
 
 /// An object's outcome: its causes as a failure, an error when judging it hit a bug; with
 /// `strict`, unknown fields are findings too.
-pub fn object_outcome(v: &Verdict, strict: bool) -> Outcome {
+fn object_outcome(v: &Verdict, strict: bool) -> Outcome {
     let mut messages: Vec<String> = v.errors.iter().map(|c| c.message()).collect();
     if let Some(e) = &v.request_error {
         messages.push(e.clone());
@@ -199,53 +211,19 @@ pub fn object_outcome(v: &Verdict, strict: bool) -> Outcome {
     Outcome::Pass
 }
 
-/// `check`: an unreadable document of `file`, as an `<error>` test case.
-pub fn check_input_error(
-    r: &mut Report,
-    out: &mut impl Write,
-    file: &str,
-    e: &crd_audit_engine::load::LoadError,
-) -> std::io::Result<()> {
-    let (classname, name) = match e.doc {
-        Some(d) => (format!("{file}#{d}"), format!("document {d}")),
-        None => (file.to_string(), "input".to_string()),
-    };
-    let outcome = Outcome::Error {
-        kind: "InputError".into(),
-        messages: vec![e.to_string()],
-    };
-    r.case(out, file, &classname, &name, &outcome)
-}
-
-/// `check`: a CRD's test case (see [`check_outcome`]).
-pub fn check_case(
-    r: &mut Report,
-    out: &mut impl Write,
-    item: &super::inputs::Sourced,
-    report: &crd_audit_engine::CheckReport,
-    size_findings: &[crd_audit_engine::size_limits::Finding],
-) -> std::io::Result<()> {
-    let outcome = check_outcome(report, size_findings);
-    r.case(out, &item.file, &item.source(), &report.crd, &outcome)
-}
-
 /// A CRD's outcome: its problems as a failure (warnings are not), an error when it could
 /// not be judged.
-pub fn check_outcome(
-    report: &crd_audit_engine::CheckReport,
-    size_findings: &[crd_audit_engine::size_limits::Finding],
-) -> Outcome {
-    use super::crd_findings::Level;
-    let found: Vec<_> = super::crd_findings::list(report, size_findings)
+fn check_outcome<'a>(found: impl IntoIterator<Item = &'a crd_findings::Finding>) -> Outcome {
+    let found: Vec<_> = found
         .into_iter()
-        .filter(|f| f.level != Level::Warning)
+        .filter(|f| f.level() != Level::Warning)
         .collect();
     let Some(first) = found.first() else {
         return Outcome::Pass;
     };
-    let kind = first.kind.to_string();
-    let errors = first.level == Level::Error;
-    let messages = found.into_iter().map(|f| f.message).collect();
+    let kind = first.kind.name().to_string();
+    let errors = first.level() == Level::Error;
+    let messages = found.into_iter().map(|f| f.message.clone()).collect();
     if errors {
         Outcome::Error { kind, messages }
     } else {
@@ -253,35 +231,158 @@ pub fn check_outcome(
     }
 }
 
-/// `diff`: the whole document: one suite for the CRD, a test case per change, tightening
-/// changes failed.
-pub fn diff_report(
-    out: &mut impl Write,
-    crd: &str,
-    changes: &[crd_audit_engine::Change],
-) -> std::io::Result<()> {
-    let mut r = Report::new("diff");
-    r.suite(out, crd)?;
-    for c in changes {
-        let name = super::diff::change_head(c);
-        let outcome = if c.class == crd_audit_engine::Class::Tightening {
+/// The JUnit sink: a suite per input file (per CRD for `audit` and `diff`), a test case per
+/// object, CRD or change.
+pub(super) struct Junit<W> {
+    out: W,
+    report: Report,
+    /// `validate --strict`: unknown fields are failures.
+    strict: bool,
+}
+
+impl<W: Write> Junit<W> {
+    pub(super) fn new(out: W, command: Command) -> Self {
+        Junit {
+            out,
+            report: Report::new(command.name()),
+            strict: command == Command::Validate { strict: true },
+        }
+    }
+}
+
+impl<W: Write> Sink for Junit<W> {
+    fn checked_crd(&mut self, c: &CheckedCrd) -> std::io::Result<()> {
+        let outcome = check_outcome(c.found.iter().map(|(f, _)| f));
+        self.report
+            .case(&mut self.out, c.file, c.source, &c.report.crd, &outcome)
+    }
+
+    fn object_verdict(&mut self, o: &ObjectVerdict) -> std::io::Result<()> {
+        let outcome = object_outcome(o.verdict, self.strict);
+        let name = object_name(o.verdict);
+        self.report
+            .case(&mut self.out, o.file, o.source, &name, &outcome)
+    }
+
+    /// A suite per file (one for the cluster), every object a test case.
+    fn planned_object(&mut self, o: &PlannedObject) -> std::io::Result<()> {
+        let v = o.verdict;
+        let suite = o.source.rsplit_once('#').map_or("cluster", |(f, _)| f);
+        let name = if v.namespace.is_empty() {
+            format!("{} {}", v.kind, v.name)
+        } else {
+            format!("{} {}/{}", v.kind, v.namespace, v.name)
+        };
+        let outcome = object_outcome(v, false);
+        self.report
+            .case(&mut self.out, suite, o.source, &name, &outcome)
+    }
+
+    /// One suite for the CRD, a test case per change, tightening changes failed.
+    fn schema_change(&mut self, c: &SchemaChange) -> std::io::Result<()> {
+        let change = c.change;
+        let outcome = if change.class == crd_audit_engine::Class::Tightening {
             Outcome::Failure {
-                kind: c.kind.to_string(),
-                messages: vec![c.reason.clone()],
+                kind: change.kind.to_string(),
+                messages: vec![change.reason.clone()],
             }
         } else {
             Outcome::Pass
         };
-        r.case(out, crd, crd, &name, &outcome)?;
+        let name = change_head(change);
+        self.report
+            .case(&mut self.out, c.crd, c.crd, &name, &outcome)
     }
-    r.finish(out)
+
+    fn audited_crd(&mut self, c: &AuditedCrd) -> std::io::Result<()> {
+        let outcome = check_outcome(c.found);
+        let name = format!("CRD {}", c.name);
+        self.report
+            .case(&mut self.out, c.name, c.name, &name, &outcome)
+    }
+
+    fn audited_object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
+        let outcome = object_outcome(v, false);
+        if matches!(outcome, Outcome::Pass) {
+            return Ok(());
+        }
+        let name = format!("{} ({})", object_name(v), v.api_version);
+        self.report.case(&mut self.out, crd, crd, &name, &outcome)
+    }
+
+    fn audited_row(&mut self, row: &Row) -> std::io::Result<()> {
+        let valid = row.objects - row.invalid;
+        let name = format!("{valid} valid object(s) of {}", row.objects);
+        self.report
+            .case(&mut self.out, &row.crd, &row.crd, &name, &Outcome::Pass)?;
+        if let Some(e) = &row.error {
+            let outcome = Outcome::Error {
+                kind: "ReadError".into(),
+                messages: vec![e.clone()],
+            };
+            self.report.case(
+                &mut self.out,
+                &row.crd,
+                &row.crd,
+                "reading objects",
+                &outcome,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// An `<error>` test case, in the file's suite.
+    fn unreadable(&mut self, file: &str, doc: Option<usize>, e: &LoadError) -> std::io::Result<()> {
+        let (classname, name) = match doc {
+            Some(d) => (format!("{file}#{d}"), format!("document {d}")),
+            None => (file.to_string(), "input".to_string()),
+        };
+        let outcome = Outcome::Error {
+            kind: "InputError".into(),
+            messages: vec![e.to_string()],
+        };
+        self.report
+            .case(&mut self.out, file, &classname, &name, &outcome)
+    }
+
+    /// The counts are for people: `plan`'s and `audit`'s on stderr, beside the XML. `diff`'s
+    /// document has the CRD's suite even without changes.
+    fn totals(&mut self, totals: &Totals) -> std::io::Result<()> {
+        match totals {
+            Totals::Diff { crd, .. } => self.report.open(&mut self.out, crd),
+            Totals::Plan(summaries) => {
+                for line in plan_summary(summaries) {
+                    eprintln!("{line}");
+                }
+                Ok(())
+            }
+            Totals::Audit {
+                rows,
+                totals,
+                elapsed,
+            } => {
+                eprint!("{}", text::table(rows));
+                eprintln!("{}", text::audit_line(totals, *elapsed));
+                Ok(())
+            }
+            Totals::Check { .. } | Totals::Validate(_) => Ok(()),
+        }
+    }
+
+    fn finish(&mut self, _exit_status: u8) -> std::io::Result<()> {
+        self.report.finish(&mut self.out)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// `s` as XML text or attribute value: markup characters as references, line breaks and
 /// tabs as character references (kept in attributes, where they would be normalised away),
 /// and the characters XML 1.0 forbids (other controls, U+FFFE, U+FFFF) spelled `\u{..}` so
 /// that the document always parses.
-pub fn escape(s: &str) -> String {
+fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

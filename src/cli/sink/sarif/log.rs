@@ -1,5 +1,4 @@
-//! `--output sarif`: SARIF 2.1.0 (OASIS), as GitHub code scanning and other SARIF viewers
-//! read it.
+//! The SARIF log writer.
 //!
 //! A [`Report`] is one SARIF log with one run: the rules it may report are declared with
 //! [`Report::rule`], each finding is written with [`Report::result`] as soon as it is known,
@@ -15,9 +14,6 @@
 //! the run's `properties` and in a notification of the invocation), one location a result,
 //! rule names and descriptions within their bounds.
 
-mod rules;
-
-pub use rules::*;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::io::Write;
@@ -98,15 +94,15 @@ pub struct Finding<'a> {
 
 /// A SARIF log being written.
 pub struct Report {
-    command: String,
-    rules: Vec<Rule>,
+    pub(super) command: String,
+    pub(super) rules: Vec<Rule>,
     started: bool,
     written: usize,
     omitted: usize,
     /// How often each fingerprint was written (to tell identical findings apart).
     seen: HashMap<u64, usize>,
     notifications: Vec<(Level, String)>,
-    limit: usize,
+    pub(super) limit: usize,
 }
 
 impl Report {
@@ -237,7 +233,7 @@ impl Report {
 
     /// Ends the log: the tool and its rules, the invocation (its exit status and notes), and
     /// what was left out.
-    pub fn finish(mut self, out: &mut impl Write, exit_status: u8) -> std::io::Result<()> {
+    pub fn finish(&mut self, out: &mut impl Write, exit_status: u8) -> std::io::Result<()> {
         self.start(out)?;
         let rules: Vec<Value> = self
             .rules
@@ -275,7 +271,7 @@ impl Report {
         let mut invocation = Map::new();
         invocation.insert(
             "executionSuccessful".into(),
-            (exit_status != super::EXIT_INPUT_ERROR).into(),
+            (exit_status != crate::cli::EXIT_INPUT_ERROR).into(),
         );
         invocation.insert("exitCode".into(), exit_status.into());
         if !notifications.is_empty() {
@@ -286,7 +282,7 @@ impl Report {
         }
         let driver = json!({
             "name": "crd-audit",
-            "fullName": format!("crd-audit {}", super::VERSION),
+            "fullName": format!("crd-audit {}", crate::cli::VERSION),
             "version": env!("CARGO_PKG_VERSION"),
             "semanticVersion": env!("CARGO_PKG_VERSION"),
             "informationUri": INFORMATION_URI,
@@ -375,10 +371,10 @@ fn encode_path(path: &str, drive: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rules::{diff_report, validate_report};
     use super::*;
-    use crd_audit_engine::Cause;
 
-    fn finish(r: Report, status: u8) -> Value {
+    fn finish(mut r: Report, status: u8) -> Value {
         let mut out = Vec::new();
         r.finish(&mut out, status).unwrap();
         serde_json::from_slice(&out).unwrap()
@@ -483,45 +479,6 @@ mod tests {
     }
 
     #[test]
-    fn objects_without_a_file_are_named_by_logical_locations() {
-        let v = crate::cli::output::refused_widget(Cause::invalid(
-            crd_audit_engine::Path::new("spec").child("replicas"),
-            crd_audit_engine::BadValue::Int(9),
-            "too many",
-        ));
-        let mut r = plan_report();
-        let mut out = Vec::new();
-        let place = Place::Cluster {
-            object: "widgets.example.com/default/w",
-        };
-        object_results(
-            &mut r,
-            &mut out,
-            &v,
-            &place,
-            true,
-            false,
-            Some(plan_rule(Some(true))),
-        )
-        .unwrap();
-        r.finish(&mut out, 1).unwrap();
-        let log: Value = serde_json::from_slice(&out).unwrap();
-        let result = &log["runs"][0]["results"][0];
-        assert_eq!(result["ruleId"], "NewlyInvalid");
-        assert_eq!(
-            result["locations"],
-            json!([{"logicalLocations": [{
-                "fullyQualifiedName": "widgets.example.com/default/w/spec.replicas",
-                "kind": "object"
-            }]}])
-        );
-        assert_eq!(
-            result["message"]["text"],
-            "spec.replicas: Invalid value: 9: too many"
-        );
-    }
-
-    #[test]
     fn paths_become_uris() {
         assert_eq!(
             artifact_location("examples/crds/widgets.yaml"),
@@ -544,39 +501,5 @@ mod tests {
             json!({"uri": "file:///C:/crds/x.yaml"})
         );
         assert_eq!(artifact_location("-")["uri"], "-");
-    }
-
-    #[test]
-    fn rules_keep_githubs_bounds() {
-        for r in [
-            validate_report(),
-            check_report(),
-            diff_report(),
-            plan_report(),
-        ] {
-            let mut ids = std::collections::HashSet::new();
-            for rule in &r.rules {
-                assert!(ids.insert(rule.id), "{} twice", rule.id);
-                assert!(!rule.id.is_empty() && rule.name.len() <= 255);
-                for text in [rule.short, rule.full, rule.help] {
-                    assert!(!text.is_empty() && text.chars().count() <= 1024, "{text}");
-                }
-            }
-        }
-        // Every rule a finding names is declared.
-        let validate = validate_report();
-        for (t, _) in CAUSES {
-            let c = Cause::new(
-                t,
-                crd_audit_engine::Path::root(),
-                crd_audit_engine::BadValue::Omit,
-                "",
-            );
-            assert!(validate.rules.iter().any(|r| r.id == cause_rule(&c)));
-        }
-        let check = check_report();
-        for limit in ["requestBody", "etcdRequest", "lastAppliedAnnotation"] {
-            assert!(check.rules.iter().any(|r| r.id == size_rule(limit)));
-        }
     }
 }

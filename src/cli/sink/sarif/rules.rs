@@ -1,13 +1,11 @@
-//! The rules of each command (the catalogue a SARIF log declares), and the mapping of each
-//! command's findings to them.
+//! The rules of each command (the catalogue a SARIF log declares), and which rule each kind
+//! of finding is filed under.
 
-use super::{Finding, Level, Location, Report, Rule};
-use crd_audit_engine::load::LoadError;
-use crd_audit_engine::{Cause, ErrorType, Verdict};
-use serde_json::Value;
-use std::io::Write;
+use super::log::{Level, Report, Rule};
+use crate::cli::crd_findings::Kind;
+use crd_audit_engine::{Cause, ErrorType};
 
-pub(super) const fn rule(
+const fn rule(
     id: &'static str,
     short: &'static str,
     full: &'static str,
@@ -170,7 +168,7 @@ pub(super) fn cause_rule(c: &Cause) -> &'static str {
 }
 
 /// The log of `validate`, with its rules.
-pub fn validate_report() -> Report {
+pub(super) fn validate_report() -> Report {
     let mut rules: Vec<Rule> = CAUSES.iter().map(|(_, r)| r.clone()).collect();
     rules.extend([
         UNKNOWN_FIELD,
@@ -180,176 +178,6 @@ pub fn validate_report() -> Report {
         INTERNAL_ERROR,
     ]);
     Report::with_rules("validate", &rules)
-}
-
-/// Where an object's findings stand: in a file (the object's position and each finding's),
-/// or in a cluster (the object's name, `crd/namespace/name`).
-pub enum Place<'a> {
-    File {
-        file: &'a str,
-        source: &'a str,
-        at: &'a crate::cli::locate::Located,
-    },
-    Cluster {
-        object: &'a str,
-    },
-}
-
-impl Place<'_> {
-    /// Where the finding at `field` stands: in a file at `at` (the object's position when
-    /// unknown), in a cluster as the object's name and the field.
-    fn location(
-        &self,
-        field: &str,
-        at: Option<crd_audit_engine::load::positions::Position>,
-    ) -> Location {
-        match self {
-            Place::File {
-                file, at: located, ..
-            } => {
-                let p = at.unwrap_or(located.object);
-                Location::File {
-                    path: file.to_string(),
-                    line: p.line,
-                    column: p.column,
-                }
-            }
-            Place::Cluster { object } => Location::Logical {
-                name: if field.is_empty() {
-                    object.to_string()
-                } else {
-                    format!("{object}/{field}")
-                },
-                kind: "object",
-            },
-        }
-    }
-
-    fn source(&self) -> Vec<(&'static str, Value)> {
-        match self {
-            Place::File { source, .. } => vec![("source", Value::from(*source))],
-            Place::Cluster { .. } => Vec::new(),
-        }
-    }
-}
-
-/// The findings of one object's verdict: the request's refusal, each cause, each unknown
-/// field (an error with `strict`). `known`: whether a CRD given defines the object's kind.
-/// `plan_rule`: for `plan`, the rule of every finding (by whether the object was valid
-/// before); unknown fields are no findings there.
-pub fn object_results(
-    r: &mut Report,
-    out: &mut impl Write,
-    v: &Verdict,
-    place: &Place,
-    known: bool,
-    strict: bool,
-    plan_rule: Option<&'static str>,
-) -> std::io::Result<()> {
-    let object = crate::cli::output::object_name(v);
-    let extra = |more: Vec<(&'static str, Value)>| {
-        let mut p = place.source();
-        p.extend(more);
-        p
-    };
-    let at = |i: usize, pruned: bool| match place {
-        Place::File { at, .. } => {
-            if pruned {
-                at.pruned.get(i).copied()
-            } else {
-                at.errors.get(i).copied()
-            }
-        }
-        Place::Cluster { .. } => None,
-    };
-    if let Some(e) = &v.request_error {
-        let rule = plan_rule.unwrap_or(if known {
-            REQUEST_REFUSED.id
-        } else {
-            UNKNOWN_KIND.id
-        });
-        r.result(
-            out,
-            &Finding {
-                rule,
-                level: None,
-                message: e,
-                location: &place.location("", None),
-                object: &object,
-                field: "",
-                properties: extra(vec![("code", v.code.into())]),
-            },
-        )?;
-    }
-    for (i, c) in v.errors.iter().enumerate() {
-        let field = c.field.as_str();
-        let rule = if v.internal_error {
-            INTERNAL_ERROR.id
-        } else {
-            plan_rule.unwrap_or_else(|| cause_rule(c))
-        };
-        r.result(
-            out,
-            &Finding {
-                rule,
-                level: None,
-                message: &c.message(),
-                location: &place.location(field, at(i, false)),
-                object: &object,
-                field,
-                properties: extra(vec![("causeType", c.kind.reason().into())]),
-            },
-        )?;
-    }
-    if plan_rule.is_none() {
-        for (i, f) in v.pruned.iter().enumerate() {
-            r.result(
-                out,
-                &Finding {
-                    rule: UNKNOWN_FIELD.id,
-                    level: strict.then_some(Level::Error),
-                    message: &format!(
-                        "unknown field {}",
-                        crd_audit_engine::render::quote(f.as_str())
-                    ),
-                    location: &place.location(f, at(i, true)),
-                    object: &object,
-                    field: f,
-                    properties: extra(Vec::new()),
-                },
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// An unreadable document (or file) of `file`.
-pub fn input_error(
-    r: &mut Report,
-    out: &mut impl Write,
-    file: &str,
-    e: &LoadError,
-) -> std::io::Result<()> {
-    let source = match e.doc {
-        Some(d) => format!("{file}#{d}"),
-        None => file.to_string(),
-    };
-    r.result(
-        out,
-        &Finding {
-            rule: INPUT_ERROR.id,
-            level: None,
-            message: &e.message,
-            location: &Location::File {
-                path: file.to_string(),
-                line: e.line.unwrap_or(0),
-                column: 1,
-            },
-            object: &source,
-            field: "",
-            properties: vec![("source", source.clone().into())],
-        },
-    )
 }
 
 // `check`.
@@ -411,7 +239,7 @@ pub(super) const LAST_APPLIED_TOO_LARGE: Rule = rule(
 );
 
 /// The log of `audit`: `check`'s rules for the CRDs, `validate`'s for their objects.
-pub fn audit_report() -> Report {
+pub(super) fn audit_report() -> Report {
     let mut r = check_report();
     r.command = "audit".to_string();
     for rule in validate_report().rules {
@@ -421,7 +249,7 @@ pub fn audit_report() -> Report {
 }
 
 /// The log of `check`, with its rules.
-pub fn check_report() -> Report {
+pub(super) fn check_report() -> Report {
     Report::with_rules(
         "check",
         &[
@@ -439,7 +267,7 @@ pub fn check_report() -> Report {
 }
 
 /// The rule of a size limit (`requestBody`, `etcdRequest`, `lastAppliedAnnotation`).
-pub fn size_rule(limit: &str) -> &'static str {
+pub(super) fn size_rule(limit: &str) -> &'static str {
     match limit {
         "requestBody" => REQUEST_BODY_TOO_LARGE.id,
         "etcdRequest" => ETCD_REQUEST_TOO_LARGE.id,
@@ -447,14 +275,17 @@ pub fn size_rule(limit: &str) -> &'static str {
     }
 }
 
-/// `check`'s rule names for its findings.
-pub mod check_rules {
-    pub const NON_STRUCTURAL: &str = super::NON_STRUCTURAL.id;
-    pub const CRD_INVALID: &str = super::CRD_INVALID.id;
-    pub const CRD_WARNING: &str = super::CRD_WARNING.id;
-    pub const STORED_VERSION_NOT_SERVED: &str = super::STORED_VERSION_NOT_SERVED.id;
-    pub const INPUT_ERROR: &str = super::INPUT_ERROR.id;
-    pub const INTERNAL_ERROR: &str = super::INTERNAL_ERROR.id;
+/// The rule of a kind of CRD finding (`check`, and `audit`'s CRDs).
+pub(super) fn crd_rule(kind: Kind) -> &'static str {
+    match kind {
+        Kind::InternalError => INTERNAL_ERROR.id,
+        Kind::InputError => INPUT_ERROR.id,
+        Kind::NonStructuralSchema => NON_STRUCTURAL.id,
+        Kind::CrdInvalid => CRD_INVALID.id,
+        Kind::StoredVersionNotServed => STORED_VERSION_NOT_SERVED.id,
+        Kind::TooLarge(limit) | Kind::SizeWarning(limit) => size_rule(limit),
+        Kind::Warning => CRD_WARNING.id,
+    }
 }
 
 // `diff`.
@@ -484,12 +315,12 @@ pub(super) const NEUTRAL: Rule = rule(
 );
 
 /// The log of `diff`, with its rules.
-pub fn diff_report() -> Report {
+pub(super) fn diff_report() -> Report {
     Report::with_rules("diff", &[TIGHTENING, LOOSENING, NEUTRAL])
 }
 
 /// The rule of a change's class.
-pub fn change_rule(class: crd_audit_engine::Class) -> &'static str {
+pub(super) fn change_rule(class: crd_audit_engine::Class) -> &'static str {
     match class {
         crd_audit_engine::Class::Tightening => TIGHTENING.id,
         crd_audit_engine::Class::Loosening => LOOSENING.id,
@@ -516,7 +347,7 @@ pub(super) const ALREADY_INVALID: Rule = rule(
 );
 
 /// The log of `plan`, with its rules.
-pub fn plan_report() -> Report {
+pub(super) fn plan_report() -> Report {
     Report::with_rules(
         "plan",
         &[NEWLY_INVALID, ALREADY_INVALID, INPUT_ERROR, INTERNAL_ERROR],
@@ -524,9 +355,48 @@ pub fn plan_report() -> Report {
 }
 
 /// The rule of an object the new revision refuses, by whether it was valid before.
-pub fn plan_rule(valid_before: Option<bool>) -> &'static str {
+pub(super) fn plan_rule(valid_before: Option<bool>) -> &'static str {
     match valid_before {
         Some(false) => ALREADY_INVALID.id,
         _ => NEWLY_INVALID.id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_keep_githubs_bounds() {
+        for r in [
+            validate_report(),
+            check_report(),
+            diff_report(),
+            plan_report(),
+        ] {
+            let mut ids = std::collections::HashSet::new();
+            for rule in &r.rules {
+                assert!(ids.insert(rule.id), "{} twice", rule.id);
+                assert!(!rule.id.is_empty() && rule.name.len() <= 255);
+                for text in [rule.short, rule.full, rule.help] {
+                    assert!(!text.is_empty() && text.chars().count() <= 1024, "{text}");
+                }
+            }
+        }
+        // Every rule a finding names is declared.
+        let validate = validate_report();
+        for (t, _) in CAUSES {
+            let c = Cause::new(
+                t,
+                crd_audit_engine::Path::root(),
+                crd_audit_engine::BadValue::Omit,
+                "",
+            );
+            assert!(validate.rules.iter().any(|r| r.id == cause_rule(&c)));
+        }
+        let check = check_report();
+        for limit in ["requestBody", "etcdRequest", "lastAppliedAnnotation"] {
+            assert!(check.rules.iter().any(|r| r.id == size_rule(limit)));
+        }
     }
 }
