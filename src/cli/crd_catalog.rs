@@ -41,6 +41,8 @@ pub struct Catalog {
     release: KubeVersion,
     /// Where the CRDs come from, for the message about an object none defines.
     pub origin: &'static str,
+    /// CRDs of the cluster that could not be read (an internal error each).
+    pub unreadable: usize,
 }
 
 /// CRDs as read: (source, where to read it again or the CRD itself).
@@ -173,6 +175,7 @@ impl Catalog {
             by_kind,
             release,
             origin: "given with --crd",
+            unreadable: 0,
         })
     }
 

@@ -14,5 +14,6 @@ mod robust;
 mod sarif;
 mod size_limits;
 mod stdin;
+mod unreadable_crds;
 mod updates;
 mod validate;

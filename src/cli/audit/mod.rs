@@ -13,12 +13,13 @@ use super::crd_findings;
 use super::sink::{self, AuditTotals, AuditedCrd, Format, Row, Sink, Totals};
 use crate::audit::config::Config;
 use crate::audit::judge::redact_verdict;
+use crate::audit::read_crd::{UnreadableCrd, read_crd};
 use crate::audit::schema_audit::is_report_crd;
 use crate::cluster::reader::{Cluster, ReadError};
 use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
 use crd_audit_engine::size_limits;
-use crd_audit_engine::{CheckReport, Crd, CrdValidator, Verdict};
+use crd_audit_engine::{CheckReport, CrdValidator, Verdict};
 use progress::Progress;
 use serde_json::Value;
 use std::io::IsTerminal;
@@ -104,26 +105,26 @@ struct Checked {
     sizes: Vec<size_limits::Finding>,
 }
 
-/// Reads and checks every CRD the settings audit.
+/// Reads and checks every CRD the settings audit; the CRDs that cannot be read are an
+/// internal error each (`audit::read_crd`), and the others are audited all the same.
 fn read_crds(
     cluster: &Cluster,
     config: &Config,
     release: KubeVersion,
-) -> Result<Vec<Checked>, String> {
+) -> Result<(Vec<Checked>, Vec<UnreadableCrd>), String> {
     let mut checked = Vec::new();
     let mut unreadable = Vec::new();
     cluster
         .each_crd(&mut |raw| {
-            let name = raw["metadata"]["name"].as_str().unwrap_or("").to_string();
             let group = raw["spec"]["group"].as_str().unwrap_or("");
             let kind = raw["spec"]["names"]["kind"].as_str().unwrap_or("");
             if !config.audits_group(group) || is_report_crd(group, kind) {
                 return;
             }
-            let crd = match Crd::from_value(&raw) {
+            let crd = match read_crd(&raw) {
                 Ok(c) => c,
                 Err(e) => {
-                    unreadable.push(format!("CRD {name}: {}: {}", e.path, e.message));
+                    unreadable.push(e);
                     return;
                 }
             };
@@ -137,13 +138,17 @@ fn read_crds(
             });
         })
         .map_err(|e| format!("reading the CRDs: {e}"))?;
-    for u in &unreadable {
-        eprintln!("error: {u}");
+    Ok((checked, unreadable))
+}
+
+/// The row of a CRD that cannot be read.
+fn unreadable_row(e: &UnreadableCrd) -> Row {
+    Row {
+        crd: e.name.clone(),
+        error: Some(e.to_string()),
+        internal_errors: 1,
+        ..Row::default()
     }
-    if !unreadable.is_empty() {
-        return Err(format!("{} CRD(s) could not be read", unreadable.len()));
-    }
-    Ok(checked)
 }
 
 pub fn run(args: &Args) -> u8 {
@@ -174,7 +179,7 @@ pub fn run(args: &Args) -> u8 {
         }
         None => cluster.release(),
     };
-    let checked = match read_crds(&cluster, &config, release) {
+    let (checked, unreadable) = match read_crds(&cluster, &config, release) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
@@ -207,8 +212,14 @@ pub fn run(args: &Args) -> u8 {
         ),
         redact: config.redact_values,
     };
-    let mut rows = Vec::with_capacity(checked.len());
+    let mut rows = Vec::with_capacity(checked.len() + unreadable.len());
     let mut written = Ok(());
+    for e in &unreadable {
+        progress.suspend(|| eprintln!("error: {e}"));
+        let row = unreadable_row(e);
+        written = written.and_then(|()| w.crd_done(&row));
+        rows.push(row);
+    }
     for c in checked {
         progress.crd(&c.revision.shell().name);
         let row = audit_crd(&cluster, &config, &c, &mut w, &progress, release);

@@ -9,7 +9,7 @@ use super::locate::{Located, POSITIONS_MAX_TEXT, PieceText, locate};
 use super::sink::{self, Format, ObjectVerdict, Sink, Totals, ValidateTotals};
 use super::updates::{Judging, KubeVersion};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
-use crd_audit_engine::Crd;
+use crate::audit::read_crd::read_crd;
 use crd_audit_engine::load::positions::DocumentPositions;
 use crd_audit_engine::load::stream::Piece;
 use crd_audit_engine::load::{Document, LoadError};
@@ -276,9 +276,13 @@ fn load_catalog(args: &Args, release: KubeVersion) -> Option<Catalog> {
             return None;
         }
     };
+    let mut unreadable = 0;
     if args.crds_from_cluster {
         match cluster_crds(args, &crds) {
-            Ok(c) => crds.extend_held(c),
+            Ok((c, n)) => {
+                crds.extend_held(c);
+                unreadable = n;
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return None;
@@ -294,16 +298,19 @@ fn load_catalog(args: &Args, release: KubeVersion) -> Option<Catalog> {
             (true, true) => "in the cluster",
             (true, false) => "in the cluster or given with --crd",
         };
+        c.unreadable = unreadable;
         c
     });
     catalog.map_err(|e| eprintln!("error: {e}")).ok()
 }
 
-/// The CRDs installed in the cluster, but for those of a group and kind that a file gives.
+/// The CRDs installed in the cluster, but for those of a group and kind that a file gives,
+/// and how many could not be read (each an internal error, said on stderr: the others are
+/// used all the same).
 fn cluster_crds(
     args: &Args,
     given: &Indexed,
-) -> Result<Vec<(String, crate::packed_crd::PackedCrd)>, String> {
+) -> Result<(Vec<(String, crate::packed_crd::PackedCrd)>, usize), String> {
     let cluster = crate::cluster::reader::Cluster::connect(
         args.kubeconfig.as_deref(),
         args.context.as_deref(),
@@ -315,25 +322,19 @@ fn cluster_crds(
     let mut crds = Vec::new();
     let mut unreadable = Vec::new();
     cluster
-        .each_crd(&mut |raw| match Crd::from_value(&raw) {
+        .each_crd(&mut |raw| match read_crd(&raw) {
             Ok(c) if replaced.contains(&(c.group.as_str(), c.kind.as_str())) => {}
             Ok(c) => crds.push((
                 format!("cluster:{}", c.name),
                 crate::packed_crd::PackedCrd::pack(c),
             )),
-            Err(e) => unreadable.push(format!(
-                "CRD {} in the cluster: {}: {}",
-                raw["metadata"]["name"].as_str().unwrap_or(""),
-                e.path,
-                e.message
-            )),
+            Err(e) => unreadable.push(e),
         })
         .map_err(|e| format!("reading the CRDs of the cluster: {e}"))?;
-    // A CRD the engine cannot read only matters to its own objects: say so and go on.
-    for u in unreadable {
-        eprintln!("warning: {u}");
+    for e in &unreadable {
+        eprintln!("error: {e}");
     }
-    Ok(crds)
+    Ok((crds, unreadable.len()))
 }
 
 /// The CRDs once compiled (`None` when they could not be read).
@@ -540,6 +541,7 @@ pub fn run(args: &Args) -> u8 {
                 None
             });
         let ok = loaded.is_some();
+        t.internal_errors += loaded.as_ref().map_or(0, |c| c.unreadable);
         let _ = catalog.set(loaded);
         if !ok {
             // Stop the reader, and drain what it queued so that it can finish.
