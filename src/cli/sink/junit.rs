@@ -13,7 +13,7 @@
 use super::found::{
     AuditedCrd, CheckedCrd, ObjectVerdict, PlannedObject, Row, SchemaChange, Totals,
 };
-use super::{Command, Sink, change_head, object_name, plan_summary, text};
+use super::{Command, Sink, change_head, object_name, totals_on_stderr};
 use crate::cli::crd_findings::{self, Level};
 use crd_audit_engine::Verdict;
 use crd_audit_engine::load::LoadError;
@@ -350,22 +350,10 @@ impl<W: Write> Sink for Junit<W> {
     fn totals(&mut self, totals: &Totals) -> std::io::Result<()> {
         match totals {
             Totals::Diff { crd, .. } => self.report.open(&mut self.out, crd),
-            Totals::Plan(summaries) => {
-                for line in plan_summary(summaries) {
-                    eprintln!("{line}");
-                }
+            other => {
+                totals_on_stderr(other);
                 Ok(())
             }
-            Totals::Audit {
-                rows,
-                totals,
-                elapsed,
-            } => {
-                eprint!("{}", text::table(rows));
-                eprintln!("{}", text::audit_line(totals, *elapsed));
-                Ok(())
-            }
-            Totals::Check { .. } | Totals::Validate(_) => Ok(()),
         }
     }
 

@@ -198,6 +198,28 @@ fn plan_summary(summaries: &std::collections::BTreeMap<String, PlanSummary>) -> 
         .collect()
 }
 
+/// The counts for people that the document formats (JUnit, SARIF) say on stderr, beside the
+/// document on stdout: `plan`'s summary and `audit`'s table; the other commands' are in the
+/// document.
+fn totals_on_stderr(totals: &Totals) {
+    match totals {
+        Totals::Plan(summaries) => {
+            for line in plan_summary(summaries) {
+                eprintln!("{line}");
+            }
+        }
+        Totals::Audit {
+            rows,
+            totals,
+            elapsed,
+        } => {
+            eprint!("{}", text::table(rows));
+            eprintln!("{}", text::audit_line(totals, *elapsed));
+        }
+        Totals::Check { .. } | Totals::Validate(_) | Totals::Diff { .. } => {}
+    }
+}
+
 /// A create of the Widget `default/w` refused (422) with one cause, for unit tests of the
 /// sinks.
 #[cfg(test)]

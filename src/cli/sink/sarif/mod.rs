@@ -10,7 +10,7 @@ mod rules;
 use super::found::{
     AuditedCrd, CheckedCrd, ObjectVerdict, PlannedObject, Row, SchemaChange, Totals,
 };
-use super::{Command, Sink, change_line, object_name, plan_summary, text};
+use super::{Command, Sink, change_line, object_name, totals_on_stderr};
 use crate::cli::crd_findings::Kind;
 use crate::cli::locate::Located;
 use crd_audit_engine::Verdict;
@@ -217,22 +217,7 @@ impl<W: Write> Sink for Sarif<W> {
 
     /// The counts are for people: `plan`'s and `audit`'s on stderr, beside the log.
     fn totals(&mut self, totals: &Totals) -> std::io::Result<()> {
-        match totals {
-            Totals::Plan(summaries) => {
-                for line in plan_summary(summaries) {
-                    eprintln!("{line}");
-                }
-            }
-            Totals::Audit {
-                rows,
-                totals,
-                elapsed,
-            } => {
-                eprint!("{}", text::table(rows));
-                eprintln!("{}", text::audit_line(totals, *elapsed));
-            }
-            Totals::Check { .. } | Totals::Validate(_) | Totals::Diff { .. } => {}
-        }
+        totals_on_stderr(totals);
         Ok(())
     }
 
