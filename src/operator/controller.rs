@@ -298,7 +298,12 @@ async fn watch_crds(ctx: Arc<Ctx>) {
     };
     loop {
         let ev = tokio::select! {
-            () = jobs.next_done(), if !jobs.is_empty() => continue,
+            failed = jobs.next_done(), if !jobs.is_empty() => {
+                if failed {
+                    ctx.metrics.internal_errors.inc();
+                }
+                continue;
+            }
             ev = stream.next(), if jobs.has_room() => ev,
         };
         let Some(ev) = ev else {
@@ -317,7 +322,8 @@ async fn watch_crds(ctx: Arc<Ctx>) {
             Ok(Event::InitDone) => {
                 // Every listed CRD is reconciled before concluding which ones went away
                 // while the watch was down.
-                jobs.drain().await;
+                let failed = jobs.drain().await;
+                ctx.metrics.internal_errors.inc_by(failed as u64);
                 let listed = listed.take().unwrap_or_default();
                 let gone: Vec<String> = ctx
                     .registry()

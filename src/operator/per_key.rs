@@ -72,28 +72,32 @@ impl PerKey {
     }
 
     /// Waits until a running job ends (pending forever when none runs), and starts what
-    /// may start then. A job that panicked is logged: its key is freed all the same.
-    pub async fn next_done(&mut self) {
+    /// may start then; `true` when the job panicked (a bug: logged here, for the caller to
+    /// count), its key freed all the same.
+    pub async fn next_done(&mut self) -> bool {
         let Some(done) = self.running.join_next_with_id().await else {
             return std::future::pending().await;
         };
-        let id = match done {
-            Ok((id, ())) => id,
+        let (id, failed) = match done {
+            Ok((id, ())) => (id, false),
             Err(e) => {
                 let key = self.busy.get(&e.id()).cloned().unwrap_or_default();
                 tracing::error!(key = %key, error = %e, "a job failed (internal error)");
-                e.id()
+                (e.id(), true)
             }
         };
         self.busy.remove(&id);
         self.start_ready();
+        failed
     }
 
-    /// Waits until every job handed over has ended.
-    pub async fn drain(&mut self) {
+    /// Waits until every job handed over has ended; how many of them panicked.
+    pub async fn drain(&mut self) -> usize {
+        let mut failed = 0;
         while !self.is_empty() {
-            self.next_done().await;
+            failed += usize::from(self.next_done().await);
         }
+        failed
     }
 }
 
@@ -137,7 +141,7 @@ mod tests {
         }
         assert_eq!(start.elapsed(), Duration::from_secs(3));
         assert!(!log.lock().unwrap().contains(&"end heavy".to_string()));
-        p.drain().await;
+        assert_eq!(p.drain().await, 0);
         assert_eq!(start.elapsed(), Duration::from_secs(100));
         assert!(p.is_empty() && p.has_room());
     }
@@ -172,7 +176,7 @@ mod tests {
         let mut p = PerKey::new(1);
         p.push("a".into(), Box::pin(async { panic!("boom") }));
         p.push("a".into(), job(&log, "a2", 1));
-        p.drain().await;
+        assert_eq!(p.drain().await, 1, "one job panicked");
         assert_eq!(*log.lock().unwrap(), ["start a2", "end a2"]);
     }
 }
