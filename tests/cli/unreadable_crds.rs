@@ -93,18 +93,22 @@ fn serve() -> std::path::PathBuf {
 
 const SAID: &str = "error: internal error: the CRD broken.example.com cannot be read: spec.versions[0]: must be an object";
 
-#[test]
-fn audit_reports_an_unreadable_crd_and_audits_the_others() {
+/// Runs `crd-audit ARGS --kubeconfig` of a fresh [`serve`], and checks that it said the
+/// unreadable CRD as an internal error (exit 2).
+fn run_on_the_cluster(args: &[&str]) -> std::process::Output {
     let kc = serve();
-    let out = run_env_within(
-        &["audit", "--kubeconfig", kc.to_str().unwrap(), "-o", "json"],
-        &[],
-        None,
-        Duration::from_secs(60),
-    );
+    let mut args = args.to_vec();
+    args.extend(["--kubeconfig", kc.to_str().unwrap()]);
+    let out = run_env_within(&args, &[], None, Duration::from_secs(60));
     let stderr = text(&out.stderr);
     assert!(stderr.contains(SAID), "{stderr}");
     assert_eq!(out.status.code(), Some(2), "an internal error: {stderr}");
+    out
+}
+
+#[test]
+fn audit_reports_an_unreadable_crd_and_audits_the_others() {
+    let out = run_on_the_cluster(&["audit", "-o", "json"]);
     let rows: Vec<Value> = text(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
@@ -119,28 +123,17 @@ fn audit_reports_an_unreadable_crd_and_audits_the_others() {
 
 #[test]
 fn validate_from_the_cluster_reports_an_unreadable_crd_and_uses_the_others() {
-    let kc = serve();
     let obj = temp_file(
         "unreadable-crds-thing.yaml",
         b"apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: a, namespace: ns}\nspec: {size: large}\n",
     );
-    let out = run_env_within(
-        &[
-            "validate",
-            "--crds-from-cluster",
-            "--kubeconfig",
-            kc.to_str().unwrap(),
-            "-o",
-            "json",
-            obj.to_str().unwrap(),
-        ],
-        &[],
-        None,
-        Duration::from_secs(60),
-    );
-    let stderr = text(&out.stderr);
-    assert!(stderr.contains(SAID), "{stderr}");
-    assert_eq!(out.status.code(), Some(2), "an internal error: {stderr}");
+    let out = run_on_the_cluster(&[
+        "validate",
+        "--crds-from-cluster",
+        "-o",
+        "json",
+        obj.to_str().unwrap(),
+    ]);
     let verdict: Value = serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
     assert_eq!(
         verdict["valid"], false,
