@@ -7,15 +7,58 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
-/// One end-to-end test at a time: each starts its own API server, and two on 2 cores at
-/// once only make both slow.
-pub static SERIAL: Mutex<()> = Mutex::new(());
+/// Who has the API servers when. The scenarios on a shared server run side by side, each
+/// in its own API group and namespace (`shared`, `shared_apiext`); a test that needs a server
+/// of its own (it restarts the server, changes cluster-wide RBAC, or needs a pristine
+/// cluster) runs alone: two servers starting on 2 cores only make both slow.
+static TURNS: RwLock<()> = RwLock::new(());
 
-pub fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+/// The turn of a test with a server of its own: no other end-to-end test runs meanwhile.
+pub fn own_server() -> RwLockWriteGuard<'static, ()> {
+    TURNS.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The turn of a scenario on a shared server: beside the other such scenarios.
+pub fn shared_turn() -> RwLockReadGuard<'static, ()> {
+    TURNS.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The kube-apiserver 1.20 that the scenarios share, started by the first one to ask (with
+/// the shipped manifests applied) and stopped when the test process ends. `None` as `start`.
+pub fn shared() -> Option<&'static TestEnv> {
+    static SHARED: OnceLock<Option<TestEnv>> = OnceLock::new();
+    SHARED
+        .get_or_init(|| {
+            let env = start()?;
+            stop_when_this_process_ends("tests/testenv/down.sh", &env.run_dir);
+            Some(env)
+        })
+        .as_ref()
+}
+
+/// Runs `script RUN_DIR` once this test process has ended, however it ends (a static is
+/// never dropped): a watcher in a session of its own, so that an interrupt of the test run
+/// does not take it along.
+pub fn stop_when_this_process_ends(script: &str, run_dir: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(script);
+    let watch = format!(
+        "while kill -0 {} 2>/dev/null; do sleep 1; done; exec bash '{}' '{}'",
+        std::process::id(),
+        script.display(),
+        run_dir.display()
+    );
+    // `--fork`: setsid returns at once, the watcher goes on in the background.
+    let started = Command::new("setsid")
+        .args(["--fork", "bash", "-c", &watch])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("setsid (util-linux) to watch the shared API server");
+    assert!(started.success(), "setsid --fork: {started}");
 }
 
 /// A synchronous REST client for the tests (paths as kubectl --raw takes them).
@@ -376,9 +419,9 @@ pub fn start() -> Option<TestEnv> {
 }
 
 impl TestEnv {
-    /// A kubeconfig whose user is a token of the shipped ServiceAccount (so that the shipped
-    /// RBAC is what is tested).
-    pub fn service_account_kubeconfig(&self) -> PathBuf {
+    /// A kubeconfig (in `dir`) whose user is a token of the shipped ServiceAccount (so that
+    /// the shipped RBAC is what is tested).
+    pub fn service_account_kubeconfig(&self, dir: &Path) -> PathBuf {
         let token = self
             .admin
             .create(
@@ -388,7 +431,7 @@ impl TestEnv {
             )
             .expect("a ServiceAccount token");
         let token = token["status"]["token"].as_str().unwrap();
-        let kc = self.run_dir.join("crd-audit.kubeconfig");
+        let kc = dir.join("crd-audit.kubeconfig");
         std::fs::write(
             &kc,
             format!(

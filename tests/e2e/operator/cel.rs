@@ -21,10 +21,11 @@ fn widgets_crd(max: u32) -> Value {
 /// no Events and no Leases; the controller says so once and carries on.
 #[test]
 fn cel_rules_tighten_on_a_1_36_apiextensions_server() {
-    let _serial = serial();
-    let Some(server) = start_apiext() else {
+    let _turn = shared_turn();
+    let Some(server) = shared_apiext() else {
         return;
     };
+    let (dir, config) = server.scenario("cel", "cel.crd-audit.dev");
     let admin = Rest::new(&server.kubeconfig, None);
     apply_file(&admin, "manifests/schemaaudit-crd.yaml");
     apply(&admin, &widgets_crd(10));
@@ -52,9 +53,9 @@ fn cel_rules_tighten_on_a_1_36_apiextensions_server() {
     );
     let kc = server.kubeconfig.display().to_string();
     let c = controller(
-        &server.run_dir,
+        &dir,
         "apiext",
-        &["--kubeconfig", &kc, "--leader-elect"],
+        &["--kubeconfig", &kc, "--leader-elect", "--config", &config],
         &[],
     );
     let crd = "widgets.cel.crd-audit.dev";
@@ -63,7 +64,7 @@ fn cel_rules_tighten_on_a_1_36_apiextensions_server() {
             .ok()
             .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
     });
-    let rev = server.run_dir.join("widgets-5.yaml");
+    let rev = dir.join("widgets-5.yaml");
     std::fs::write(&rev, widgets_crd(5).to_string()).unwrap();
     let rev_s = rev.display().to_string();
     let (code, stdout, stderr) = cli(

@@ -53,14 +53,16 @@ fn base64(b: &[u8]) -> String {
 /// the report CRD applied, no operator namespace, no flags.
 #[test]
 fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
-    let _serial = serial();
+    let turn = own_server();
     let Some(env) = start() else { return };
+    let s = Scenario::on_own(&env, "kubeconfigs", turn);
     let admin = &env.admin;
+    let crd = s.crd();
     apply_file(admin, "manifests/schemaaudit-crd.yaml");
-    things(&env, 1);
-    create_things(&env);
+    things(&s, 1);
+    create_things(&s);
     let rev2 = env.run_dir.join("things-v2.yaml");
-    std::fs::write(&rev2, things_crd(CRD, GROUP, 2).to_string()).unwrap();
+    std::fs::write(&rev2, things_crd(&crd, &s.group, 2).to_string()).unwrap();
     let rev2_s = rev2.display().to_string();
     let admin_kc = env.kubeconfig.display().to_string();
     let plan_breaks_all = |out: &(Option<i32>, String, String), how: &str| {
@@ -129,7 +131,7 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
         &[],
     );
     let r = wait_for("a report from the client-certificate controller", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
     });
@@ -138,7 +140,7 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
     assert!(status.success(), "{log}");
     assert!(error_lines(&log).is_empty(), "{log}");
     admin
-        .delete(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{CRD}"))
+        .delete(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{crd}"))
         .unwrap();
     let c = controller(
         &env.run_dir,
@@ -147,7 +149,7 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
         &[("KUBECONFIG", &kubeconfig_env)],
     );
     wait_for("a report from the exec-plugin controller", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
     });
@@ -157,7 +159,7 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
     // A token file is read again when it changes (kube re-reads it after a minute): the
     // controller starts with a wrong token and works once the file holds a right one.
     admin
-        .delete(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{CRD}"))
+        .delete(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{crd}"))
         .unwrap();
     let token_file = env.run_dir.join("token");
     std::fs::write(&token_file, "not-a-valid-token").unwrap();
@@ -181,14 +183,14 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
     );
     std::thread::sleep(Duration::from_secs(3));
     assert!(
-        report(admin, CRD).is_err(),
+        report(admin, &crd).is_err(),
         "a report written with a wrong token"
     );
     std::fs::write(&token_file, &env.admin_token).unwrap();
     wait_for_at_most(
         "a report once the token file holds a valid token",
         Duration::from_secs(120),
-        &mut || report(admin, CRD).ok(),
+        &mut || report(admin, &crd).ok(),
     );
     let (status, log) = c.terminate();
     assert!(status.success(), "{log}");

@@ -10,15 +10,17 @@ use std::time::{Duration, Instant};
 /// loosening.
 #[test]
 fn controller_audits_a_real_api_server() {
-    let _serial = serial();
-    let Some(env) = start() else { return };
-    let admin = &env.admin;
-    install(&env);
+    let Some(s) = Scenario::shared("audit") else {
+        return;
+    };
+    let admin = s.admin();
+    let crd = s.crd();
+    install(&s);
     // 1. Existing CRDs and objects at start-up.
-    things(&env, 1);
-    create_things(&env);
-    let kc = env.service_account_kubeconfig();
-    let config = operator_config(&env);
+    things(&s, 1);
+    create_things(&s);
+    let kc = s.env.service_account_kubeconfig(&s.dir);
+    let config = operator_config(&s);
     let kc_s = kc.display().to_string();
     let ha = [
         "--kubeconfig",
@@ -26,10 +28,12 @@ fn controller_audits_a_real_api_server() {
         "--config",
         config.as_str(),
         "--leader-elect",
+        "--namespace",
+        &s.namespace,
     ];
-    let a = controller(&env.run_dir, "replica-a", &ha, &[]);
+    let a = s.controller("replica-a", &ha);
     let r = wait_for("a clean report", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
     });
@@ -39,9 +43,9 @@ fn controller_audits_a_real_api_server() {
 
     // `plan --cluster` with the tightening revision agrees with `validate --stored` on the
     // same objects.
-    let rev2 = env.run_dir.join("things-v2.yaml");
-    std::fs::write(&rev2, things_crd(CRD, GROUP, 2).to_string()).unwrap();
-    let admin_kc = env.kubeconfig.display().to_string();
+    let rev2 = s.dir.join("things-v2.yaml");
+    std::fs::write(&rev2, things_crd(&crd, &s.group, 2).to_string()).unwrap();
+    let admin_kc = s.env.kubeconfig.display().to_string();
     let rev2_s = rev2.display().to_string();
     let (code, stdout, stderr) = cli(
         &[
@@ -67,16 +71,16 @@ fn controller_audits_a_real_api_server() {
             .all(|l| l["validBefore"] == true && l["valid"] == false)
     );
     let listed: Vec<String> = admin
-        .list("/apis/e2e.crd-audit.dev/v1/things")
+        .list(&format!("/apis/{}/v1/things", s.group))
         .unwrap()
         .into_iter()
         .map(|mut o| {
-            o["apiVersion"] = "e2e.crd-audit.dev/v1".into();
+            o["apiVersion"] = format!("{}/v1", s.group).into();
             o["kind"] = "Thing".into();
             o.to_string()
         })
         .collect();
-    let objects = env.run_dir.join("things.json");
+    let objects = s.dir.join("things.json");
     std::fs::write(&objects, listed.join("\n")).unwrap();
     let objects_s = objects.display().to_string();
     let (_, validate_out, _) = cli(
@@ -102,9 +106,9 @@ fn controller_audits_a_real_api_server() {
     }
 
     // 2. Tightening: every object lacks the new required field, one has a narrowed value.
-    things(&env, 2);
+    things(&s, 2);
     let r = wait_for("the tightened report", || {
-        report(admin, CRD).ok().filter(|r| {
+        report(admin, &crd).ok().filter(|r| {
             condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
                 && r["status"]["observedGeneration"] == 2
         })
@@ -122,7 +126,7 @@ fn controller_audits_a_real_api_server() {
     // 1.20 has no validation ratcheting: it refuses the annotation of every invalid object,
     // and the report says so.
     let r = wait_for("unwritable objects in the report", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| r["status"]["versions"][0]["unwritableObjects"] == 3)
     });
@@ -147,7 +151,7 @@ fn controller_audits_a_real_api_server() {
         r["status"]["invalidObjects"]
     );
     let tightened = wait_for("a SchemaTightened event", || {
-        let e = events(admin, "SchemaTightened");
+        let e = s.events("SchemaTightened");
         (!e.is_empty()).then_some(e)
     });
     assert!(
@@ -163,7 +167,7 @@ fn controller_audits_a_real_api_server() {
     // Every object the change broke gets its Event (within the budget): UpdatesBlocked, as
     // the server refuses every update of them (SchemaViolation when ratcheting tolerates them).
     let violations = wait_for("UpdatesBlocked events on the broken objects", || {
-        let e = events(admin, "UpdatesBlocked");
+        let e = s.events("UpdatesBlocked");
         (e.len() >= 3).then_some(e)
     });
     let mut regarding: Vec<String> = violations
@@ -184,14 +188,14 @@ fn controller_audits_a_real_api_server() {
         a.scrape().filter(|t| {
             metric(
                 t,
-                &format!("crd_audit_invalid_objects{{crd=\"{CRD}\",version=\"v1\"}}"),
+                &format!("crd_audit_invalid_objects{{crd=\"{crd}\",version=\"v1\"}}"),
             ) == Some(3.0)
         })
     });
     assert_eq!(
         metric(
             &text,
-            &format!("crd_audit_objects{{crd=\"{CRD}\",version=\"v1\"}}")
+            &format!("crd_audit_objects{{crd=\"{crd}\",version=\"v1\"}}")
         ),
         Some(3.0),
         "{text}"
@@ -199,7 +203,7 @@ fn controller_audits_a_real_api_server() {
     assert_eq!(
         metric(
             &text,
-            &format!("crd_audit_blocked_objects{{crd=\"{CRD}\",version=\"v1\"}}")
+            &format!("crd_audit_blocked_objects{{crd=\"{crd}\",version=\"v1\"}}")
         ),
         Some(3.0),
         "{text}"
@@ -208,9 +212,9 @@ fn controller_audits_a_real_api_server() {
         .list("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
         .unwrap()
         .into_iter()
-        .filter(|c| c["spec"]["group"] != "excluded.crd-audit.dev")
-        // The report CRD is not audited: its objects are the operator's own reports.
-        .filter(|c| c["metadata"]["name"] != "schemaaudits.crd-audit.dev")
+        // The operator audits only the scenario's group (the report CRD is never audited:
+        // its objects are the operator's own reports).
+        .filter(|c| c["spec"]["group"] == s.group.as_str())
         .collect();
     assert_eq!(
         metric(&text, "crd_audit_watches"),
@@ -221,9 +225,9 @@ fn controller_audits_a_real_api_server() {
     assert_eq!(metric(&text, "crd_audit_leader"), Some(1.0));
 
     // 3. Loosening clears everything.
-    things(&env, 3);
+    things(&s, 3);
     let r = wait_for("the loosened report", || {
-        report(admin, CRD).ok().filter(|r| {
+        report(admin, &crd).ok().filter(|r| {
             condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
                 && r["status"]["observedGeneration"] == 3
         })
@@ -231,7 +235,7 @@ fn controller_audits_a_real_api_server() {
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
     assert_eq!(r["status"]["versions"][0]["unwritableObjects"], 0, "{r}");
     wait_for("a SchemaAuditClean event", || {
-        (!events(admin, "SchemaAuditClean").is_empty()).then_some(())
+        (!s.events("SchemaAuditClean").is_empty()).then_some(())
     });
     let (status, log_text) = a.terminate();
     assert!(status.success(), "controller exit {status:?}\n{log_text}");
@@ -242,23 +246,28 @@ fn controller_audits_a_real_api_server() {
 /// operator knows the revision it audited last.
 #[test]
 fn a_standby_takes_over_and_a_restart_knows_the_last_revision() {
-    let _serial = serial();
-    let Some(env) = start() else { return };
-    let admin = &env.admin;
-    let (a, ha) = leader_with_clean_report(&env, "replica-a");
+    let Some(s) = Scenario::shared("standby") else {
+        return;
+    };
+    let admin = s.admin();
+    let crd = s.crd();
+    let (a, ha) = leader_with_clean_report(&s, "replica-a");
     let ha: Vec<&str> = ha.iter().map(String::as_str).collect();
     // High availability: a second replica waits; when the leader dies it takes over within
     // the lease duration and carries on without lost or duplicated findings.
-    let lease = "/apis/coordination.k8s.io/v1/namespaces/crd-audit/leases/crd-audit";
+    let lease = format!(
+        "/apis/coordination.k8s.io/v1/namespaces/{}/leases/crd-audit",
+        s.namespace
+    );
     let holder = |k: &Rest| {
-        k.get(lease)
+        k.get(&lease)
             .ok()
             .and_then(|l| l["spec"]["holderIdentity"].as_str().map(str::to_string))
     };
     wait_for("replica-a to hold the Lease", || {
         (holder(admin).as_deref() == Some("replica-a")).then_some(())
     });
-    let b = controller(&env.run_dir, "replica-b", &ha, &[]);
+    let b = s.controller("replica-b", &ha);
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(
         holder(admin).as_deref(),
@@ -277,9 +286,9 @@ fn a_standby_takes_over_and_a_restart_knows_the_last_revision() {
         "failover took {:?}",
         took_over.elapsed()
     );
-    things(&env, 2);
+    things(&s, 2);
     let r = wait_for("the new leader's report", || {
-        report(admin, CRD).ok().filter(|r| {
+        report(admin, &crd).ok().filter(|r| {
             r["status"]["observedGeneration"] == 2
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
         })
@@ -291,10 +300,10 @@ fn a_standby_takes_over_and_a_restart_knows_the_last_revision() {
     assert_eq!(holder(admin).as_deref(), None);
     // A restarted operator knows the revision it audited last: change the CRD while no
     // replica runs, then start one.
-    things(&env, 3);
-    let c = controller(&env.run_dir, "replica-c", &ha, &[]);
+    things(&s, 3);
+    let c = s.controller("replica-c", &ha);
     let r = wait_for("the restarted operator's report", || {
-        report(admin, CRD).ok().filter(|r| {
+        report(admin, &crd).ok().filter(|r| {
             r["status"]["observedGeneration"] == 3
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
         })
@@ -309,24 +318,26 @@ fn a_standby_takes_over_and_a_restart_knows_the_last_revision() {
 /// back, and a deleted CRD.
 #[test]
 fn legacy_crds_deleted_reports_and_deleted_crds() {
-    let _serial = serial();
-    let Some(env) = start() else { return };
-    let admin = &env.admin;
-    let c = audited_things(&env, "legacy");
+    let Some(s) = Scenario::shared("legacy") else {
+        return;
+    };
+    let admin = s.admin();
+    let c = audited_things(&s, "legacy");
+    let gadgets = format!("gadgets.{}", s.group);
     // 4. A legacy v1beta1 CRD with a non-structural schema (1.20 still accepts it): our
     // condition matches the one the server sets on the CRD.
     let legacy = json!({"apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "gadgets.e2e.crd-audit.dev"},
-        "spec": {"group": "e2e.crd-audit.dev", "scope": "Namespaced", "version": "v1",
+        "metadata": {"name": gadgets},
+        "spec": {"group": s.group, "scope": "Namespaced", "version": "v1",
             "names": {"plural": "gadgets", "kind": "Gadget"},
             "validation": {"openAPIV3Schema": {"properties": {"spec": {"properties": {
                 "port": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}}}}}}});
     apply(admin, &legacy);
     let server_condition = wait_for("the server's NonStructuralSchema condition", || {
         let c = admin
-            .get(
-                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.e2e.crd-audit.dev",
-            )
+            .get(&format!(
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{gadgets}"
+            ))
             .ok()?;
         c["status"]["conditions"]
             .as_array()?
@@ -335,7 +346,7 @@ fn legacy_crds_deleted_reports_and_deleted_crds() {
             .map(|x| x["message"].as_str().unwrap_or("").to_string())
     });
     let r = wait_for("the legacy report", || {
-        report(admin, "gadgets.e2e.crd-audit.dev")
+        report(admin, &gadgets)
             .ok()
             .filter(|r| condition(r, "NonStructuralSchema").is_some_and(|c| c.0 == "True"))
     });
@@ -347,18 +358,23 @@ fn legacy_crds_deleted_reports_and_deleted_crds() {
 
     // 5. A report deleted behind the operator's back is written again.
     admin
-        .delete("/apis/crd-audit.dev/v1alpha1/schemaaudits/gadgets.e2e.crd-audit.dev")
+        .delete(&format!(
+            "/apis/crd-audit.dev/v1alpha1/schemaaudits/{gadgets}"
+        ))
         .unwrap();
     wait_for("the deleted report to be written again", || {
-        report(admin, "gadgets.e2e.crd-audit.dev").ok()
+        report(admin, &gadgets).ok()
     });
 
     // 6. Deleting a CRD removes its report.
     admin
-        .delete("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/things.e2e.crd-audit.dev")
+        .delete(&format!(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}",
+            s.crd()
+        ))
         .unwrap();
     wait_for("the report to go", || {
-        matches!(report(admin, CRD), Err(e) if e.status == 404).then_some(())
+        matches!(report(admin, &s.crd()), Err(e) if e.status == 404).then_some(())
     });
     let (status, log_text) = c.terminate();
     assert!(status.success(), "controller exit {status:?}\n{log_text}");
@@ -369,14 +385,16 @@ fn legacy_crds_deleted_reports_and_deleted_crds() {
 /// the old report is still there (no garbage collector runs on this control plane).
 #[test]
 fn a_recreated_crd_starts_a_fresh_report() {
-    let _serial = serial();
-    let Some(env) = start() else { return };
-    let admin = &env.admin;
-    let admin_kc = env.kubeconfig.display().to_string();
-    let c = audited_things(&env, "before");
-    things(&env, 2);
+    let Some(s) = Scenario::shared("recreated") else {
+        return;
+    };
+    let admin = s.admin();
+    let crd = s.crd();
+    let admin_kc = s.env.kubeconfig.display().to_string();
+    let c = audited_things(&s, "before");
+    things(&s, 2);
     let r = wait_for("the tightened report", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| r["status"]["lastSchemaChange"]["toGeneration"] == 2)
     });
@@ -387,27 +405,28 @@ fn a_recreated_crd_starts_a_fresh_report() {
     // While no operator runs: the CRD goes and comes back (revision 1 again, no objects).
     admin
         .delete(&format!(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}"
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}"
         ))
         .unwrap();
     wait_for("the CRD to be gone", || {
         admin
             .get(&format!(
-                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}"
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}"
             ))
             .err()
             .filter(|e| e.status == 404)
     });
-    things(&env, 1);
+    things(&s, 1);
     let uid = admin
         .get(&format!(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}"
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}"
         ))
         .unwrap()["metadata"]["uid"]
         .clone();
-    let c = controller(&env.run_dir, "after", &["--kubeconfig", &admin_kc], &[]);
+    let config = s.config("after.yaml", "");
+    let c = s.controller("after", &["--kubeconfig", &admin_kc, "--config", &config]);
     let r = wait_for("the recreated CRD's report", || {
-        report(admin, CRD).ok().filter(|r| {
+        report(admin, &crd).ok().filter(|r| {
             r["metadata"]["ownerReferences"][0]["uid"] == uid
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
         })

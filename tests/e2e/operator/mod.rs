@@ -19,51 +19,171 @@ mod outages;
 mod policy_reports;
 mod ratcheting;
 
-const CRD: &str = "things.e2e.crd-audit.dev";
-const GROUP: &str = "e2e.crd-audit.dev";
+/// A scenario's part of an API server: an API group of its own (so its CRDs, objects and
+/// reports are its own), a namespace for its objects and its operator's Lease, a directory
+/// for its files and controller logs, and an operator configuration that audits only its
+/// group. Scenarios on the shared server run side by side and cannot see each other.
+struct Scenario<'a> {
+    env: &'a TestEnv,
+    /// `{name}.e2e.crd-audit.dev`
+    group: String,
+    /// `{name}`: the things live here, and a leader-elected operator's Lease.
+    namespace: String,
+    dir: std::path::PathBuf,
+    turn: Turn,
+}
 
-fn install(env: &TestEnv) {
+enum Turn {
+    Shared(#[allow(dead_code)] std::sync::RwLockReadGuard<'static, ()>),
+    Own(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, ()>),
+}
+
+impl Scenario<'static> {
+    /// A scenario on the shared kube-apiserver 1.20; `None` as `start`.
+    fn shared(name: &str) -> Option<Scenario<'static>> {
+        let turn = Turn::Shared(shared_turn());
+        Some(Scenario::new(shared()?, name, turn))
+    }
+}
+
+impl<'a> Scenario<'a> {
+    /// A scenario on a server of the test's own (taken alone: see `own_server`).
+    fn on_own(
+        env: &'a TestEnv,
+        name: &str,
+        turn: std::sync::RwLockWriteGuard<'static, ()>,
+    ) -> Self {
+        Scenario::new(env, name, Turn::Own(turn))
+    }
+
+    fn new(env: &'a TestEnv, name: &str, turn: Turn) -> Self {
+        let dir = env.run_dir.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scenario {
+            env,
+            group: format!("{name}.e2e.crd-audit.dev"),
+            namespace: name.to_string(),
+            dir,
+            turn,
+        }
+    }
+
+    fn admin(&self) -> &'a Rest {
+        &self.env.admin
+    }
+
+    /// The things CRD's name.
+    fn crd(&self) -> String {
+        format!("things.{}", self.group)
+    }
+
+    /// The collection of things in the scenario's namespace.
+    fn things_path(&self) -> String {
+        format!(
+            "/apis/{}/v1/namespaces/{}/things",
+            self.group, self.namespace
+        )
+    }
+
+    /// Writes the operator configuration `extra`, on a shared server with `includeGroups:
+    /// [<the group>]` (on a server of its own the operator audits every CRD); its path.
+    fn config(&self, file: &str, extra: &str) -> String {
+        let path = self.dir.join(file);
+        let text = match self.turn {
+            Turn::Shared(_) => format!("includeGroups: ['{}']\n{extra}", self.group),
+            Turn::Own(_) => extra.to_string(),
+        };
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    }
+
+    /// Starts a controller whose log goes to the scenario's directory.
+    fn controller(&self, identity: &str, args: &[&str]) -> Controller {
+        controller(&self.dir, identity, args, &[])
+    }
+
+    /// Events with a reason about the scenario's CRDs (cluster-scoped: in `default`) and its
+    /// objects (in its namespace).
+    fn events(&self, reason: &str) -> Vec<Value> {
+        let about_this_group = |e: &Value| {
+            let regarding = if e["regarding"].is_object() {
+                &e["regarding"]
+            } else {
+                &e["involvedObject"]
+            };
+            regarding["name"]
+                .as_str()
+                .is_some_and(|n| n.ends_with(&format!(".{}", self.group)))
+        };
+        let mut out: Vec<Value> = events_in(self.admin(), "default", reason)
+            .into_iter()
+            .filter(about_this_group)
+            .collect();
+        out.extend(events_in(self.admin(), &self.namespace, reason));
+        out
+    }
+}
+
+/// The shipped manifests, and the scenario's namespace with the shipped Lease Role bound there
+/// (the operator's namespace is the scenario's).
+fn install(s: &Scenario) {
     for f in [
         "manifests/namespace.yaml",
         "manifests/schemaaudit-crd.yaml",
         "manifests/rbac.yaml",
         "manifests/rbac-annotate.yaml",
     ] {
-        apply_file(&env.admin, f);
+        apply_file(s.admin(), f);
+    }
+    apply(
+        s.admin(),
+        &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": s.namespace}}),
+    );
+    let text = std::fs::read_to_string("manifests/rbac.yaml").unwrap();
+    for doc in crd_audit_engine::load::parse_str("manifests/rbac.yaml", &text) {
+        let mut v = doc.unwrap().value;
+        if v["kind"] == "Role" || v["kind"] == "RoleBinding" {
+            v["metadata"]["namespace"] = json!(s.namespace);
+            apply(s.admin(), &v);
+        }
     }
 }
 
-/// The things CRD (revision 1) and its three objects, and a controller (named `name`) that
-/// has reported them clean.
-fn audited_things(env: &TestEnv, name: &str) -> Controller {
-    install(env);
-    things(env, 1);
-    create_things(env);
-    let admin_kc = env.kubeconfig.display().to_string();
-    let c = controller(&env.run_dir, name, &["--kubeconfig", &admin_kc], &[]);
+/// The things CRD (revision 1) and its three objects, and a controller (named `name`, admin
+/// kubeconfig, only the scenario's group) that has reported them clean.
+fn audited_things(s: &Scenario, name: &str) -> Controller {
+    install(s);
+    things(s, 1);
+    create_things(s);
+    let admin_kc = s.env.kubeconfig.display().to_string();
+    let config = s.config(&format!("{name}.yaml"), "");
+    let c = s.controller(name, &["--kubeconfig", &admin_kc, "--config", &config]);
     wait_for("a clean report", || {
-        report(&env.admin, CRD)
+        report(s.admin(), &s.crd())
             .ok()
             .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
     });
     c
 }
 
-fn things(env: &TestEnv, revision: u8) {
-    apply(&env.admin, &things_crd(CRD, GROUP, revision));
+fn things(s: &Scenario, revision: u8) {
+    apply(s.admin(), &things_crd(&s.crd(), &s.group, revision));
 }
 
-fn create_things(env: &TestEnv) {
+/// Things a (small), b (medium) and c (small) in the scenario's namespace.
+fn create_things(s: &Scenario) {
+    apply(
+        s.admin(),
+        &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": s.namespace}}),
+    );
     wait_for("the things CRD to be served", || {
-        env.admin
-            .get("/apis/e2e.crd-audit.dev/v1/namespaces/default/things")
-            .ok()
+        s.admin().get(&s.things_path()).ok()
     });
     for (name, size) in [("a", "small"), ("b", "medium"), ("c", "small")] {
         apply(
-            &env.admin,
-            &json!({"apiVersion": "e2e.crd-audit.dev/v1", "kind": "Thing",
-                "metadata": {"name": name, "namespace": "default"}, "spec": {"size": size}}),
+            s.admin(),
+            &json!({"apiVersion": format!("{}/v1", s.group), "kind": "Thing",
+                "metadata": {"name": name, "namespace": s.namespace}, "spec": {"size": size}}),
         );
     }
 }
@@ -77,32 +197,43 @@ fn invalid_names(r: &Value) -> Vec<String> {
         .collect()
 }
 
-fn operator_config(env: &TestEnv) -> String {
-    let config = env.run_dir.join("crd-audit.yaml");
-    std::fs::write(
-        &config,
+/// The operator configuration of the leader-elected replicas: annotations on.
+fn operator_config(s: &Scenario) -> String {
+    s.config(
+        "crd-audit.yaml",
         "annotateObjects: true\nexcludeGroups: ['excluded.*']\n",
     )
-    .unwrap();
-    config.display().to_string()
 }
 
 /// The shipped RBAC, the things CRD (revision 1) with its objects, and a leader-elected
-/// replica (`name`, ServiceAccount kubeconfig, annotations on) that has reported them clean.
-fn leader_with_clean_report(env: &TestEnv, name: &str) -> (Controller, Vec<String>) {
-    install(env);
-    things(env, 1);
-    create_things(env);
-    let kc = env.service_account_kubeconfig().display().to_string();
-    let config = operator_config(env);
-    let ha: Vec<String> = ["--kubeconfig", &kc, "--config", &config, "--leader-elect"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+/// replica (`name`, ServiceAccount kubeconfig, annotations on, its Lease in the scenario's
+/// namespace) that has reported them clean.
+fn leader_with_clean_report(s: &Scenario, name: &str) -> (Controller, Vec<String>) {
+    install(s);
+    things(s, 1);
+    create_things(s);
+    let kc = s
+        .env
+        .service_account_kubeconfig(&s.dir)
+        .display()
+        .to_string();
+    let config = operator_config(s);
+    let ha: Vec<String> = [
+        "--kubeconfig",
+        &kc,
+        "--config",
+        &config,
+        "--leader-elect",
+        "--namespace",
+        &s.namespace,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let args: Vec<&str> = ha.iter().map(String::as_str).collect();
-    let c = controller(&env.run_dir, name, &args, &[]);
+    let c = s.controller(name, &args);
     wait_for("a clean report", || {
-        report(&env.admin, CRD)
+        report(s.admin(), &s.crd())
             .ok()
             .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
     });
@@ -122,6 +253,31 @@ impl Drop for ApiExt {
             .arg("tests/testenv/apiext-down.sh")
             .arg(&self.run_dir)
             .status();
+    }
+}
+
+/// The standalone apiextensions-apiserver 1.36 that the scenarios on it share, started by the
+/// first one to ask and stopped when the test process ends; `None` as `start_apiext`.
+fn shared_apiext() -> Option<&'static ApiExt> {
+    static SHARED: std::sync::OnceLock<Option<ApiExt>> = std::sync::OnceLock::new();
+    SHARED
+        .get_or_init(|| {
+            let server = start_apiext()?;
+            stop_when_this_process_ends("tests/testenv/apiext-down.sh", &server.run_dir);
+            Some(server)
+        })
+        .as_ref()
+}
+
+impl ApiExt {
+    /// A directory of the scenario `name` for its files and controller logs, and an operator
+    /// configuration in it that audits only `group`.
+    fn scenario(&self, name: &str, group: &str) -> (std::path::PathBuf, String) {
+        let dir = self.run_dir.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("crd-audit.yaml");
+        std::fs::write(&config, format!("includeGroups: ['{group}']\n")).unwrap();
+        (dir, config.display().to_string())
     }
 }
 

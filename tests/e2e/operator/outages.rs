@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 /// not read as Forbidden, and shuts down gracefully.
 #[test]
 fn revoked_and_narrowed_rbac_is_survived() {
-    let _serial = serial();
+    let turn = own_server();
     let Some(env) = start() else { return };
+    let s = Scenario::on_own(&env, "rbac", turn);
     let admin = &env.admin;
     let admin_kc = env.kubeconfig.display().to_string();
-    let (c, _) = leader_with_clean_report(&env, "replica-c");
+    let (c, _) = leader_with_clean_report(&s, "replica-c");
     // RBAC revoked mid-run: the controller keeps running (backing off), and picks up again
     // when access is restored.
     let binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/crd-audit";
@@ -102,23 +103,25 @@ fn revoked_and_narrowed_rbac_is_survived() {
 /// without restarting the operator, and no finding is lost or duplicated.
 #[test]
 fn the_report_converges_across_an_api_server_restart() {
-    let _serial = serial();
+    let turn = own_server();
     let Some(env) = start() else { return };
+    let s = Scenario::on_own(&env, "restart", turn);
     let admin = &env.admin;
-    install(&env);
-    things(&env, 1);
-    create_things(&env);
+    let crd = s.crd();
+    install(&s);
+    things(&s, 1);
+    create_things(&s);
     let admin_kc = env.kubeconfig.display().to_string();
-    let mut c = controller(&env.run_dir, "survivor", &["--kubeconfig", &admin_kc], &[]);
+    let mut c = s.controller("survivor", &["--kubeconfig", &admin_kc]);
     wait_for("a clean report", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
     });
-    things(&env, 2);
+    things(&s, 2);
     env.restart_apiserver(Duration::from_secs(3));
     let r = wait_for("the tightened report after the restart", || {
-        report(admin, CRD).ok().filter(|r| {
+        report(admin, &crd).ok().filter(|r| {
             r["status"]["observedGeneration"] == 2
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
         })
@@ -128,20 +131,20 @@ fn the_report_converges_across_an_api_server_restart() {
     assert_eq!(r["status"]["versions"][0]["objects"], 3, "{r}");
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "True");
     let tightened = wait_for("the SchemaTightened event", || {
-        let e = events(admin, "SchemaTightened");
+        let e = s.events("SchemaTightened");
         (!e.is_empty()).then_some(e)
     });
     std::thread::sleep(Duration::from_secs(3));
-    assert_eq!(events(admin, "SchemaTightened").len(), 1, "{tightened:?}");
+    assert_eq!(s.events("SchemaTightened").len(), 1, "{tightened:?}");
     assert!(note(&tightened[0]).starts_with("3 object(s) newly invalid"));
     // A new object written after the restart is counted once.
     apply(
         admin,
-        &json!({"apiVersion": "e2e.crd-audit.dev/v1", "kind": "Thing",
-            "metadata": {"name": "d", "namespace": "default"}, "spec": {"size": "small", "tier": "gold"}}),
+        &json!({"apiVersion": format!("{}/v1", s.group), "kind": "Thing",
+            "metadata": {"name": "d", "namespace": s.namespace}, "spec": {"size": "small", "tier": "gold"}}),
     );
     wait_for("the new object counted", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| r["status"]["versions"][0]["objects"] == 4)
     });
@@ -158,19 +161,21 @@ fn the_report_converges_across_an_api_server_restart() {
 /// after the recovery reaches its report within seconds, not after half a minute.
 #[test]
 fn a_change_right_after_an_outage_is_seen_at_once() {
-    let _serial = serial();
+    let turn = own_server();
     let Some(env) = start() else { return };
+    let s = Scenario::on_own(&env, "outage", turn);
     let admin = &env.admin;
-    let c = audited_things(&env, "outage");
+    let crd = s.crd();
+    let c = audited_things(&s, "outage");
     env.restart_apiserver(Duration::from_secs(20));
     wait_for("the API server back", || admin.get("/version").ok());
-    things(&env, 2);
+    things(&s, 2);
     let started = Instant::now();
     wait_for_at_most(
         "the change in the report within 15 s of the recovery",
         Duration::from_secs(15),
         &mut || {
-            report(admin, CRD).ok().filter(|r| {
+            report(admin, &crd).ok().filter(|r| {
                 r["status"]["observedGeneration"] == 2
                     && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
             })

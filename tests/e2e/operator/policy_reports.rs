@@ -49,18 +49,21 @@ fn result_names(r: &Value) -> Vec<String> {
 /// Once OpenReports is installed, the results move there.
 #[test]
 fn policy_reports_follow_the_audit() {
-    let _serial = serial();
-    let Some(env) = start() else { return };
-    let admin = &env.admin;
-    install(&env);
-    const PLANETS: &str = "planets.e2e.crd-audit.dev";
+    let Some(s) = Scenario::shared("policy") else {
+        return;
+    };
+    let admin = s.admin();
+    install(&s);
+    let crd = s.crd();
+    let planets_crd = format!("planets.{}", s.group);
+    let api_version = format!("{}/v1", s.group);
     let planets = |revision: u8| {
-        let mut c = things_crd(PLANETS, GROUP, revision);
+        let mut c = things_crd(&planets_crd, &s.group, revision);
         c["spec"]["scope"] = json!("Cluster");
         c
     };
     // Revision 3 knows spec.tier (revision 1 would prune it); revision 2 requires it.
-    things(&env, 3);
+    things(&s, 3);
     apply(admin, &planets(3));
     for ns in ["team-a", "team-b"] {
         apply(
@@ -69,9 +72,9 @@ fn policy_reports_follow_the_audit() {
         );
     }
     wait_for("the CRDs to be served", || {
-        admin.get("/apis/e2e.crd-audit.dev/v1/planets").ok()?;
+        admin.get(&format!("/apis/{api_version}/planets")).ok()?;
         admin
-            .get("/apis/e2e.crd-audit.dev/v1/namespaces/team-a/things")
+            .get(&format!("/apis/{api_version}/namespaces/team-a/things"))
             .ok()
     });
     let thing = |ns: &str, name: &str, size: &str, tier: Option<&str>| {
@@ -79,7 +82,7 @@ fn policy_reports_follow_the_audit() {
         if let Some(t) = tier {
             spec["tier"] = json!(t);
         }
-        json!({"apiVersion": "e2e.crd-audit.dev/v1", "kind": "Thing",
+        json!({"apiVersion": api_version, "kind": "Thing",
             "metadata": {"name": name, "namespace": ns}, "spec": spec})
     };
     let planet = |name: &str, size: &str, tier: Option<&str>| {
@@ -100,16 +103,13 @@ fn policy_reports_follow_the_audit() {
         apply(admin, &o);
     }
 
-    let config = env.run_dir.join("policy-reports.yaml");
-    std::fs::write(&config, "policyReports: true\n").unwrap();
-    let kc = env.service_account_kubeconfig().display().to_string();
-    let config_s = config.display().to_string();
-    let c = controller(
-        &env.run_dir,
-        "policy",
-        &["--kubeconfig", &kc, "--config", &config_s],
-        &[],
-    );
+    let config = s.config("policy-reports.yaml", "policyReports: true\n");
+    let kc = s
+        .env
+        .service_account_kubeconfig(&s.dir)
+        .display()
+        .to_string();
+    let c = s.controller("policy", &["--kubeconfig", &kc, "--config", &config]);
     // No PolicyReport CRDs yet: a warning, SchemaAudit reports as usual.
     wait_for("the warning about missing PolicyReport CRDs", || {
         c.log_text()
@@ -117,7 +117,7 @@ fn policy_reports_follow_the_audit() {
             .then_some(())
     });
     wait_for("clean SchemaAudit reports", || {
-        [CRD, PLANETS]
+        [&crd, &planets_crd]
             .iter()
             .all(|n| {
                 report(admin, n)
@@ -151,7 +151,7 @@ fn policy_reports_follow_the_audit() {
     }
 
     // Tightening: b, e (team-a), c (team-b) and p1 (cluster-scoped) become invalid.
-    things(&env, 2);
+    things(&s, 2);
     apply(admin, &planets(2));
     let team_a = wait_for("the team-a PolicyReport", || {
         policy_report(admin, "team-a")
@@ -159,7 +159,7 @@ fn policy_reports_follow_the_audit() {
             .filter(|r| result_names(r) == ["b", "e"])
     });
     let sa = wait_for("the tightened SchemaAudit report", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| r["status"]["observedGeneration"] == 2 && invalid_names(r).len() == 3)
     });
@@ -178,12 +178,12 @@ fn policy_reports_follow_the_audit() {
         "2"
     );
     let b = admin
-        .get("/apis/e2e.crd-audit.dev/v1/namespaces/team-a/things/b")
+        .get(&format!("/apis/{api_version}/namespaces/team-a/things/b"))
         .unwrap();
     let r = &team_a["results"][0];
     assert_eq!(r["policy"], "crd-audit");
     assert_eq!(r["source"], "crd-audit");
-    assert_eq!(r["rule"], CRD);
+    assert_eq!(r["rule"], crd);
     assert_eq!(r["result"], "fail");
     assert_eq!(r["scored"], true);
     assert_eq!(r["category"], "CRD Schema");
@@ -191,7 +191,7 @@ fn policy_reports_follow_the_audit() {
     assert_eq!(r["severity"], "critical");
     assert_eq!(
         r["resources"],
-        json!([{"apiVersion": "e2e.crd-audit.dev/v1", "kind": "Thing", "namespace": "team-a",
+        json!([{"apiVersion": api_version, "kind": "Thing", "namespace": "team-a",
             "name": "b", "uid": b["metadata"]["uid"]}])
     );
     assert_eq!(r["timestamp"]["nanos"], 0);
@@ -223,7 +223,7 @@ fn policy_reports_follow_the_audit() {
             .filter(|r| result_names(r) == ["p1"])
     });
     assert_eq!(cluster["kind"], "ClusterPolicyReport");
-    assert_eq!(cluster["results"][0]["rule"], PLANETS);
+    assert_eq!(cluster["results"][0]["rule"], planets_crd);
     assert_eq!(cluster["results"][0]["resources"][0]["kind"], "Planet");
     assert!(
         cluster["results"][0]["resources"][0]
@@ -245,7 +245,7 @@ fn policy_reports_follow_the_audit() {
     apply(admin, &thing("team-a", "e", "small", Some("gold")));
     apply(admin, &thing("team-b", "c", "small", Some("gold")));
     admin
-        .delete("/apis/e2e.crd-audit.dev/v1/planets/p1")
+        .delete(&format!("/apis/{api_version}/planets/p1"))
         .unwrap();
     let team_a = wait_for("e's result to go", || {
         policy_report(admin, "team-a")
@@ -267,7 +267,7 @@ fn policy_reports_follow_the_audit() {
     });
     // The SchemaAudit report went on alongside.
     wait_for("the SchemaAudit report with b only", || {
-        report(admin, CRD)
+        report(admin, &crd)
             .ok()
             .filter(|r| invalid_names(r) == ["b"])
     });
@@ -303,7 +303,7 @@ fn policy_reports_follow_the_audit() {
     // The CRD goes: its results go, and the report with them.
     admin
         .delete(&format!(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD}"
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}"
         ))
         .unwrap();
     wait_for("the team-a report to be deleted with the CRD", || {

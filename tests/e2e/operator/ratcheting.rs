@@ -37,10 +37,11 @@ fn gadgets_crd(tight: bool) -> Value {
 /// (a no-op update) and of its status.
 #[test]
 fn stuck_and_tolerated_objects_agree_with_a_ratcheting_server() {
-    let _serial = serial();
-    let Some(server) = start_apiext() else {
+    let _turn = shared_turn();
+    let Some(server) = shared_apiext() else {
         return;
     };
+    let (dir, config) = server.scenario("ratchet", "ratchet.crd-audit.dev");
     let admin = Rest::new(&server.kubeconfig, None);
     apply_file(&admin, "manifests/schemaaudit-crd.yaml");
     apply(&admin, &gadgets_crd(false));
@@ -83,8 +84,6 @@ fn stuck_and_tolerated_objects_agree_with_a_ratcheting_server() {
     // What the server does with each stored object, sent back unchanged.
     let stored: Vec<Value> = admin.list(base).unwrap();
     assert_eq!(stored.len(), objects.len());
-    let dir = server.run_dir.join("ratchet");
-    std::fs::create_dir_all(&dir).unwrap();
     let stored_file = dir.join("stored.yaml");
     std::fs::write(
         &stored_file,
@@ -199,7 +198,12 @@ fn stuck_and_tolerated_objects_agree_with_a_ratcheting_server() {
     );
 
     // The operator's report: the same split, stuck objects first.
-    let c = controller(&server.run_dir, "ratchet", &["--kubeconfig", &kc], &[]);
+    let c = controller(
+        &dir,
+        "ratchet",
+        &["--kubeconfig", &kc, "--config", &config],
+        &[],
+    );
     let crd = "gadgets.ratchet.crd-audit.dev";
     let r = wait_for("the report with blocked objects", || {
         report(&admin, crd)
