@@ -5,8 +5,7 @@ use super::*;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
-/// Start-up on existing CRDs and objects (and `plan --cluster` agreeing with `validate
-/// --stored`), a tightening (report, annotations refused by 1.20, Events, metrics) and a
+/// Start-up on existing CRDs and objects, a tightening (report, annotations refused by 1.20, Events, metrics) and a
 /// loosening.
 #[test]
 fn controller_audits_a_real_api_server() {
@@ -40,70 +39,6 @@ fn controller_audits_a_real_api_server() {
     assert_eq!(r["status"]["versions"][0]["objects"], 3, "{r}");
     assert_eq!(r["status"]["versions"][0]["structural"], true, "{r}");
     assert_eq!(condition(&r, "NonStructuralSchema").unwrap().0, "False");
-
-    // `plan --cluster` with the tightening revision agrees with `validate --stored` on the
-    // same objects.
-    let rev2 = s.dir.join("things-v2.yaml");
-    std::fs::write(&rev2, things_crd(&crd, &s.group, 2).to_string()).unwrap();
-    let admin_kc = s.env.kubeconfig.display().to_string();
-    let rev2_s = rev2.display().to_string();
-    let (code, stdout, stderr) = cli(
-        &[
-            "plan",
-            &rev2_s,
-            "--cluster",
-            "-o",
-            "json",
-            "--kubeconfig",
-            &admin_kc,
-        ],
-        &[],
-    );
-    assert_eq!(code, Some(1), "{stderr}");
-    let plan_lines: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(plan_lines.len(), 3);
-    assert!(
-        plan_lines
-            .iter()
-            .all(|l| l["validBefore"] == true && l["valid"] == false)
-    );
-    let listed: Vec<String> = admin
-        .list(&format!("/apis/{}/v1/things", s.group))
-        .unwrap()
-        .into_iter()
-        .map(|mut o| {
-            o["apiVersion"] = format!("{}/v1", s.group).into();
-            o["kind"] = "Thing".into();
-            o.to_string()
-        })
-        .collect();
-    let objects = s.dir.join("things.json");
-    std::fs::write(&objects, listed.join("\n")).unwrap();
-    let objects_s = objects.display().to_string();
-    let (_, validate_out, _) = cli(
-        &[
-            "validate", "--stored", "-o", "json", "--crd", &rev2_s, &objects_s,
-        ],
-        &[],
-    );
-    let validate_lines: Vec<Value> = validate_out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(validate_lines.len(), 3);
-    for (p, v) in plan_lines.iter().zip(&validate_lines) {
-        // validate places each finding in its file (line, column); plan reads the cluster.
-        let mut errors = v["errors"].clone();
-        for e in errors.as_array_mut().into_iter().flatten() {
-            let e = e.as_object_mut().unwrap();
-            assert!(e.remove("line").is_some_and(|l| l.as_u64() > Some(0)));
-            assert!(e.remove("column").is_some_and(|c| c.as_u64() > Some(0)));
-        }
-        assert_eq!((&p["name"], &p["errors"]), (&v["name"], &errors));
-    }
 
     // 2. Tightening: every object lacks the new required field, one has a narrowed value.
     things(&s, 2);
@@ -239,6 +174,82 @@ fn controller_audits_a_real_api_server() {
     });
     let (status, log_text) = a.terminate();
     assert!(status.success(), "controller exit {status:?}\n{log_text}");
+}
+
+/// `plan --cluster` with a tightening revision agrees with `validate --stored` on the same
+/// objects, read from the cluster.
+#[test]
+fn plan_on_the_cluster_agrees_with_validate_stored() {
+    let Some(s) = Scenario::shared("plan") else {
+        return;
+    };
+    let admin = s.admin();
+    let crd = s.crd();
+    things(&s, 1);
+    create_things(&s);
+    // `plan --cluster` with the tightening revision agrees with `validate --stored` on the
+    // same objects.
+    let rev2 = s.dir.join("things-v2.yaml");
+    std::fs::write(&rev2, things_crd(&crd, &s.group, 2).to_string()).unwrap();
+    let admin_kc = s.env.kubeconfig.display().to_string();
+    let rev2_s = rev2.display().to_string();
+    let (code, stdout, stderr) = cli(
+        &[
+            "plan",
+            &rev2_s,
+            "--cluster",
+            "-o",
+            "json",
+            "--kubeconfig",
+            &admin_kc,
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let plan_lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(plan_lines.len(), 3);
+    assert!(
+        plan_lines
+            .iter()
+            .all(|l| l["validBefore"] == true && l["valid"] == false)
+    );
+    let listed: Vec<String> = admin
+        .list(&format!("/apis/{}/v1/things", s.group))
+        .unwrap()
+        .into_iter()
+        .map(|mut o| {
+            o["apiVersion"] = format!("{}/v1", s.group).into();
+            o["kind"] = "Thing".into();
+            o.to_string()
+        })
+        .collect();
+    let objects = s.dir.join("things.json");
+    std::fs::write(&objects, listed.join("\n")).unwrap();
+    let objects_s = objects.display().to_string();
+    let (_, validate_out, _) = cli(
+        &[
+            "validate", "--stored", "-o", "json", "--crd", &rev2_s, &objects_s,
+        ],
+        &[],
+    );
+    let validate_lines: Vec<Value> = validate_out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(validate_lines.len(), 3);
+    for (p, v) in plan_lines.iter().zip(&validate_lines) {
+        // validate places each finding in its file (line, column); plan reads the cluster.
+        let mut errors = v["errors"].clone();
+        for e in errors.as_array_mut().into_iter().flatten() {
+            let e = e.as_object_mut().unwrap();
+            assert!(e.remove("line").is_some_and(|l| l.as_u64() > Some(0)));
+            assert!(e.remove("column").is_some_and(|c| c.as_u64() > Some(0)));
+        }
+        assert_eq!((&p["name"], &p["errors"]), (&v["name"], &errors));
+    }
 }
 
 /// High availability: a second replica waits; when the leader dies it takes over within
