@@ -106,6 +106,8 @@ pub struct Ctx {
     pub registry: Mutex<BTreeMap<String, Tracked>>,
     /// The audited CRDs as the report writer's Controller sees them, kept with the registry.
     pub crd_feed: CrdFeed,
+    /// The reports an earlier operator wrote, for the CRDs' first reconciles.
+    pub earlier_reports: super::earlier_reports::EarlierReports,
     pub queued_events: Mutex<VecDeque<PendingEvent>>,
     pub changed: Notify,
     pub event_queued: Notify,
@@ -182,6 +184,7 @@ impl Ctx {
             judges: Arc::new(Semaphore::new(workers)),
             registry: Mutex::new(BTreeMap::new()),
             crd_feed: CrdFeed::default(),
+            earlier_reports: Default::default(),
             queued_events: Mutex::new(VecDeque::new()),
             changed: Notify::new(),
             event_queued: Notify::new(),
@@ -324,6 +327,7 @@ async fn watch_crds(ctx: Arc<Ctx>) {
                 // while the watch was down.
                 let failed = jobs.drain().await;
                 ctx.metrics.internal_errors.inc_by(failed as u64);
+                ctx.earlier_reports.first_crds_done().await;
                 let listed = listed.take().unwrap_or_default();
                 let gone: Vec<String> = ctx
                     .registry()

@@ -19,6 +19,11 @@ pub struct State {
     pub fail_events: bool,
     /// Report writes tried (successful or not).
     pub report_writes: usize,
+    /// GETs of one report, and LISTs of the whole reports (not of their metadata).
+    pub report_gets: usize,
+    pub report_lists: usize,
+    /// LISTs of the whole reports fail (500).
+    pub fail_report_lists: bool,
     pub events: Vec<Value>,
     /// The Lease, and whether Lease requests fail (an API outage).
     pub lease: Option<Value>,
@@ -107,18 +112,23 @@ pub fn start() -> (kube::Client, Shared) {
             let bytes = body.collect_bytes().await.unwrap_or_default();
             let path = parts.uri.path().to_string();
             let query = parts.uri.query().unwrap_or("").to_string();
+            let metadata_only = parts
+                .headers
+                .get(http::header::ACCEPT)
+                .and_then(|a| a.to_str().ok())
+                .is_some_and(|a| a.contains("as=PartialObjectMetadata"));
             if query.contains("watch=true") {
                 if query.contains("sendInitialEvents=true") {
                     // A streaming list: the objects of a LIST, then the bookmark that ends
                     // them; the watch that follows never answers.
-                    let list = answer(&s, "GET", &path, &[]);
+                    let list = answer(&s, "GET", &path, &[], metadata_only);
                     send.send_response(initial_events(list).await);
                 } else {
                     pending.push(send);
                 }
                 continue;
             }
-            let response = answer(&s, parts.method.as_str(), &path, &bytes);
+            let response = answer(&s, parts.method.as_str(), &path, &bytes, metadata_only);
             send.send_response(response);
         }
     });
@@ -227,13 +237,30 @@ fn policy_report(
     }
 }
 
-fn answer(state: &Shared, method: &str, path: &str, body: &[u8]) -> Response<Body> {
+fn answer(
+    state: &Shared,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    metadata_only: bool,
+) -> Response<Body> {
     let mut st = state.lock().unwrap();
     let reports = "/apis/crd-audit.dev/v1alpha1/schemaaudits";
     if let Some(rest) = path.strip_prefix(reports) {
         let rest = rest.trim_start_matches('/');
         let (name, sub) = rest.split_once('/').unwrap_or((rest, ""));
         return match (method, name, sub) {
+            ("GET", "", _) if !metadata_only => {
+                st.report_lists += 1;
+                if st.fail_report_lists {
+                    return status(500, "InternalError", "etcd is down");
+                }
+                let items: Vec<Value> = st.reports.values().cloned().collect();
+                ok(
+                    &json!({"apiVersion": "crd-audit.dev/v1alpha1", "kind": "SchemaAuditList",
+                    "metadata": {"resourceVersion": "1"}, "items": items}),
+                )
+            }
             ("GET", "", _) => {
                 let items: Vec<Value> = st
                     .reports
@@ -248,10 +275,13 @@ fn answer(state: &Shared, method: &str, path: &str, body: &[u8]) -> Response<Bod
                     "metadata": {"resourceVersion": "1"}, "items": items}),
                 )
             }
-            ("GET", name, "") => match st.reports.get(name) {
-                Some(r) => ok(r),
-                None => status(404, "NotFound", "not found"),
-            },
+            ("GET", name, "") => {
+                st.report_gets += 1;
+                match st.reports.get(name) {
+                    Some(r) => ok(r),
+                    None => status(404, "NotFound", "not found"),
+                }
+            }
             ("PATCH", name, sub) => {
                 st.report_writes += 1;
                 if st.fail_writes {

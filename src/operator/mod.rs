@@ -5,7 +5,8 @@
 //! Modules: `command` (`crd-audit controller`: its flags), `options` (the resolved
 //! options), `logging`, `shutdown` (the signals that stop it), `leader` (the Lease:
 //! acquiring, keeping and releasing it), `controller` (CRD watch, registry), `reconcile`
-//! (what a CRD event does), `state` (the decisions about one CRD, without I/O),
+//! (what a CRD event does), `earlier_reports` (what an earlier operator reported, read with
+//! one LIST), `state` (the decisions about one CRD, without I/O),
 //! `per_key` (CRD events reconciled a few at a time, one at a time per CRD),
 //! `objects` (one object audit per CRD), `validators` (the bounded cache of compiled CRDs),
 //! `watch_backoff` (the watches' backoff and LIST permits), `report_status` (the status a
@@ -19,6 +20,7 @@
 
 pub mod command;
 pub mod controller;
+pub mod earlier_reports;
 pub mod events;
 #[cfg(test)]
 mod fake_api;

@@ -149,14 +149,10 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
 
 async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
     let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
-    let report = match api.get_opt(&crd.name).await {
-        Ok(r) => r?,
-        Err(e) => {
-            ctx.metrics.api_error("get");
-            tracing::warn!(crd = %crd.name, error = %e, "reading the earlier report failed");
-            return None;
-        }
-    };
+    let report = ctx
+        .earlier_reports
+        .take(&api, &ctx.metrics, &crd.name)
+        .await?;
     let owned = report
         .metadata
         .owner_references

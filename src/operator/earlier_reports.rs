@@ -1,0 +1,196 @@
+//! What an earlier operator reported, read with one paged LIST instead of a GET per CRD.
+//!
+//! The first CRD seen for the first time lists every SchemaAudit (managed fields and
+//! annotations dropped); each CRD's first reconcile takes its own report out of that list.
+//! Once the first LIST of CRDs has been reconciled the rest is dropped: a CRD first seen after
+//! that (created while the operator runs, or seen again after a relist) is read with a GET, as
+//! is every CRD when the LIST fails.
+
+use super::metrics::Metrics;
+use crate::audit::schema_audit::SchemaAudit;
+use kube::api::{Api, ListParams};
+use std::collections::HashMap;
+use tokio::sync::Mutex;
+
+/// Reports per page of the LIST: a page is held whole while it is read.
+const PAGE: u32 = 100;
+
+#[derive(Default)]
+enum State {
+    /// Not listed yet.
+    #[default]
+    Unread,
+    /// Listed; the reports no CRD has taken yet.
+    Listed(HashMap<String, SchemaAudit>),
+    /// The first CRDs are done (or the LIST failed): a GET per CRD.
+    Done,
+}
+
+/// The earlier reports, for the CRDs' first reconciles.
+#[derive(Default)]
+pub struct EarlierReports {
+    state: Mutex<State>,
+}
+
+impl EarlierReports {
+    /// The report an earlier operator wrote under `name`, if any (whichever CRD it was about).
+    pub async fn take(
+        &self,
+        api: &Api<SchemaAudit>,
+        metrics: &Metrics,
+        name: &str,
+    ) -> Option<SchemaAudit> {
+        {
+            let mut state = self.state.lock().await;
+            if matches!(*state, State::Unread) {
+                *state = match list(api).await {
+                    Ok(reports) => State::Listed(reports),
+                    Err(e) => {
+                        metrics.api_error("list");
+                        tracing::warn!(error = %e, "listing the earlier reports failed; reading them one by one");
+                        State::Done
+                    }
+                };
+            }
+            if let State::Listed(reports) = &mut *state {
+                return reports.remove(name);
+            }
+        }
+        match api.get_opt(name).await {
+            Ok(r) => r,
+            Err(e) => {
+                metrics.api_error("get");
+                tracing::warn!(crd = name, error = %e, "reading the earlier report failed");
+                None
+            }
+        }
+    }
+
+    /// The first LIST of CRDs has been reconciled: the reports no CRD took are dropped.
+    pub async fn first_crds_done(&self) {
+        *self.state.lock().await = State::Done;
+    }
+}
+
+async fn list(api: &Api<SchemaAudit>) -> Result<HashMap<String, SchemaAudit>, kube::Error> {
+    let mut reports = HashMap::new();
+    let mut params = ListParams::default().limit(PAGE);
+    loop {
+        let page = api.list(&params).await?;
+        for mut r in page.items {
+            r.metadata.managed_fields = None;
+            r.metadata.annotations = None;
+            if let Some(name) = r.metadata.name.clone() {
+                reports.insert(name, r);
+            }
+        }
+        match page.metadata.continue_ {
+            Some(token) if !token.is_empty() => params = params.continue_token(&token),
+            _ => return Ok(reports),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::controller::Ctx;
+    use super::super::fake_api;
+    use super::super::metrics::Metrics;
+    use super::super::reconcile::reconcile;
+    use crate::audit::config::Config;
+    use serde_json::{Value, json};
+    use std::sync::Arc;
+
+    fn crd(plural: &str, uid: &str, generation: i64) -> Value {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("{plural}.example.com"), "uid": uid, "generation": generation},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": plural, "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object"}}}]}})
+    }
+
+    /// What an earlier operator wrote about `plural`: a tightening from generation 1 to 2.
+    fn earlier_report(plural: &str, uid: &str) -> Value {
+        json!({"apiVersion": "crd-audit.dev/v1alpha1", "kind": "SchemaAudit",
+            "metadata": {"name": format!("{plural}.example.com"), "resourceVersion": "7",
+                "ownerReferences": [{"apiVersion": "apiextensions.k8s.io/v1",
+                    "kind": "CustomResourceDefinition", "name": format!("{plural}.example.com"),
+                    "uid": uid}],
+                "managedFields": [{"manager": "crd-audit", "operation": "Apply"}]},
+            "spec": {},
+            "status": {"observedGeneration": 2, "versions": [], "invalidObjects": [], "invalidObjectsTruncated": false,
+                "conditions": [{"type": "SchemaTightened", "status": "True",
+                    "lastTransitionTime": "2026-11-01T00:00:00Z", "reason": "Tightened",
+                    "message": "1 object(s) newly invalid"}],
+                "lastSchemaChange": {"fromGeneration": 1, "toGeneration": 2, "changes": []}}})
+    }
+
+    fn context(client: kube::Client) -> Arc<Ctx> {
+        Ctx::new(
+            client,
+            None,
+            Config::default(),
+            Arc::new(Metrics::new()),
+            "test",
+        )
+    }
+
+    /// (LISTs, GETs) of the reports so far.
+    fn reads(fake: &fake_api::Shared) -> (usize, usize) {
+        let f = fake.lock().unwrap();
+        (f.report_lists, f.report_gets)
+    }
+
+    fn remembers_the_tightening(ctx: &Ctx, plural: &str) -> bool {
+        ctx.registry()
+            .get(&format!("{plural}.example.com"))
+            .and_then(|t| t.last_change.as_ref())
+            .is_some_and(|c| c.tightened && c.report.from_generation == 1)
+    }
+
+    /// A restarted operator reads what its predecessor reported about every CRD with one LIST,
+    /// not a GET per CRD; a CRD first seen after the first CRDs are done is read with a GET.
+    #[tokio::test(start_paused = true)]
+    async fn a_restart_reads_the_earlier_reports_with_one_list() {
+        let (client, fake) = fake_api::start();
+        let plurals = ["apples", "pears", "plums"];
+        {
+            let mut f = fake.lock().unwrap();
+            for p in plurals.iter().chain(&["figs"]) {
+                f.reports.insert(
+                    format!("{p}.example.com"),
+                    earlier_report(p, &format!("u-{p}")),
+                );
+            }
+        }
+        let ctx = context(client);
+        for p in plurals {
+            reconcile(&ctx, crd(p, &format!("u-{p}"), 2)).await;
+        }
+        for p in plurals {
+            assert!(remembers_the_tightening(&ctx, p), "{p}");
+        }
+        assert_eq!(reads(&fake), (1, 0));
+        ctx.earlier_reports.first_crds_done().await;
+        reconcile(&ctx, crd("figs", "u-figs", 2)).await;
+        assert!(remembers_the_tightening(&ctx, "figs"));
+        assert_eq!(reads(&fake), (1, 1));
+    }
+
+    /// When the LIST fails, every CRD's earlier report is read with a GET.
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_list_falls_back_to_one_get_per_crd() {
+        let (client, fake) = fake_api::start();
+        fake.lock().unwrap().fail_report_lists = true;
+        fake.lock()
+            .unwrap()
+            .reports
+            .insert("apples.example.com".into(), earlier_report("apples", "u-a"));
+        let ctx = context(client);
+        reconcile(&ctx, crd("apples", "u-a", 2)).await;
+        reconcile(&ctx, crd("pears", "u-p", 1)).await;
+        assert!(remembers_the_tightening(&ctx, "apples"));
+        assert_eq!(fake.lock().unwrap().report_gets, 2);
+    }
+}
