@@ -54,8 +54,8 @@ struct Planner<'s> {
     current: Option<CrdValidator>,
     sink: Box<dyn Sink + 's>,
     summaries: BTreeMap<String, PlanSummary>,
-    /// A write to the output failed.
-    failed: bool,
+    /// The first write to the output that failed: nothing more is written (or judged).
+    write_error: Option<std::io::Error>,
     /// The CRD's name.
     crd: String,
     /// The API server validates updates with ratcheting.
@@ -74,7 +74,7 @@ struct Place<'a> {
 impl Planner<'_> {
     /// Judges one object, read from a file (`place`) or from the cluster.
     fn judge(&mut self, source: &str, obj: Value, place: Option<Place>) {
-        if obj.is_null() || !self.new.is_kind(&obj) {
+        if self.write_error.is_some() || obj.is_null() || !self.new.is_kind(&obj) {
             return; // other kinds are not this CRD's objects
         }
         let before = self
@@ -111,27 +111,48 @@ impl Planner<'_> {
             located: located.as_ref().map(|(file, at)| (*file, at)),
             crd: &self.crd,
         });
-        if written.is_err() {
-            self.failed = true;
+        if let Err(e) = written {
+            self.write_error = Some(e);
+        }
+    }
+
+    /// Says that a document could not be read.
+    fn unreadable(&mut self, file: &str, e: &crd_audit_engine::load::LoadError) {
+        if self.write_error.is_none()
+            && let Err(w) = self.sink.unreadable(file, e.doc, e)
+        {
+            self.write_error = Some(w);
         }
     }
 
     /// Says the summary and ends the output; returns the exit status.
     fn finish(mut self, input_errors: usize) -> u8 {
         let breaking: usize = self.summaries.values().map(|s| s.newly_invalid).sum();
-        let _ = self.sink.totals(&Totals::Plan(&self.summaries));
-        let status = if input_errors > 0 || self.failed {
+        let status = if input_errors > 0 {
             EXIT_INPUT_ERROR
         } else if breaking > 0 {
             EXIT_FINDINGS
         } else {
             EXIT_CLEAN
         };
-        if !self.failed {
-            let _ = self.sink.finish(status);
+        if self.write_error.is_none() {
+            // The totals are said when they can be; the end of a JUnit or SARIF document
+            // must be written.
+            let _ = self.sink.totals(&Totals::Plan(&self.summaries));
+            if let Err(e) = self.sink.finish(status) {
+                self.write_error = Some(e);
+            }
         }
-        let _ = self.sink.flush();
-        status
+        if let Err(e) = self.sink.flush()
+            && self.write_error.is_none()
+        {
+            self.write_error = Some(e);
+        }
+        match &self.write_error {
+            // A closed pipe ends quietly with the status so far; a full disk is an error.
+            Some(e) => sink::write_failed(e, status),
+            None => status,
+        }
     }
 }
 
@@ -222,7 +243,7 @@ pub fn run(args: &Args) -> u8 {
         current: current_validator,
         sink: sink::new(args.output, sink::Command::Plan, out),
         summaries: BTreeMap::new(),
-        failed: false,
+        write_error: None,
         crd: new.name.clone(),
         ratcheting: release.ratchets(),
     };
@@ -271,7 +292,7 @@ pub fn run(args: &Args) -> u8 {
                     Err(e) => {
                         eprintln!("error: {e}");
                         input_errors += 1;
-                        p.failed |= p.sink.unreadable(&name, e.doc, &e).is_err();
+                        p.unreadable(&name, &e);
                     }
                 }
             }

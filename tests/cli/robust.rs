@@ -552,6 +552,53 @@ fn a_closed_pipe_ends_quietly_with_the_status_so_far() {
     }
 }
 
+/// `plan ... | head -1` as `validate`: the status of what was judged before the pipe closed,
+/// and nothing on stderr when the output streams.
+#[test]
+fn plan_on_a_closed_pipe_ends_quietly_with_the_status_so_far() {
+    use std::io::BufRead;
+    let crd = crd_file("robust/plan-pipe-crd.yaml");
+    let mut valid = String::new();
+    for i in 0..20_000 {
+        valid.push_str(&thing(&format!("t{i}")));
+        valid.push_str("---\n");
+    }
+    let invalid = valid.replacen("spec: {count: 1}", "spec: {count: 9}", 1);
+    for (objects, status) in [(valid, 0), (invalid, 1)] {
+        let file = temp_file(
+            &format!("robust/plan-pipe-{status}.yaml"),
+            objects.as_bytes(),
+        );
+        for format in ["text", "json", "sarif"] {
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+                .args([
+                    "plan",
+                    &crd,
+                    "--objects",
+                    file.to_str().unwrap(),
+                    "-o",
+                    format,
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut first = String::new();
+            std::io::BufReader::new(child.stdout.take().unwrap())
+                .read_line(&mut first)
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(!first.is_empty(), "{format}");
+            if format != "sarif" {
+                // SARIF is one document, written whole at the end: its totals are said
+                // before it is.
+                assert_eq!(text(&out.stderr), "", "{format}");
+            }
+            assert_eq!(out.status.code(), Some(status), "{format}");
+        }
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_full_disk_is_an_error() {
@@ -575,6 +622,7 @@ fn a_full_disk_is_an_error() {
         ],
         vec!["check", &crd],
         vec!["diff", &crd, &crd],
+        vec!["plan", &crd, "--objects", objects.to_str().unwrap()],
     ] {
         let (code, stderr) = run_to(&args, full().into());
         assert_eq!(code, Some(2), "{args:?}");
