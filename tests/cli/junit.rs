@@ -206,6 +206,45 @@ fn check_junit_matches_json() {
     }
 }
 
+/// Every input `check` could not read is an error case, as SARIF records it: a document
+/// that is no YAML, a `List` that cannot be unpacked, a CRD that cannot be decoded.
+#[test]
+fn check_junit_has_an_error_case_for_every_unreadable_input() {
+    let inputs = [
+        ("junit/not-yaml.yaml", "a: [\n", "invalid YAML"),
+        (
+            "junit/bad-list.yaml",
+            "apiVersion: v1\nkind: List\nitems: 5\n",
+            "cannot unmarshal number",
+        ),
+        (
+            "junit/bad-crd.yaml",
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x.example.com}\nspec: 5\n",
+            "spec: must be an object",
+        ),
+    ];
+    let files: Vec<String> = inputs
+        .iter()
+        .map(|(name, body, _)| temp_file(name, body.as_bytes()).display().to_string())
+        .collect();
+    let mut args = vec!["check", "-o", "junit"];
+    args.extend(files.iter().map(String::as_str));
+    let out = run(&args, None);
+    assert_eq!(out.status.code(), Some(2));
+    let cases = parse(&text(&out.stdout), "check");
+    assert_eq!(cases.len(), inputs.len(), "{cases:?}");
+    for ((suite, classname, name, finding), (file, (_, _, said))) in
+        cases.iter().zip(files.iter().zip(&inputs))
+    {
+        assert_eq!(suite, file);
+        assert_eq!(classname, &format!("{file}#0"));
+        assert_eq!(name, "document 0");
+        let (element, kind, message, _) = finding.as_ref().unwrap();
+        assert_eq!((element.as_str(), kind.as_str()), ("error", "InputError"));
+        assert!(message.contains(said), "{message}");
+    }
+}
+
 #[test]
 fn diff_junit_matches_json() {
     let (old, new) = (

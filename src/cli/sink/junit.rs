@@ -345,6 +345,12 @@ impl<W: Write> Sink for Junit<W> {
             .case(&mut self.out, file, &classname, &name, &outcome)
     }
 
+    /// A document that holds no CRD that can be checked is an error case of its file, as a
+    /// document that cannot be read is.
+    fn unreadable_crd(&mut self, file: &str, e: &LoadError) -> std::io::Result<()> {
+        self.unreadable(file, e.doc, e)
+    }
+
     /// The counts are for people: `plan`'s and `audit`'s on stderr, beside the XML. `diff`'s
     /// document has the CRD's suite even without changes.
     fn totals(&mut self, totals: &Totals) -> std::io::Result<()> {

@@ -115,7 +115,7 @@ pub trait Sink {
 
     /// `check`: a document of `file` read, but holding no CRD that can be checked (a `List`
     /// that cannot be unpacked, a CRD or one of its values that cannot be decoded), as the
-    /// command said on stderr. SARIF records it.
+    /// command said on stderr. JUnit and SARIF record it.
     fn unreadable_crd(&mut self, _file: &str, _e: &LoadError) -> std::io::Result<()> {
         Ok(())
     }
