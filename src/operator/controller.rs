@@ -388,7 +388,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operator::fake_api;
+    use crate::operator::fake_api::{self, context};
     use serde_json::Value;
     use serde_json::json;
     use std::time::Duration;
@@ -406,16 +406,6 @@ mod tests {
     fn thing(name: &str, size: &str) -> Value {
         json!({"metadata": {"name": name, "namespace": "ns", "uid": format!("uid-{name}")},
             "spec": {"size": size}})
-    }
-
-    fn context(client: kube::Client) -> Arc<Ctx> {
-        Ctx::new(
-            client,
-            None,
-            Config::default(),
-            Arc::new(Metrics::new()),
-            "test",
-        )
     }
 
     /// Watches stream their initial state from 1.34 on, list with pages before, and fall

@@ -94,12 +94,9 @@ async fn list(api: &Api<SchemaAudit>) -> Result<HashMap<String, SchemaAudit>, ku
 #[cfg(test)]
 mod tests {
     use super::super::controller::Ctx;
-    use super::super::fake_api;
-    use super::super::metrics::Metrics;
+    use super::super::fake_api::{self, context};
     use super::super::reconcile::reconcile;
-    use crate::audit::config::Config;
     use serde_json::{Value, json};
-    use std::sync::Arc;
 
     fn crd(plural: &str, uid: &str, generation: i64) -> Value {
         json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -124,16 +121,6 @@ mod tests {
                     "lastTransitionTime": "2026-11-01T00:00:00Z", "reason": "Tightened",
                     "message": "1 object(s) newly invalid"}],
                 "lastSchemaChange": {"fromGeneration": 1, "toGeneration": 2, "changes": []}}})
-    }
-
-    fn context(client: kube::Client) -> Arc<Ctx> {
-        Ctx::new(
-            client,
-            None,
-            Config::default(),
-            Arc::new(Metrics::new()),
-            "test",
-        )
     }
 
     /// (LISTs, GETs) of the reports so far.

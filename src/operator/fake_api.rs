@@ -99,6 +99,17 @@ async fn initial_events(list: Response<Body>) -> Response<Body> {
         .unwrap()
 }
 
+/// The controller's context on a client of the fake, with the default configuration.
+pub fn context(client: kube::Client) -> Arc<super::controller::Ctx> {
+    super::controller::Ctx::new(
+        client,
+        None,
+        crate::audit::config::Config::default(),
+        Arc::new(super::metrics::Metrics::new()),
+        "test",
+    )
+}
+
 /// A client whose requests the fake answers.
 pub fn start() -> (kube::Client, Shared) {
     let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();

@@ -509,30 +509,40 @@ fn run_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
     (out.status.code(), text(&out.stderr))
 }
 
-#[test]
-fn a_closed_pipe_ends_quietly_with_the_status_so_far() {
-    use std::io::BufRead;
-    let crd = crd_file("robust/pipe-crd.yaml");
+/// 20,000 valid things (`valid`), and the same with the first invalid: `(objects, status)`.
+fn many_things_then_one_invalid() -> [(String, u8); 2] {
     let mut valid = String::new();
     for i in 0..20_000 {
         valid.push_str(&thing(&format!("t{i}")));
         valid.push_str("---\n");
     }
     let invalid = valid.replacen("spec: {count: 1}", "spec: {count: 9}", 1);
-    for (objects, status) in [(valid, 0), (invalid, 1)] {
+    [(valid, 0), (invalid, 1)]
+}
+
+/// Runs crd-audit as `crd-audit ARGS | head -1`: its first line, and how it ended.
+fn first_line_then_closed(args: &[&str]) -> (String, std::process::Output) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    (first, child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_the_status_so_far() {
+    let crd = crd_file("robust/pipe-crd.yaml");
+    for (objects, status) in many_things_then_one_invalid() {
         let file = temp_file(&format!("robust/pipe-{status}.yaml"), objects.as_bytes());
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crd-audit"))
-            .args(["validate", "--crd", &crd, file.to_str().unwrap()])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // `| head -1`
-        let mut first = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let (first, out) =
+            first_line_then_closed(&["validate", "--crd", &crd, file.to_str().unwrap()]);
         assert_eq!(
             first.trim_end(),
             format!(
@@ -548,7 +558,7 @@ fn a_closed_pipe_ends_quietly_with_the_status_so_far() {
             )
         );
         assert_eq!(text(&out.stderr), "");
-        assert_eq!(out.status.code(), Some(status));
+        assert_eq!(out.status.code(), Some(i32::from(status)));
     }
 }
 
@@ -556,45 +566,28 @@ fn a_closed_pipe_ends_quietly_with_the_status_so_far() {
 /// and nothing on stderr when the output streams.
 #[test]
 fn plan_on_a_closed_pipe_ends_quietly_with_the_status_so_far() {
-    use std::io::BufRead;
     let crd = crd_file("robust/plan-pipe-crd.yaml");
-    let mut valid = String::new();
-    for i in 0..20_000 {
-        valid.push_str(&thing(&format!("t{i}")));
-        valid.push_str("---\n");
-    }
-    let invalid = valid.replacen("spec: {count: 1}", "spec: {count: 9}", 1);
-    for (objects, status) in [(valid, 0), (invalid, 1)] {
+    for (objects, status) in many_things_then_one_invalid() {
         let file = temp_file(
             &format!("robust/plan-pipe-{status}.yaml"),
             objects.as_bytes(),
         );
         for format in ["text", "json", "sarif"] {
-            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crd-audit"))
-                .args([
-                    "plan",
-                    &crd,
-                    "--objects",
-                    file.to_str().unwrap(),
-                    "-o",
-                    format,
-                ])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut first = String::new();
-            std::io::BufReader::new(child.stdout.take().unwrap())
-                .read_line(&mut first)
-                .unwrap();
-            let out = child.wait_with_output().unwrap();
+            let (first, out) = first_line_then_closed(&[
+                "plan",
+                &crd,
+                "--objects",
+                file.to_str().unwrap(),
+                "-o",
+                format,
+            ]);
             assert!(!first.is_empty(), "{format}");
             if format != "sarif" {
                 // SARIF is one document, written whole at the end: its totals are said
                 // before it is.
                 assert_eq!(text(&out.stderr), "", "{format}");
             }
-            assert_eq!(out.status.code(), Some(status), "{format}");
+            assert_eq!(out.status.code(), Some(i32::from(status)), "{format}");
         }
     }
 }
