@@ -4,11 +4,13 @@
 //! annotations dropped); each CRD's first reconcile takes its own report out of that list.
 //! Once the first LIST of CRDs has been reconciled the rest is dropped: a CRD first seen after
 //! that (created while the operator runs, or seen again after a relist) is read with a GET, as
-//! is every CRD when the LIST fails.
+//! is every CRD when the LIST fails. A report that cannot be decoded (written by hand, or by a
+//! release with other required fields) is skipped with a warning naming it: the others are
+//! still read from the list.
 
 use super::metrics::Metrics;
 use crate::audit::schema_audit::SchemaAudit;
-use kube::api::{Api, ListParams};
+use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use std::collections::HashMap;
 use tokio::sync::Mutex;
 
@@ -36,14 +38,14 @@ impl EarlierReports {
     /// The report an earlier operator wrote under `name`, if any (whichever CRD it was about).
     pub async fn take(
         &self,
-        api: &Api<SchemaAudit>,
+        client: &kube::Client,
         metrics: &Metrics,
         name: &str,
     ) -> Option<SchemaAudit> {
         {
             let mut state = self.state.lock().await;
             if matches!(*state, State::Unread) {
-                *state = match list(api).await {
+                *state = match list(client).await {
                     Ok(reports) => State::Listed(reports),
                     Err(e) => {
                         metrics.api_error("list");
@@ -56,6 +58,7 @@ impl EarlierReports {
                 return reports.remove(name);
             }
         }
+        let api: Api<SchemaAudit> = Api::all(client.clone());
         match api.get_opt(name).await {
             Ok(r) => r,
             Err(e) => {
@@ -72,7 +75,10 @@ impl EarlierReports {
     }
 }
 
-async fn list(api: &Api<SchemaAudit>) -> Result<HashMap<String, SchemaAudit>, kube::Error> {
+/// Every report, listed as plain objects and decoded one by one.
+async fn list(client: &kube::Client) -> Result<HashMap<String, SchemaAudit>, kube::Error> {
+    let api: Api<DynamicObject> =
+        Api::all_with(client.clone(), &ApiResource::erase::<SchemaAudit>(&()));
     let mut reports = HashMap::new();
     let mut params = ListParams::default().limit(PAGE);
     loop {
@@ -80,8 +86,17 @@ async fn list(api: &Api<SchemaAudit>) -> Result<HashMap<String, SchemaAudit>, ku
         for mut r in page.items {
             r.metadata.managed_fields = None;
             r.metadata.annotations = None;
-            if let Some(name) = r.metadata.name.clone() {
-                reports.insert(name, r);
+            let Some(name) = r.metadata.name.clone() else {
+                continue;
+            };
+            let decoded = serde_json::to_value(r).and_then(serde_json::from_value::<SchemaAudit>);
+            match decoded {
+                Ok(report) => {
+                    reports.insert(name, report);
+                }
+                Err(e) => {
+                    tracing::warn!(report = %name, error = %e, "an earlier report cannot be decoded; its CRD starts without its history");
+                }
             }
         }
         match page.metadata.continue_ {
@@ -163,6 +178,31 @@ mod tests {
         reconcile(&ctx, crd("figs", "u-figs", 2)).await;
         assert!(remembers_the_tightening(&ctx, "figs"));
         assert_eq!(reads(&fake), (1, 1));
+    }
+
+    /// A report that cannot be decoded costs its own CRD its history, not the others theirs:
+    /// the list is still used, and no GET is made for it.
+    #[tokio::test(start_paused = true)]
+    async fn an_undecodable_report_is_skipped_alone() {
+        let (client, fake) = fake_api::start();
+        {
+            let mut f = fake.lock().unwrap();
+            f.reports
+                .insert("apples.example.com".into(), earlier_report("apples", "u-a"));
+            let mut broken = earlier_report("pears", "u-p");
+            broken["status"]
+                .as_object_mut()
+                .unwrap()
+                .remove("invalidObjectsTruncated");
+            f.reports.insert("pears.example.com".into(), broken);
+        }
+        let ctx = context(client);
+        reconcile(&ctx, crd("apples", "u-a", 2)).await;
+        reconcile(&ctx, crd("pears", "u-p", 2)).await;
+        assert!(remembers_the_tightening(&ctx, "apples"));
+        assert!(!remembers_the_tightening(&ctx, "pears"));
+        assert!(ctx.registry().contains_key("pears.example.com"));
+        assert_eq!(reads(&fake), (1, 0));
     }
 
     /// When the LIST fails, every CRD's earlier report is read with a GET.

@@ -148,10 +148,9 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
 }
 
 async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
-    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
     let report = ctx
         .earlier_reports
-        .take(&api, &ctx.metrics, &crd.name)
+        .take(&ctx.client, &ctx.metrics, &crd.name)
         .await?;
     let owned = report
         .metadata
