@@ -275,6 +275,13 @@ pub fn report(rest: &Rest, crd: &str) -> Result<Value, ApiError> {
     rest.get(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{crd}"))
 }
 
+/// The report of `crd` if it says every object is valid (`InstancesValid` is `True`).
+pub fn clean_report(rest: &Rest, crd: &str) -> Option<Value> {
+    report(rest, crd)
+        .ok()
+        .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+}
+
 pub fn condition(report: &Value, ty: &str) -> Option<(String, String)> {
     report["status"]["conditions"]
         .as_array()?
@@ -561,6 +568,13 @@ impl Controller {
         let status = self.child.wait().unwrap();
         let log = std::fs::read_to_string(&self.log).unwrap_or_default();
         (status, log)
+    }
+
+    /// SIGTERM; the controller must exit with success. Its log.
+    pub fn stop_cleanly(self) -> String {
+        let (status, log) = self.terminate();
+        assert!(status.success(), "controller exit {status:?}\n{log}");
+        log
     }
 
     pub fn log_text(&self) -> String {

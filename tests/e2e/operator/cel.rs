@@ -59,11 +59,7 @@ fn cel_rules_tighten_on_a_1_36_apiextensions_server() {
         &[],
     );
     let crd = "widgets.cel.crd-audit.dev";
-    wait_for("a clean report", || {
-        report(&admin, crd)
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
-    });
+    wait_for("a clean report", || clean_report(&admin, crd));
     let rev = dir.join("widgets-5.yaml");
     std::fs::write(&rev, widgets_crd(5).to_string()).unwrap();
     let rev_s = rev.display().to_string();
@@ -108,8 +104,7 @@ fn cel_rules_tighten_on_a_1_36_apiextensions_server() {
         "{r}"
     );
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "True", "{r}");
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    let log = c.stop_cleanly();
     let said = |needle: &str| log.lines().filter(|l| l.contains(needle)).count();
     assert_eq!(said("serves no coordination.k8s.io/v1 Leases"), 1, "{log}");
     assert_eq!(said("serves no Events"), 1, "{log}");

@@ -131,13 +131,10 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
         &[],
     );
     let r = wait_for("a report from the client-certificate controller", || {
-        report(admin, &crd)
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+        clean_report(admin, &crd)
     });
     assert_eq!(r["status"]["versions"][0]["objects"], 3, "{r}");
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    let log = c.stop_cleanly();
     assert!(error_lines(&log).is_empty(), "{log}");
     admin
         .delete(&format!("/apis/crd-audit.dev/v1alpha1/schemaaudits/{crd}"))
@@ -149,12 +146,9 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
         &[("KUBECONFIG", &kubeconfig_env)],
     );
     wait_for("a report from the exec-plugin controller", || {
-        report(admin, &crd)
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
+        clean_report(admin, &crd)
     });
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    let log = c.stop_cleanly();
     assert!(error_lines(&log).is_empty(), "{log}");
     // A token file is read again when it changes (kube re-reads it after a minute): the
     // controller starts with a wrong token and works once the file holds a right one.
@@ -192,8 +186,7 @@ fn every_kind_of_kubeconfig_works_and_a_laptop_start_needs_no_namespace() {
         Duration::from_secs(120),
         &mut || report(admin, &crd).ok(),
     );
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    c.stop_cleanly();
 
     // Leader election asked for where its namespace does not exist: one clear line, exit 2.
     let mut c = controller(

@@ -31,11 +31,7 @@ fn controller_audits_a_real_api_server() {
         &s.namespace,
     ];
     let a = s.controller("replica-a", &ha);
-    let r = wait_for("a clean report", || {
-        report(admin, &crd)
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
-    });
+    let r = wait_for("a clean report", || clean_report(admin, &crd));
     assert_eq!(r["status"]["versions"][0]["objects"], 3, "{r}");
     assert_eq!(r["status"]["versions"][0]["structural"], true, "{r}");
     assert_eq!(condition(&r, "NonStructuralSchema").unwrap().0, "False");
@@ -172,8 +168,7 @@ fn controller_audits_a_real_api_server() {
     wait_for("a SchemaAuditClean event", || {
         (!s.events("SchemaAuditClean").is_empty()).then_some(())
     });
-    let (status, log_text) = a.terminate();
-    assert!(status.success(), "controller exit {status:?}\n{log_text}");
+    a.stop_cleanly();
 }
 
 /// `plan --cluster` with a tightening revision agrees with `validate --stored` on the same
@@ -321,8 +316,7 @@ fn a_standby_takes_over_and_a_restart_knows_the_last_revision() {
     });
     assert_eq!(r["status"]["lastSchemaChange"]["fromGeneration"], 2, "{r}");
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
-    let (status, log_text) = c.terminate();
-    assert!(status.success(), "controller exit {status:?}\n{log_text}");
+    c.stop_cleanly();
 }
 
 /// A legacy v1beta1 CRD with a non-structural schema, a report deleted behind the operator's
@@ -387,8 +381,7 @@ fn legacy_crds_deleted_reports_and_deleted_crds() {
     wait_for("the report to go", || {
         matches!(report(admin, &s.crd()), Err(e) if e.status == 404).then_some(())
     });
-    let (status, log_text) = c.terminate();
-    assert!(status.success(), "controller exit {status:?}\n{log_text}");
+    c.stop_cleanly();
 }
 
 /// A CRD deleted and created again while no operator ran: the new CRD's report starts a
@@ -410,8 +403,7 @@ fn a_recreated_crd_starts_a_fresh_report() {
             .filter(|r| r["status"]["lastSchemaChange"]["toGeneration"] == 2)
     });
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "True", "{r}");
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    c.stop_cleanly();
 
     // While no operator runs: the CRD goes and comes back (revision 1 again, no objects).
     admin
@@ -445,6 +437,5 @@ fn a_recreated_crd_starts_a_fresh_report() {
     assert_eq!(r["status"]["observedGeneration"], 1, "{r}");
     assert!(r["status"].get("lastSchemaChange").is_none(), "{r}");
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    c.stop_cleanly();
 }

@@ -158,11 +158,7 @@ fn audited_things(s: &Scenario, name: &str) -> Controller {
     let admin_kc = s.env.kubeconfig.display().to_string();
     let config = s.config(&format!("{name}.yaml"), "");
     let c = s.controller(name, &["--kubeconfig", &admin_kc, "--config", &config]);
-    wait_for("a clean report", || {
-        report(s.admin(), &s.crd())
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
-    });
+    wait_for("a clean report", || clean_report(s.admin(), &s.crd()));
     c
 }
 
@@ -232,11 +228,7 @@ fn leader_with_clean_report(s: &Scenario, name: &str) -> (Controller, Vec<String
     .collect();
     let args: Vec<&str> = ha.iter().map(String::as_str).collect();
     let c = s.controller(name, &args);
-    wait_for("a clean report", || {
-        report(s.admin(), &s.crd())
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
-    });
+    wait_for("a clean report", || clean_report(s.admin(), &s.crd()));
     (c, ha)
 }
 

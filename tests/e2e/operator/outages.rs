@@ -90,8 +90,7 @@ fn revoked_and_narrowed_rbac_is_survived() {
     assert_eq!(condition(&r, "InstancesValid").unwrap().0, "Unknown");
     assert!(c.child.try_wait().unwrap().is_none());
     // Graceful shutdown on SIGTERM.
-    let (status, log_text) = c.terminate();
-    assert!(status.success(), "controller exit {status:?}\n{log_text}");
+    let log_text = c.stop_cleanly();
     assert!(log_text.contains("\"became the leader\""), "{log_text}");
     // Errors are logged only while RBAC was revoked or narrowed.
     for line in error_lines(&log_text) {
@@ -113,11 +112,7 @@ fn the_report_converges_across_an_api_server_restart() {
     create_things(&s);
     let admin_kc = env.kubeconfig.display().to_string();
     let mut c = s.controller("survivor", &["--kubeconfig", &admin_kc]);
-    wait_for("a clean report", || {
-        report(admin, &crd)
-            .ok()
-            .filter(|r| condition(r, "InstancesValid").is_some_and(|c| c.0 == "True"))
-    });
+    wait_for("a clean report", || clean_report(admin, &crd));
     things(&s, 2);
     env.restart_apiserver(Duration::from_secs(3));
     let r = wait_for("the tightened report after the restart", || {
@@ -152,8 +147,7 @@ fn the_report_converges_across_an_api_server_restart() {
         c.child.try_wait().unwrap().is_none(),
         "the controller exited"
     );
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    c.stop_cleanly();
 }
 
 /// After a 20 s outage the watches relist as soon as the API server is back (a `410 Gone` is
@@ -182,6 +176,5 @@ fn a_change_right_after_an_outage_is_seen_at_once() {
         },
     );
     eprintln!("report updated {:?} after the change", started.elapsed());
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    c.stop_cleanly();
 }

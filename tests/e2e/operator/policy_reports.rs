@@ -119,11 +119,7 @@ fn policy_reports_follow_the_audit() {
     wait_for("clean SchemaAudit reports", || {
         [&crd, &planets_crd]
             .iter()
-            .all(|n| {
-                report(admin, n)
-                    .ok()
-                    .is_some_and(|r| condition(&r, "InstancesValid").is_some_and(|c| c.0 == "True"))
-            })
+            .all(|n| clean_report(admin, n).is_some())
             .then_some(())
     });
     for f in [
@@ -310,7 +306,6 @@ fn policy_reports_follow_the_audit() {
         matches!(open_report(admin, "team-a"), Err(e) if e.status == 404).then_some(())
     });
     assert!(matches!(policy_report(admin, "team-a"), Err(e) if e.status == 404));
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    let log = c.stop_cleanly();
     assert!(error_lines(&log).is_empty(), "{log}");
 }

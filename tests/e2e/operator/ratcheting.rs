@@ -227,6 +227,5 @@ fn stuck_and_tolerated_objects_agree_with_a_ratcheting_server() {
         assert_eq!(*blocked, server_says[name].0.0 != 200, "{name}: {r}");
     }
     assert!(listed[0].1 && listed[1].1 && !listed[2].1, "{listed:?}");
-    let (status, log) = c.terminate();
-    assert!(status.success(), "{log}");
+    c.stop_cleanly();
 }
