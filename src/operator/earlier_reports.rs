@@ -10,6 +10,7 @@
 
 use super::metrics::Metrics;
 use crate::audit::schema_audit::SchemaAudit;
+use crate::cluster::pages::each_listed;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use std::collections::HashMap;
 use tokio::sync::Mutex;
@@ -80,30 +81,23 @@ async fn list(client: &kube::Client) -> Result<HashMap<String, SchemaAudit>, kub
     let api: Api<DynamicObject> =
         Api::all_with(client.clone(), &ApiResource::erase::<SchemaAudit>(&()));
     let mut reports = HashMap::new();
-    let mut params = ListParams::default().limit(PAGE);
-    loop {
-        let page = api.list(&params).await?;
-        for mut r in page.items {
-            r.metadata.managed_fields = None;
-            r.metadata.annotations = None;
-            let Some(name) = r.metadata.name.clone() else {
-                continue;
-            };
-            let decoded = serde_json::to_value(r).and_then(serde_json::from_value::<SchemaAudit>);
-            match decoded {
-                Ok(report) => {
-                    reports.insert(name, report);
-                }
-                Err(e) => {
-                    tracing::warn!(report = %name, error = %e, "an earlier report cannot be decoded; its CRD starts without its history");
-                }
+    each_listed(&api, ListParams::default().limit(PAGE), |mut r| {
+        r.metadata.managed_fields = None;
+        r.metadata.annotations = None;
+        let Some(name) = r.metadata.name.clone() else {
+            return;
+        };
+        match serde_json::to_value(r).and_then(serde_json::from_value::<SchemaAudit>) {
+            Ok(report) => {
+                reports.insert(name, report);
+            }
+            Err(e) => {
+                tracing::warn!(report = %name, error = %e, "an earlier report cannot be decoded; its CRD starts without its history");
             }
         }
-        match page.metadata.continue_ {
-            Some(token) if !token.is_empty() => params = params.continue_token(&token),
-            _ => return Ok(reports),
-        }
-    }
+    })
+    .await?;
+    Ok(reports)
 }
 
 #[cfg(test)]

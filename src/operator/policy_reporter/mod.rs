@@ -20,6 +20,7 @@ use super::policy_report::{
     self, Content, CrdAudit, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME, ReportApi,
 };
 use crate::audit::config::PolicyReportsApi;
+use crate::cluster::pages::each_listed;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -439,31 +440,22 @@ impl Writer {
             let placement = if cluster { "" } else { "ns" };
             let api: Api<DynamicObject> =
                 Api::all_with(self.ctx.client.clone(), &resource(self.api, placement));
-            let mut token: Option<String> = None;
-            loop {
-                let mut params = ListParams::default()
-                    .labels(&format!("{MANAGED_BY}={POLICY}"))
-                    .limit(500);
-                if let Some(t) = &token {
-                    params = params.continue_token(t);
+            let params = ListParams::default()
+                .labels(&format!("{MANAGED_BY}={POLICY}"))
+                .limit(500);
+            each_listed(&api, params, |item| {
+                let v = serde_json::to_value(item).unwrap_or_default();
+                if let Some((p, c)) = Content::read(&v)
+                    && p.is_empty() == cluster
+                {
+                    out.insert(p, c);
                 }
-                let page = api.list(&params).await.map_err(|e| {
-                    self.ctx.metrics.api_error("list");
-                    failure(&e)
-                })?;
-                for item in page.items {
-                    let v = serde_json::to_value(item).unwrap_or_default();
-                    if let Some((p, c)) = Content::read(&v)
-                        && p.is_empty() == cluster
-                    {
-                        out.insert(p, c);
-                    }
-                }
-                match page.metadata.continue_ {
-                    Some(t) if !t.is_empty() => token = Some(t),
-                    _ => break,
-                }
-            }
+            })
+            .await
+            .map_err(|e| {
+                self.ctx.metrics.api_error("list");
+                failure(&e)
+            })?;
         }
         Ok(out)
     }
