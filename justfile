@@ -53,9 +53,9 @@ bench-process case="gateway-api-standard-httproutes":
 # Crossplane-scale test against the standalone apiextensions-apiserver 1.36 (not in CI):
 # 2,000 generated CRDs (129 MiB of YAML) and 10,000 objects.
 crossplane-scale:
-    cargo build --release
+    cargo build --release --features system-allocator
     python3 scripts/crossplane-crds.py 2000 target/crossplane 5
-    KUBECONFIG=$(bash tests/testenv/apiext-up.sh) cargo run --release --example crossplane_scale -- target/crossplane
+    KUBECONFIG=$(bash tests/testenv/apiext-up.sh) cargo run --release --features system-allocator --example crossplane_scale -- target/crossplane
 
 # Where the bytes of compiled CRDs go (the generated set of `crossplane-scale`).
 footprint:
@@ -67,5 +67,5 @@ ci:
 
 # Scale test against the local API server (not in CI): 200 CRDs, 100,000 objects.
 scale:
-    cargo build --release
-    KUBECONFIG=$(bash tests/testenv/up.sh --authorization-mode AlwaysAllow) cargo run --release --example scale 200 100000
+    cargo build --release --features system-allocator
+    KUBECONFIG=$(bash tests/testenv/up.sh --authorization-mode AlwaysAllow) cargo run --release --features system-allocator --example scale 200 100000

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${CARGO_TARGET_DIR:-target}/static/crd-audit}
 target=x86_64-unknown-linux-gnu
-RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --target "$target" -p crd-audit
+# The image runs the operator: glibc's malloc (feature system-allocator, src/allocator.rs).
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --target "$target" -p crd-audit --features system-allocator
 bin=${CARGO_TARGET_DIR:-target}/$target/release/crd-audit
 if ! ldd "$bin" 2>&1 | grep -qE "statically linked|not a dynamic executable"; then
     echo "error: $bin is dynamically linked:" >&2
@@ -15,5 +16,10 @@ if ! ldd "$bin" 2>&1 | grep -qE "statically linked|not a dynamic executable"; th
 fi
 mkdir -p "$(dirname "$out")"
 cp "$bin" "$out"
-"$out" --version
+version=$("$out" --version)
+echo "$version"
+case "$version" in
+*", glibc malloc)") ;;
+*) echo "error: $out was not built with the system allocator: $version" >&2; exit 1 ;;
+esac
 echo "static binary: $out ($(du -h "$out" | cut -f1))"

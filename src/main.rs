@@ -3,14 +3,19 @@
 use crd_audit::{command_line, program};
 use std::process::ExitCode;
 
-/// mimalloc for the commands, glibc's malloc for the operator (see `allocator`).
+/// Chosen when the binary is built: mimalloc, or glibc's malloc with the feature
+/// `system-allocator` (the operator's image; see `crd_audit::allocator`).
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
-static ALLOCATOR: crd_audit::allocator::Allocator = crd_audit::allocator::Allocator;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[cfg(feature = "system-allocator")]
+#[global_allocator]
+static ALLOCATOR: std::alloc::System = std::alloc::System;
 
 fn main() -> ExitCode {
     let (cli, bin_name) = command_line::parse();
     if cli.runs_the_operator() {
-        crd_audit::allocator::use_system_allocator();
+        crd_audit::allocator::tune_for_operator();
     }
     // A panic caught while judging one document is reported with that document (as an
     // internal error), not printed as well.

@@ -1,14 +1,23 @@
 //! What every part of the program says about itself: its version, its name as a kubectl
 //! plugin, and the exit codes of every command.
 
-/// The version `--version` prints: the package version and the commit it was built from
+/// The version `--version` prints: the package version, the commit it was built from
 /// (`unknown` when built outside a git checkout; `-dirty` with uncommitted changes), which
-/// build.rs records.
+/// build.rs records, and the allocator the build chose ([`crate::allocator::NAME`]).
+#[cfg(not(feature = "system-allocator"))]
 pub const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (commit ",
     env!("CRD_AUDIT_GIT_COMMIT"),
-    ")"
+    ", mimalloc)"
+);
+/// The version `--version` prints (see above).
+#[cfg(feature = "system-allocator")]
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("CRD_AUDIT_GIT_COMMIT"),
+    ", glibc malloc)"
 );
 
 /// The file name kubectl runs for `kubectl crd-audit` (dashes in a plugin's name become

@@ -68,6 +68,23 @@ fn version_names_the_commit() {
     }
 }
 
+/// The allocator is chosen when the binary is built, and `--version` says which: mimalloc
+/// by default, glibc's malloc with the feature the operator's image is built with.
+#[test]
+fn version_names_the_allocator_the_build_chose() {
+    let out = run(&["--version"], None);
+    let version = text(&out.stdout);
+    let allocator = if cfg!(feature = "system-allocator") {
+        "glibc malloc"
+    } else {
+        "mimalloc"
+    };
+    assert!(
+        version.trim_end().ends_with(&format!(", {allocator})")),
+        "{version}"
+    );
+}
+
 /// The built binary under the kubectl plugin's file name, in a fresh directory per test.
 fn plugin_dir(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("crd-audit-plugin-{test}-{}", std::process::id()));
