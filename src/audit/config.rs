@@ -94,7 +94,8 @@ fn duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error
 
 /// A duration given as a Go duration (`1h`, `30m`) or a whole number of seconds.
 fn duration_of(value: &serde_json::Value) -> Result<Duration, String> {
-    let expected = "expected a Go duration such as 1h or 30m, or a number of seconds";
+    let expected =
+        "expected a Go duration such as 1h or 30m, or a number of seconds, from 1m to 720h";
     match value {
         serde_json::Value::Number(n) => n
             .as_u64()
@@ -112,8 +113,46 @@ fn duration_of(value: &serde_json::Value) -> Result<Duration, String> {
     }
 }
 
+/// The allowed values of each numeric key, as its errors say them.
+const RANGES: [(&str, &str); 5] = [
+    ("apiQps", "0.01 to 10000 writes a second"),
+    ("apiBurst", "1 to 10000"),
+    ("maxListedObjects", "0 to 1000: a report must fit in etcd"),
+    ("validatorCacheMiB", "0 to 65536 (64 GiB)"),
+    ("fullResyncInterval", "1m to 720h"),
+];
+
+/// The allowed range of a numeric key.
+fn range(key: &str) -> &'static str {
+    RANGES
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or("", |(_, r)| r)
+}
+
+/// `key: value is out of range (range)`.
+fn out_of_range(key: &str, value: impl std::fmt::Display) -> String {
+    format!("{key}: {value} is out of range ({})", range(key))
+}
+
+/// The error of a value that is not the number a key takes (or one beyond its type).
+fn not_a_number(key: &str, value: &serde_json::Value, what: &str) -> String {
+    let shown = crd_audit_engine::render::json(value);
+    if value.is_number()
+        && what == "a whole number"
+        && value.as_f64().is_some_and(|f| f.fract() != 0.0)
+    {
+        format!("{key}: {shown} is not a whole number ({})", range(key))
+    } else if value.is_number() {
+        out_of_range(key, shown)
+    } else {
+        format!("{key}: {shown} is not {what} ({})", range(key))
+    }
+}
+
 /// The error of one key's value, read alone as its field reads it, so that the message
-/// names the key (serde's own errors do not say where they are).
+/// names the key, the value and what is allowed (serde's own errors do not say where they
+/// are).
 fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
     use serde_json::from_value as read;
     let v = value.clone();
@@ -124,9 +163,21 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
         "annotateObjects" | "emitEvents" | "redactValues" | "celEnabled" | "policyReports" => {
             read::<bool>(v).err().map(|e| e.to_string())
         }
-        "maxListedObjects" | "validatorCacheMiB" => read::<usize>(v).err().map(|e| e.to_string()),
-        "apiQps" => read::<f64>(v).err().map(|e| e.to_string()),
-        "apiBurst" => read::<u32>(v).err().map(|e| e.to_string()),
+        "maxListedObjects" | "validatorCacheMiB" => {
+            return read::<usize>(v)
+                .err()
+                .map(|_| not_a_number(key, value, "a whole number"));
+        }
+        "apiBurst" => {
+            return read::<u32>(v)
+                .err()
+                .map(|_| not_a_number(key, value, "a whole number"));
+        }
+        "apiQps" => {
+            return read::<f64>(v)
+                .err()
+                .map(|_| not_a_number(key, value, "a number"));
+        }
         "policyReportsApi" => read::<PolicyReportsApi>(v).err().map(|e| e.to_string()),
         "fullResyncInterval" => duration_of(value).err(),
         _ => None,
@@ -169,38 +220,26 @@ impl Config {
     /// Values that would break the operator are refused, not clamped.
     fn check(&self) -> Result<(), String> {
         if !(self.api_qps.is_finite() && (0.01..=10_000.0).contains(&self.api_qps)) {
-            return Err(format!(
-                "apiQps: {:?} is out of range (0.01 to 10000 writes a second)",
-                self.api_qps
-            ));
+            return Err(out_of_range("apiQps", format!("{:?}", self.api_qps)));
         }
         if self.api_burst == 0 || self.api_burst > 10_000 {
-            return Err(format!(
-                "apiBurst: {} is out of range (1 to 10000)",
-                self.api_burst
-            ));
+            return Err(out_of_range("apiBurst", self.api_burst));
         }
         if self.max_listed_objects > MAX_LISTED_OBJECTS {
-            return Err(format!(
-                "maxListedObjects: {} is above {MAX_LISTED_OBJECTS} (a report must fit in etcd)",
-                self.max_listed_objects
-            ));
+            return Err(out_of_range("maxListedObjects", self.max_listed_objects));
         }
         if self.validator_cache_mib > MAX_VALIDATOR_CACHE_MIB {
-            return Err(format!(
-                "validatorCacheMiB: {} is above {MAX_VALIDATOR_CACHE_MIB} (64 GiB)",
-                self.validator_cache_mib
-            ));
+            return Err(out_of_range("validatorCacheMiB", self.validator_cache_mib));
         }
         if self.full_resync_interval < Duration::from_secs(60) {
             return Err(format!(
-                "fullResyncInterval: {:?} is below the minimum of 1m",
+                "fullResyncInterval: {:?} is below the minimum of 1m (1m to 720h)",
                 self.full_resync_interval
             ));
         }
         if self.full_resync_interval > MAX_RESYNC_INTERVAL {
             return Err(format!(
-                "fullResyncInterval: {}s is above the maximum of 720h (30 days)",
+                "fullResyncInterval: {}s is above the maximum of 720h (1m to 720h: 30 days)",
                 self.full_resync_interval.as_secs()
             ));
         }
@@ -339,11 +378,11 @@ mod tests {
         for (bad, said) in [
             (
                 "apiBurst: -3",
-                "conf.yaml: apiBurst: invalid value: integer `-3`, expected u32",
+                "conf.yaml: apiBurst: -3 is out of range (1 to 10000)",
             ),
             (
                 "maxListedObjects: -3",
-                "conf.yaml: maxListedObjects: invalid value",
+                "conf.yaml: maxListedObjects: -3 is out of range (0 to 1000",
             ),
             (
                 "fullResyncInterval: -5",
@@ -372,6 +411,64 @@ mod tests {
         ] {
             let e = err(bad);
             assert!(e.starts_with(said), "{bad}: {e}");
+        }
+        // Every numeric key's error names the key, the value and the allowed range, whatever
+        // is wrong with the value.
+        for (bad, said) in [
+            (
+                "apiBurst: 99999999999",
+                "apiBurst: 99999999999 is out of range (1 to 10000)",
+            ),
+            (
+                "apiBurst: 20000",
+                "apiBurst: 20000 is out of range (1 to 10000)",
+            ),
+            (
+                "apiBurst: 2.5",
+                "apiBurst: 2.5 is not a whole number (1 to 10000)",
+            ),
+            (
+                "apiBurst: lots",
+                "apiBurst: \"lots\" is not a whole number (1 to 10000)",
+            ),
+            (
+                "maxListedObjects: 1e30",
+                "maxListedObjects: 1e+30 is out of range (0 to 1000",
+            ),
+            (
+                "maxListedObjects: 5000",
+                "maxListedObjects: 5000 is out of range (0 to 1000",
+            ),
+            (
+                "validatorCacheMiB: -1",
+                "validatorCacheMiB: -1 is out of range (0 to 65536",
+            ),
+            (
+                "validatorCacheMiB: 70000",
+                "validatorCacheMiB: 70000 is out of range (0 to 65536",
+            ),
+            ("apiQps: 1e400", "apiQps: "),
+            (
+                "apiQps: nan",
+                "apiQps: \"nan\" is not a number (0.01 to 10000 writes a second)",
+            ),
+            (
+                "apiQps: 20000",
+                "apiQps: 20000.0 is out of range (0.01 to 10000 writes a second)",
+            ),
+            (
+                "fullResyncInterval: 1e30s",
+                "fullResyncInterval: invalid duration \"1e30s\"",
+            ),
+            (
+                "fullResyncInterval: 1s",
+                "fullResyncInterval: 1s is below the minimum of 1m (1m to 720h)",
+            ),
+        ] {
+            let e = err(bad);
+            assert!(e.starts_with(&format!("conf.yaml: {said}")), "{bad}: {e}");
+            let key = said.split(':').next().unwrap();
+            assert!(e.contains(range(key)), "{bad}: {e} names no range");
         }
         assert_eq!(
             Config::parse("c.yaml", "fullResyncInterval: 720h")
