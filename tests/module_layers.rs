@@ -157,3 +157,144 @@ fn a_command_matching_an_output_format_is_a_violation() {
         ]
     );
 }
+
+/// The operator's modules (the files of `src/operator/`, a directory counting as one) that
+/// each one uses, outside tests: `super::x` and `crate::operator::x` in a file of the
+/// operator's top, `super::super::x` and `crate::operator::x` in a file of a subdirectory.
+fn operator_module_uses(operator: &Path) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut files = Vec::new();
+    layers::rust_files(operator, &mut files);
+    let name_of = |file: &Path| {
+        let rel = file.strip_prefix(operator).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_str()
+            .unwrap();
+        first.strip_suffix(".rs").unwrap_or(first).to_string()
+    };
+    let mut names: Vec<String> = files.iter().map(|f| name_of(f)).collect();
+    names.sort();
+    names.dedup();
+    let mut uses: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for file in &files {
+        let module = name_of(file);
+        let nested = file.parent() != Some(operator);
+        if module == "fake_api" || (nested && file.file_name().is_some_and(|n| n == "tests.rs")) {
+            continue; // test code
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        let code: String = code
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let prefixes: &[&str] = if nested {
+            &["super::super::", "crate::operator::"]
+        } else {
+            &["super::", "crate::operator::"]
+        };
+        let mut used = Vec::new();
+        for prefix in prefixes {
+            let mut rest = code.as_str();
+            while let Some(at) = rest.find(prefix) {
+                let before = &rest[..at];
+                rest = &rest[at + prefix.len()..];
+                // `super::super::x` is not `super::super` in a top file.
+                if !nested && before.ends_with("super::") {
+                    continue;
+                }
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name != module && names.contains(&name) && !used.contains(&name) {
+                    used.push(name);
+                }
+            }
+        }
+        uses.entry(module).or_default().extend(used);
+    }
+    for list in uses.values_mut() {
+        list.sort();
+        list.dedup();
+    }
+    uses
+}
+
+/// A circle among the modules of `uses` (`a -> b -> ... -> a`), if any.
+fn a_circle(uses: &std::collections::BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        uses: &std::collections::BTreeMap<String, Vec<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut circle = path[at..].to_vec();
+            circle.push(m.to_string());
+            return Some(circle);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in uses.get(m).into_iter().flatten() {
+            if let Some(c) = visit(next, uses, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(m.to_string());
+        None
+    }
+    let mut done = Default::default();
+    uses.keys()
+        .find_map(|m| visit(m, uses, &mut Vec::new(), &mut done))
+}
+
+/// The operator's modules use each other without a circle: what every task shares lives in
+/// `context`, one tracked CRD in `tracked`, and nothing below the controller reaches back up.
+#[test]
+fn operator_modules_form_no_circle() {
+    let operator = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/operator");
+    let uses = operator_module_uses(&operator);
+    assert!(uses.len() >= 20, "too few operator modules read: {uses:?}");
+    assert!(
+        uses["controller"].contains(&"context".to_string()),
+        "{uses:?}"
+    );
+    if let Some(circle) = a_circle(&uses) {
+        panic!(
+            "the operator's modules use each other in a circle: {}",
+            circle.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn a_circle_of_modules_is_found() {
+    let uses = |edges: &[(&str, &[&str])]| -> std::collections::BTreeMap<String, Vec<String>> {
+        edges
+            .iter()
+            .map(|(m, u)| (m.to_string(), u.iter().map(|s| s.to_string()).collect()))
+            .collect()
+    };
+    let circle = a_circle(&uses(&[
+        ("controller", &["context", "reconcile"]),
+        ("reconcile", &["state"]),
+        ("state", &["controller"]),
+        ("context", &[]),
+    ]));
+    assert_eq!(
+        circle.map(|c| c.join(" -> ")).as_deref(),
+        Some("controller -> reconcile -> state -> controller")
+    );
+    assert_eq!(
+        a_circle(&uses(&[("a", &["b"]), ("b", &["c"]), ("c", &[])])),
+        None
+    );
+}

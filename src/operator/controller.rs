@@ -1,274 +1,91 @@
 //! The controller of one leadership term: the CRD watch, one object audit per audited CRD
-//! (`objects`), the report writer (`report_writer`) and the Event pump (`reporter`).
-//! Everything shares one `Ctx`; the registry lock is only ever held for short
-//! in-memory work, never across a network call or a validation.
+//! (`objects`), the report writer (`report_writer`) and the Event pump (`reporter`), all
+//! sharing one `Ctx` (`context`).
 
-use super::events::{EventSink, PendingEvent};
-use super::metrics::Metrics;
+use super::context::Ctx;
 use super::per_key::PerKey;
 use super::reconcile::{reconcile, remove};
-use super::report_status::{self, LastChange};
-use super::report_writer::CrdFeed;
-use super::validators::Validators;
-use super::write_limit::WriteLimiter;
-use crate::audit::config::Config;
-use crate::audit::judge::{Audit, Key};
+use super::tracked::Tracked;
 use crate::cluster::resources::{crd_resource, object_value};
-use crate::packed_crd::PackedCrd;
-use crate::release::KubeVersion;
-use crd_audit_engine::CheckReport;
-use crd_audit_engine::Crd;
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::ObjectReference;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::api::{Api, DynamicObject};
 use kube::runtime::watcher;
 use kube::runtime::watcher::Event;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::{Notify, Semaphore};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use tokio::task::JoinHandle;
-
-/// The most Events waiting to be written (SchemaViolation Events are budgeted per CRD, so
-/// this is only reached when the Events API is down for long).
-const MAX_QUEUED_EVENTS: usize = 10_000;
 
 /// CRDs a page of the CRD watch's LIST: the watcher holds a whole page, decoded, while its
 /// CRDs are reconciled, and a generated CRD is up to 1.7 MB of JSON (six times that
 /// decoded).
 const CRD_PAGE: u32 = 20;
 
+/// The name of the report CRD (`schemaaudits.crd-audit.dev`).
+static REPORT_CRD: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    <crate::audit::schema_audit::SchemaAudit as kube::CustomResourceExt>::crd_name().to_string()
+});
+
 /// CRD events reconciled at once (each checks its CRD on a blocking thread).
 const CONCURRENT_RECONCILES: usize = 2;
 
-/// One audited CRD.
-pub struct Tracked {
-    /// The whole revision, packed: diffed against the next one, recorded in the report, and
-    /// compiled when its objects are judged.
-    pub revision: Arc<PackedCrd>,
-    pub check: CheckReport,
-    /// The size limits the CRD exceeds as a manifest (usually none).
-    pub sizes: Vec<crd_audit_engine::size_limits::Finding>,
-    /// Identifies the object audit of the current revision; results of older ones are
-    /// dropped.
-    pub epoch: u64,
-    /// The audit of the objects (of the previous revision until the first LIST of this one
-    /// completes).
-    pub audit: Audit,
-    pub audited: bool,
-    pub audited_at: Option<Time>,
-    pub audit_seconds: Option<f64>,
-    /// Why the objects cannot be read or judged (Forbidden, an internal error).
-    pub blocked: Option<(String, String)>,
-    pub last_change: Option<LastChange>,
-    /// Invalid objects before the last schema change, until its audit completes (then the
-    /// SchemaTightened Event says how many objects it broke).
-    pub tightened_from: Option<BTreeSet<Key>>,
-    /// Condition type → (status, lastTransitionTime).
-    pub times: BTreeMap<String, (String, Time)>,
-    /// The fingerprint of the status last written (without times); `None` when the report
-    /// must be written.
-    pub written: Option<u64>,
-    /// The status whose conditions the last Events were computed from.
-    pub evented: Option<report_status::ConditionStatuses>,
-    pub task: Option<JoinHandle<()>>,
-}
-
-impl Tracked {
-    /// The CRD without its schemas ([`PackedCrd::shell`]).
-    pub fn crd(&self) -> &Arc<Crd> {
-        self.revision.shell()
-    }
-}
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        if let Some(t) = self.task.take() {
-            t.abort();
-        }
-    }
-}
-
-/// What every task of the controller shares.
-pub struct Ctx {
-    pub client: kube::Client,
-    /// Clients for the object watches (many watches share a connection).
-    pub watch_clients: Option<Arc<crate::cluster::client::WatchClients>>,
-    pub config: Config,
-    pub metrics: Arc<Metrics>,
-    pub limiter: Arc<WriteLimiter>,
-    pub events: EventSink,
-    /// Bounds the validations running at once on blocking threads.
-    pub judges: Arc<Semaphore>,
-    /// The compiled validators kept between judgements (within `validatorCacheMiB`).
-    pub validators: Validators,
-    pub registry: Mutex<BTreeMap<String, Tracked>>,
-    /// The audited CRDs as the report writer's Controller sees them, kept with the registry.
-    pub crd_feed: CrdFeed,
-    /// The reports an earlier operator wrote, for the CRDs' first reconciles.
-    pub earlier_reports: super::earlier_reports::EarlierReports,
-    pub queued_events: Mutex<VecDeque<PendingEvent>>,
-    pub changed: Notify,
-    pub event_queued: Notify,
-    /// Wakes the PolicyReport writer (the report writer passes `changed` on to it).
-    pub policy_changed: Notify,
-    /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
-    pub crds_listed: AtomicBool,
-    /// The API server's release (its minor version), whose CEL environments CRDs are checked
-    /// and compiled in and which says whether updates are ratcheted (1.30 and later): set
-    /// from its `/version` when the operator starts leading.
-    pub release_minor: AtomicU32,
-    /// The API server refused a streaming list: every watch lists with pages instead.
-    pub streaming_refused: AtomicBool,
-    next_epoch: AtomicU64,
-}
-
-impl Ctx {
-    /// The API server's release.
-    pub fn release(&self) -> KubeVersion {
-        KubeVersion {
-            minor: self
-                .release_minor
-                .load(std::sync::atomic::Ordering::Relaxed),
-        }
-    }
-
-    /// How a watch gets its initial state, and whether it streams: from a server that
-    /// offers streaming lists (1.34+, unless it refused one), one object at a time on the
-    /// watch itself, so that no LIST response is held whole; elsewhere paginated LISTs of
-    /// `page` objects.
-    pub fn watch_config(&self, page: u32) -> (watcher::Config, bool) {
-        if self.release().streams_lists() && !self.streaming_refused.load(Ordering::Relaxed) {
-            (watcher::Config::default().streaming_lists(), true)
-        } else {
-            (watcher::Config::default().page_size(page), false)
-        }
-    }
-
-    /// Whether `e` is the server refusing the streaming list of a watch that streams; if
-    /// so, every watch falls back to paginated LISTs (the caller starts its watch again).
-    pub fn refused_streaming(&self, streaming: bool, e: &watcher::Error) -> bool {
-        if !streaming || !super::watch_backoff::refuses_streaming(e) {
-            return false;
-        }
-        if !self.streaming_refused.swap(true, Ordering::Relaxed) {
-            tracing::warn!(error = %e, "the API server refused a streaming list (WatchList turned off?); listing with pages");
-        }
-        true
-    }
-
-    /// Whether the API server validates updates with ratcheting.
-    pub fn ratcheting(&self) -> bool {
-        self.release().ratchets()
-    }
-
-    pub fn new(
-        client: kube::Client,
-        watch_clients: Option<Arc<crate::cluster::client::WatchClients>>,
-        config: Config,
-        metrics: Arc<Metrics>,
-        identity: &str,
-    ) -> Arc<Ctx> {
-        let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
-        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
-        Arc::new(Ctx {
-            validators,
-            events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
-            client,
-            watch_clients,
-            config,
-            metrics,
-            limiter,
-            judges: Arc::new(Semaphore::new(workers)),
-            registry: Mutex::new(BTreeMap::new()),
-            crd_feed: CrdFeed::default(),
-            earlier_reports: Default::default(),
-            queued_events: Mutex::new(VecDeque::new()),
-            changed: Notify::new(),
-            event_queued: Notify::new(),
-            policy_changed: Notify::new(),
-            crds_listed: AtomicBool::new(false),
-            release_minor: AtomicU32::new(KubeVersion::default().minor),
-            streaming_refused: AtomicBool::new(false),
-            next_epoch: AtomicU64::new(1),
-        })
-    }
-
-    pub fn registry(&self) -> MutexGuard<'_, BTreeMap<String, Tracked>> {
-        self.registry.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Queues an Event; it is written by the Event pump, retried until the server takes it.
-    pub fn queue_event(&self, ev: PendingEvent) {
-        if !self.config.emit_events {
-            return;
-        }
-        let mut q = self.queued_events.lock().unwrap_or_else(|e| e.into_inner());
-        if q.len() >= MAX_QUEUED_EVENTS {
-            tracing::warn!(reason = %ev.reason, "event queue full; event not queued");
-            return;
-        }
-        q.push_back(ev);
-        drop(q);
-        self.event_queued.notify_one();
-    }
-
-    pub(crate) fn epoch(&self) -> u64 {
-        self.next_epoch.fetch_add(1, Ordering::Relaxed)
-    }
-
-    /// Runs `f` on the tracked CRD `crd` if its current audit is still the one of `epoch`
-    /// (the one place that test is made): `None` when the CRD went away or a newer revision
-    /// (or a restarted audit) took over, and whatever the caller was doing is stale.
-    pub(crate) fn with_current<R>(
-        &self,
-        crd: &str,
-        epoch: u64,
-        f: impl FnOnce(&mut Tracked) -> R,
-    ) -> Option<R> {
-        let mut reg = self.registry();
-        reg.get_mut(crd).filter(|t| t.epoch == epoch).map(f)
-    }
-}
-
-/// The reference of an Event about a CRD.
-pub fn crd_reference(crd: &Crd) -> ObjectReference {
-    ObjectReference {
-        api_version: Some("apiextensions.k8s.io/v1".into()),
-        kind: Some("CustomResourceDefinition".into()),
-        name: Some(crd.name.clone()),
-        uid: Some(crd.uid.clone()).filter(|u| !u.is_empty()),
-        ..Default::default()
-    }
-}
-
-/// The running controller: its tasks stop when it is dropped.
+/// The running controller: [`Controller::stop`] stops it gracefully; its tasks are aborted
+/// when it is dropped.
 pub struct Controller {
     ctx: Arc<Ctx>,
+    /// The CRD watch and the PolicyReport writer: stopped at once.
     tasks: Vec<JoinHandle<()>>,
+    /// The report writer and the Event pump: given the grace period to finish.
+    finishing: Vec<JoinHandle<()>>,
 }
 
 impl Controller {
     pub fn start(ctx: Arc<Ctx>) -> Controller {
-        let mut tasks = vec![
-            tokio::spawn(watch_crds(ctx.clone())),
-            tokio::spawn(super::report_writer::run(ctx.clone())),
-            tokio::spawn(super::reporter::pump_events(ctx.clone())),
-        ];
+        let mut tasks = vec![tokio::spawn(watch_crds(ctx.clone()))];
         if ctx.config.policy_reports {
             tasks.push(tokio::spawn(super::policy_reporter::write_policy_reports(
                 ctx.clone(),
             )));
         }
-        Controller { ctx, tasks }
+        let finishing = vec![
+            tokio::spawn(super::report_writer::run(ctx.clone())),
+            tokio::spawn(super::reporter::pump_events(ctx.clone())),
+        ];
+        Controller {
+            ctx,
+            tasks,
+            finishing,
+        }
+    }
+
+    /// Stops the controller (shutdown, or the Lease lost): no new work starts, the report
+    /// writes in flight complete and the queued Events are written, within `grace`; what is
+    /// left then is abandoned.
+    pub async fn stop(mut self, grace: std::time::Duration) {
+        for t in self.tasks.drain(..) {
+            t.abort();
+        }
+        self.ctx.stopping.send_replace(true);
+        let finishing = futures::future::join_all(self.finishing.iter_mut());
+        if tokio::time::timeout(grace, finishing).await.is_err() {
+            let left = self
+                .ctx
+                .queued_events
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .len();
+            tracing::warn!(
+                grace = ?grace,
+                events_not_written = left,
+                "stopping: the report writes and Events did not finish within the grace period"
+            );
+        }
     }
 }
 
 impl Drop for Controller {
     fn drop(&mut self) {
-        for t in &self.tasks {
+        for t in self.tasks.iter().chain(&self.finishing) {
             t.abort();
         }
         let drained: Vec<Tracked> = std::mem::take(&mut *self.ctx.registry())
@@ -287,13 +104,18 @@ async fn watch_crds(ctx: Arc<Ctx>) {
     let ar = crd_resource();
     let start = |ctx: &Ctx| {
         let (config, streaming) = ctx.watch_config(CRD_PAGE);
-        let stream =
-            super::watch_backoff::with_backoff(watcher(api.clone(), config).boxed()).boxed();
+        let stream = super::watch_backoff::with_backoff(
+            watcher(api.clone(), config).boxed(),
+            super::watch_backoff::SHORT,
+        )
+        .boxed();
         (stream, streaming)
     };
     let (mut stream, mut streaming) = start(&ctx);
     let mut listed: Option<BTreeSet<String>> = None;
     let mut jobs = PerKey::new(CONCURRENT_RECONCILES);
+    // The watch failed since it last made progress (an outage, as far as it can tell).
+    let mut failing = false;
     let reconcile_later = |jobs: &mut PerKey, obj: DynamicObject| {
         let name = obj.metadata.name.clone().unwrap_or_default();
         let (ctx, raw) = (ctx.clone(), object_value(obj, &ar));
@@ -312,6 +134,14 @@ async fn watch_crds(ctx: Arc<Ctx>) {
         let Some(ev) = ev else {
             break;
         };
+        if ev.is_err() {
+            failing = true;
+        } else if failing && matches!(ev, Ok(Event::InitDone | Event::Apply(_) | Event::Delete(_)))
+        {
+            failing = false;
+            tracing::info!("the CRD watch works again");
+            ctx.api_recovered();
+        }
         match ev {
             Ok(Event::Init) => listed = Some(BTreeSet::new()),
             Ok(Event::InitApply(obj)) => {
@@ -329,6 +159,9 @@ async fn watch_crds(ctx: Arc<Ctx>) {
                 ctx.metrics.internal_errors.inc_by(failed as u64);
                 ctx.earlier_reports.first_crds_done().await;
                 let listed = listed.take().unwrap_or_default();
+                if !listed.contains(REPORT_CRD.as_str()) {
+                    ctx.reports_served(false);
+                }
                 let gone: Vec<String> = ctx
                     .registry()
                     .keys()
@@ -346,6 +179,9 @@ async fn watch_crds(ctx: Arc<Ctx>) {
             }
             Ok(Event::Apply(obj)) => reconcile_later(&mut jobs, obj),
             Ok(Event::Delete(obj)) => {
+                if obj.metadata.name.as_deref() == Some(REPORT_CRD.as_str()) {
+                    ctx.reports_served(false);
+                }
                 if let Some(name) = obj.metadata.name {
                     let ctx = ctx.clone();
                     jobs.push(
@@ -373,22 +209,12 @@ async fn watch_crds(ctx: Arc<Ctx>) {
     }
 }
 
-/// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(message)`.
-pub(crate) async fn blocking<T: Send + 'static>(
-    ctx: &Ctx,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, String> {
-    let _permit = ctx.judges.acquire().await;
-    match tokio::task::spawn_blocking(move || crd_audit_engine::panic_guard::catch(f)).await {
-        Ok(r) => r,
-        Err(e) => Err(e.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operator::events::PendingEvent;
     use crate::operator::fake_api::{self, context};
+    use k8s_openapi::api::core::v1::ObjectReference;
     use serde_json::Value;
     use serde_json::json;
     use std::time::Duration;
@@ -526,6 +352,11 @@ mod tests {
 
     /// Two audited CRDs: gadgets (no objects) and things (one object, invalid).
     async fn audited_gadgets_and_things() -> Arc<Ctx> {
+        audited_gadgets_and_things_on_the_fake().await.0
+    }
+
+    /// [`audited_gadgets_and_things`], and the fake API they are on.
+    async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared) {
         let (client, fake) = fake_api::start();
         {
             let mut f = fake.lock().unwrap();
@@ -544,7 +375,84 @@ mod tests {
             reg.len() == 2 && reg.values().all(|t| t.audited)
         })
         .await;
-        ctx
+        (ctx, fake)
+    }
+
+    /// The report CRD as the server serves it: established, and being deleted or not.
+    fn report_crd(deleting: bool) -> Value {
+        let mut crd: Value =
+            serde_json::from_str(&crate::audit::schema_audit::crd_manifest()).unwrap();
+        crd["metadata"]["uid"] = json!("report-crd");
+        crd["status"] = json!({"conditions": [{"type": "Established", "status": "True"}],
+            "storedVersions": ["v1alpha1"]});
+        if deleting {
+            crd["metadata"]["deletionTimestamp"] = json!("2026-11-28T00:00:00Z");
+        }
+        crd
+    }
+
+    /// A stop (shutdown, a lost Lease) writes the queued Events before it ends, in order,
+    /// and leaves nothing running.
+    #[tokio::test(start_paused = true)]
+    async fn a_stop_flushes_the_queued_events() {
+        let (ctx, fake) = audited_gadgets_and_things_on_the_fake().await;
+        for i in 0..3 {
+            ctx.queue_event(PendingEvent {
+                warning: true,
+                reason: format!("Test{i}"),
+                note: "n".into(),
+                regarding: ObjectReference {
+                    name: Some("things.example.com".into()),
+                    ..Default::default()
+                },
+            });
+        }
+        let controller = Controller::start(ctx.clone());
+        controller.stop(Duration::from_secs(20)).await;
+        let reasons: Vec<Value> = fake
+            .lock()
+            .unwrap()
+            .events
+            .iter()
+            .map(|e| e["reason"].clone())
+            .filter(|r| r.as_str().is_some_and(|r| r.starts_with("Test")))
+            .collect();
+        assert_eq!(reasons, [json!("Test0"), json!("Test1"), json!("Test2")]);
+        assert!(ctx.queued_events.lock().unwrap().is_empty());
+        assert!(ctx.registry().is_empty(), "the object audits are stopped");
+    }
+
+    /// While the report CRD is being deleted nothing is written: its finalizer removes the
+    /// reports, and each report written back would hold the deletion up. When it is served
+    /// again, every report is written again within 10 s.
+    #[tokio::test(start_paused = true)]
+    async fn nothing_is_written_while_the_report_crd_is_deleted() {
+        let (ctx, fake) = audited_gadgets_and_things_on_the_fake().await;
+        let writer = tokio::spawn(super::super::report_writer::run(ctx.clone()));
+        until("both reports", || fake.lock().unwrap().reports.len() == 2).await;
+        reconcile(&ctx, report_crd(true)).await;
+        // The finalizer deletes the reports; the report watch marks them unwritten.
+        fake.lock().unwrap().reports.clear();
+        for t in ctx.registry().values_mut() {
+            t.written = None;
+        }
+        ctx.changed.notify_one();
+        let writes = fake.lock().unwrap().report_writes;
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        {
+            let f = fake.lock().unwrap();
+            assert_eq!(
+                f.report_writes, writes,
+                "reports written while the CRD goes"
+            );
+            assert!(f.reports.is_empty());
+        }
+        reconcile(&ctx, report_crd(false)).await;
+        until("every report written again within 10 s", || {
+            fake.lock().unwrap().reports.len() == 2
+        })
+        .await;
+        writer.abort();
     }
 
     /// A CRD with no objects is never compiled; one with objects is compiled once, and its
@@ -677,7 +585,7 @@ mod tests {
         .await;
         tokio::time::sleep(Duration::from_secs(60)).await;
         let tries = fake.lock().unwrap().report_writes;
-        // Backoff 1 s, 2 s, 4 s, ... (a pass every 2 s): six tries in a minute, not 30.
+        // Backoff 1 s, 2 s, 4 s, ... (the error policy requeues): six tries in a minute, not 30.
         assert!(
             (4..=7).contains(&tries),
             "{tries} write attempts in a minute"
@@ -715,6 +623,96 @@ mod tests {
             "{}",
             tightened[0]
         );
+        writer.abort();
+        pump.abort();
+    }
+
+    /// A loosening (generation 3) and the tightening again (generation 4), both made while
+    /// the operator could not see them, arrive as one new generation with the schemas it
+    /// reported: the report still says SchemaTightened, with the change that tightened.
+    #[tokio::test(start_paused = true)]
+    async fn missed_revisions_never_clear_a_tightening() {
+        let (client, fake) = fake_api::start();
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("things".into(), vec![thing("a", "medium")]);
+        let ctx = context(client);
+        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
+        until("the first audit", || audited(&ctx, "u1")).await;
+        reconcile(&ctx, crd("u1", 2, &["small"])).await;
+        let generation = |g: i64| {
+            let ctx = ctx.clone();
+            move || {
+                ctx.registry()
+                    .get("things.example.com")
+                    .is_some_and(|t| t.audited && t.crd().generation == g)
+            }
+        };
+        until("the audit of generation 2", generation(2)).await;
+        let tightened = |ctx: &Ctx| {
+            let status = super::super::reporter::desired_for_tests(ctx, "things.example.com");
+            let c = status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == "SchemaTightened")
+                .map(|c| (c.status.clone(), c.message.clone()));
+            (c, status.last_schema_change.map(|c| c.to_generation))
+        };
+        let before = tightened(&ctx);
+        assert_eq!(before.0.as_ref().unwrap().0, "True", "{before:?}");
+        reconcile(&ctx, crd("u1", 4, &["small"])).await;
+        until("the audit of generation 4", generation(4)).await;
+        assert_eq!(tightened(&ctx), before);
+        assert_eq!(
+            ctx.registry()["things.example.com"].audit.invalid_count(),
+            1
+        );
+    }
+
+    /// After a long outage the report writes and the Events have backed off to a minute;
+    /// when the API server is back (the CRD watch makes progress again) they go at once: the
+    /// tightening is in its report and its Event within 10 s, whatever the phase of their
+    /// backoff.
+    #[tokio::test(start_paused = true)]
+    async fn after_an_outage_what_backed_off_is_written_at_once() {
+        let (client, fake) = fake_api::start();
+        fake.lock().unwrap().objects.insert(
+            "things".into(),
+            vec![thing("a", "medium"), thing("b", "small")],
+        );
+        let ctx = context(client);
+        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
+        until("the first audit", || audited(&ctx, "u1")).await;
+        {
+            let mut f = fake.lock().unwrap();
+            f.fail_writes = true;
+            f.fail_events = true;
+        }
+        let writer = tokio::spawn(super::super::report_writer::run(ctx.clone()));
+        let pump = tokio::spawn(super::super::reporter::pump_events(ctx.clone()));
+        reconcile(&ctx, crd("u1", 2, &["small"])).await;
+        // 200 s of outage: both backoffs reach their minute, and neither retries in the
+        // 10 s after it (the writes at 183 s and 243 s, the Events at 183.5 s and 243.5 s).
+        tokio::time::sleep(Duration::from_secs(200)).await;
+        {
+            let mut f = fake.lock().unwrap();
+            f.fail_writes = false;
+            f.fail_events = false;
+        }
+        ctx.api_recovered();
+        until("the report and the event within 10 s", || {
+            let f = fake.lock().unwrap();
+            let tightened = f.reports.get("things.example.com").is_some_and(|r| {
+                r["status"]["observedGeneration"] == 2
+                    && r["status"]["conditions"].as_array().is_some_and(|c| {
+                        c.iter()
+                            .any(|c| c["type"] == "SchemaTightened" && c["status"] == "True")
+                    })
+            });
+            tightened && f.events.iter().any(|e| e["reason"] == "SchemaTightened")
+        })
+        .await;
         writer.abort();
         pump.abort();
     }

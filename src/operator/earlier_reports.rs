@@ -102,7 +102,7 @@ async fn list(client: &kube::Client) -> Result<HashMap<String, SchemaAudit>, kub
 
 #[cfg(test)]
 mod tests {
-    use super::super::controller::Ctx;
+    use super::super::context::Ctx;
     use super::super::fake_api::{self, context};
     use super::super::reconcile::reconcile;
     use serde_json::{Value, json};

@@ -100,8 +100,8 @@ async fn initial_events(list: Response<Body>) -> Response<Body> {
 }
 
 /// The controller's context on a client of the fake, with the default configuration.
-pub fn context(client: kube::Client) -> Arc<super::controller::Ctx> {
-    super::controller::Ctx::new(
+pub fn context(client: kube::Client) -> Arc<super::context::Ctx> {
+    super::context::Ctx::new(
         client,
         None,
         crate::audit::config::Config::default(),

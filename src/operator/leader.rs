@@ -167,11 +167,17 @@ pub async fn leases_served(client: &kube::Client) -> Result<bool, kube::Error> {
 }
 
 /// Waits until this replica holds the Lease. A missing namespace is an error to fix, not a
-/// reason to loop.
-pub(super) async fn acquire(elector: &mut Elector) -> Result<(), String> {
+/// reason to loop. While it waits, the replica is ready (`/readyz`) as long as the Lease
+/// can be read.
+pub(super) async fn acquire(
+    elector: &mut Elector,
+    metrics: &super::metrics::Metrics,
+) -> Result<(), String> {
     let mut last_error: Option<Instant> = None;
     loop {
-        match elector.try_acquire_or_renew().await {
+        let tried = elector.try_acquire_or_renew().await;
+        metrics.set_ready(matches!(tried, Ok(false)));
+        match tried {
             Ok(true) => return Ok(()),
             Ok(false) => {}
             Err(e @ ElectionError::NamespaceMissing(_)) => return Err(e.to_string()),
@@ -211,6 +217,31 @@ pub(crate) async fn keep_leading(elector: &mut Elector) {
 mod tests {
     use super::*;
     use crate::operator::fake_api;
+
+    /// A standby is ready while it can read the Lease, and not while it cannot.
+    #[tokio::test(start_paused = true)]
+    async fn a_standby_is_ready_while_it_can_read_the_lease() {
+        let (client, fake) = fake_api::start();
+        let mut a = Elector::new(client.clone(), "crd-audit", "a");
+        assert!(a.try_acquire_or_renew().await.unwrap());
+        let mut b = Elector::new(client, "crd-audit", "b");
+        let metrics = crate::operator::metrics::Metrics::new();
+        assert!(!metrics.is_ready(), "not ready before the first try");
+        let waiting = acquire(&mut b, &metrics);
+        tokio::pin!(waiting);
+        let for_a_while = |secs| tokio::time::sleep(Duration::from_secs(secs));
+        tokio::select! {
+            _ = &mut waiting => panic!("took a Lease held and renewed"),
+            _ = for_a_while(5) => {}
+        }
+        assert!(metrics.is_ready());
+        fake.lock().unwrap().fail_leases = true;
+        tokio::select! {
+            _ = &mut waiting => panic!("took a Lease it cannot read"),
+            _ = for_a_while(5) => {}
+        }
+        assert!(!metrics.is_ready());
+    }
 
     /// Virtual time: the test runs in milliseconds however long the lease.
     #[tokio::test(start_paused = true)]

@@ -7,7 +7,9 @@ pub fn init_logging() {
     let _ = tracing_subscriber::fmt()
         .json()
         .with_env_filter(filter)
-        .with_current_span(false)
+        // The span of the step a line comes from (`reconcile`, `object_audit`,
+        // `write_report`, `remove`), with the CRD it is about.
+        .with_current_span(true)
         .with_span_list(false)
         .with_writer(std::io::stderr)
         .try_init();

@@ -200,8 +200,24 @@ impl Metrics {
         self.audit_duration.remove(&l);
     }
 
+    /// Drops the series of every CRD: a replica that stops leading reports no CRD, so that a
+    /// sum over the pods counts each CRD once (the leader's).
+    pub fn forget_every_crd(&self) {
+        self.objects.clear();
+        self.invalid_objects.clear();
+        self.blocked_objects.clear();
+        self.nonstructural_versions.clear();
+        self.schema_changes.clear();
+        self.audit_duration.clear();
+    }
+
+    /// Whether `/readyz` answers `ok`: see [`super::run`] for when it does.
     pub fn set_ready(&self, ready: bool) {
         self.ready.store(ready, Ordering::Relaxed);
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Relaxed)
     }
 
     pub fn encode(&self) -> String {
@@ -241,7 +257,7 @@ pub async fn serve(addr: &str, metrics: Arc<Metrics>) -> Result<(), String> {
             get(move || {
                 let m = metrics.clone();
                 async move {
-                    if m.ready.load(Ordering::Relaxed) {
+                    if m.is_ready() {
                         (StatusCode::OK, "ok")
                     } else {
                         (StatusCode::SERVICE_UNAVAILABLE, "not ready")
@@ -299,5 +315,37 @@ mod tests {
         assert!(build.contains(&commit), "{build}");
         m.forget_crd("a.example.com", &["v1".into()]);
         assert!(!m.encode().contains("a.example.com"));
+    }
+
+    /// A replica that stops leading drops every per-CRD series and keeps its own.
+    #[test]
+    fn a_replica_that_stops_leading_reports_no_crd() {
+        let m = Metrics::new();
+        let l = |crd: &str| VersionLabels {
+            crd: crd.into(),
+            version: "v1".into(),
+        };
+        for crd in ["a.example.com", "b.example.com"] {
+            m.invalid_objects.get_or_create(&l(crd)).set(8);
+            m.blocked_objects.get_or_create(&l(crd)).set(8);
+            m.objects.get_or_create(&l(crd)).set(8);
+            m.nonstructural_versions
+                .get_or_create(&CrdLabels { crd: crd.into() })
+                .set(1);
+            m.schema_changes
+                .get_or_create(&ClassLabels {
+                    crd: crd.into(),
+                    class: "tightening".into(),
+                })
+                .inc();
+            m.audit_duration
+                .get_or_create(&CrdLabels { crd: crd.into() })
+                .observe(1.0);
+        }
+        m.validations.inc();
+        m.forget_every_crd();
+        let text = m.encode();
+        assert!(!text.contains("example.com"), "{text}");
+        assert!(text.contains("crd_audit_validations_total 1"), "{text}");
     }
 }

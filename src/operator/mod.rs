@@ -4,7 +4,9 @@
 //!
 //! Modules: `command` (`crd-audit controller`: its flags), `options` (the resolved
 //! options), `logging`, `shutdown` (the signals that stop it), `leader` (the Lease:
-//! acquiring, keeping and releasing it), `controller` (CRD watch, registry), `reconcile`
+//! acquiring, keeping and releasing it), `context` (what the tasks share: `Ctx`, the
+//! registry), `tracked` (one audited CRD), `controller` (the CRD watch), `crd_feed` (the
+//! audited CRDs as the report writer's Controller sees them), `reconcile`
 //! (what a CRD event does), `earlier_reports` (what an earlier operator reported, read with
 //! one LIST), `state` (the decisions about one CRD, without I/O),
 //! `per_key` (CRD events reconciled a few at a time, one at a time per CRD),
@@ -19,7 +21,9 @@
 //! validation runs on blocking threads, never on the async executor.
 
 pub mod command;
+pub mod context;
 pub mod controller;
+pub mod crd_feed;
 pub mod earlier_reports;
 pub mod events;
 #[cfg(test)]
@@ -38,6 +42,7 @@ pub mod report_writer;
 pub mod reporter;
 mod shutdown;
 pub mod state;
+pub mod tracked;
 pub mod validators;
 pub mod watch_backoff;
 pub mod write_limit;
@@ -46,13 +51,23 @@ pub use logging::init_logging;
 pub use options::Options;
 
 use crate::cluster::client;
-use controller::{Controller, Ctx};
+use context::Ctx;
+use controller::Controller;
 use leader::{Elector, acquire, keep_leading};
 use metrics::Metrics;
 use shutdown::shutdown_signal;
 use std::sync::Arc;
 
+/// How long a stopping operator gives its report writes in flight and its queued Events
+/// (within the pod's default termination grace period of 30 s).
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// Runs until SIGTERM/SIGINT. Errors are what stops the operator from starting.
+///
+/// `/readyz` answers `ok` when the replica does what its role asks: a leader (or the one
+/// replica, without leader election) once its first LIST of CRDs is reconciled; a standby
+/// while it can read the Lease (its last attempt to take it got an answer). Otherwise, and
+/// from the start until then, `503`.
 pub async fn run(opts: Options) -> Result<(), String> {
     let (kube_config, origin) =
         client::config(opts.kubeconfig.as_deref(), opts.context.as_deref()).await?;
@@ -82,16 +97,16 @@ pub async fn run(opts: Options) -> Result<(), String> {
         metrics = %opts.metrics_addr,
         leader_election = elect,
         namespace = %opts.namespace,
+        allocator = crate::allocator::NAME,
         "started"
     );
-    metrics.set_ready(true);
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
     let mut elector = Elector::new(client.clone(), &opts.namespace, &opts.identity);
     loop {
         if elect {
             tokio::select! {
-                r = acquire(&mut elector) => r?,
+                r = acquire(&mut elector, &metrics) => r?,
                 _ = &mut shutdown => {
                     tracing::info!("stopping");
                     return Ok(());
@@ -99,6 +114,8 @@ pub async fn run(opts: Options) -> Result<(), String> {
             }
             tracing::info!(identity = %opts.identity, "became the leader");
         }
+        // Ready again once this term's first LIST of CRDs is reconciled.
+        metrics.set_ready(false);
         metrics.leader.set(1);
         let ctx = Ctx::new(
             client.clone(),
@@ -125,13 +142,15 @@ pub async fn run(opts: Options) -> Result<(), String> {
         };
         tokio::select! {
             _ = lost => {
-                drop(controller);
-                metrics.leader.set(0);
+                // The write in flight and the queued Events finish before a standby can take
+                // the Lease (it waits a whole lease duration from the last renewal).
+                controller.stop(leader::LEASE_DURATION - leader::RENEW_DEADLINE - leader::RETRY).await;
+                stand_down(&metrics);
                 tracing::error!("could not renew the Lease in time; stopped acting as leader and standing by");
             }
             _ = &mut shutdown => {
-                drop(controller);
-                metrics.leader.set(0);
+                controller.stop(SHUTDOWN_GRACE).await;
+                stand_down(&metrics);
                 tracing::info!("stopping");
                 if elect {
                     elector.release().await;
@@ -140,4 +159,12 @@ pub async fn run(opts: Options) -> Result<(), String> {
             }
         }
     }
+}
+
+/// A replica that stops leading: it reports no CRD (its per-CRD series go, so that a sum over
+/// the pods counts each CRD once) and is not ready until it reads the Lease again.
+fn stand_down(metrics: &Metrics) {
+    metrics.leader.set(0);
+    metrics.forget_every_crd();
+    metrics.set_ready(false);
 }

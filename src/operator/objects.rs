@@ -5,7 +5,7 @@
 //! resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
 
-use super::controller::Ctx;
+use super::context::Ctx;
 use super::events::PendingEvent;
 use super::state::{self, Effect};
 use super::validators::COST_PER_SCHEMA_BYTE;
@@ -72,6 +72,7 @@ const MAX_RESTART_PAUSE: Duration = Duration::from_secs(300);
 /// counted (`crd_audit_internal_errors`), logged, and shown in the CRD's report
 /// (`InstancesValid` Unknown, reason `InternalError`), and the audit starts again after a
 /// pause that doubles up to 5 minutes.
+#[tracing::instrument(name = "object_audit", skip_all, fields(crd = %revision.shell().name, generation = revision.shell().generation, epoch))]
 pub async fn supervised_audit(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) {
     let name = revision.shell().name.clone();
     let run = {
@@ -154,7 +155,7 @@ impl ObjectAudit {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
         let (config, streaming) = self.ctx.watch_config(OBJECT_PAGE);
         self.streaming = streaming;
-        super::watch_backoff::with_backoff(watcher(api, config).boxed())
+        super::watch_backoff::with_backoff(watcher(api, config).boxed(), super::watch_backoff::LONG)
             .map(Box::new)
             .boxed()
     }
@@ -259,7 +260,7 @@ impl ObjectAudit {
             self.ctx.config.cel_enabled,
             self.ctx.release().engine(),
         );
-        let compiled = super::controller::blocking(&self.ctx, move || {
+        let compiled = super::context::blocking(&self.ctx, move || {
             let crd = revision.unpack()?;
             CrdValidator::for_release(&crd, release)
                 .map(|mut v| {
@@ -410,7 +411,7 @@ impl ObjectAudit {
                     warning: true,
                     reason: "SchemaTightened".into(),
                     note,
-                    regarding: super::controller::crd_reference(&self.crd),
+                    regarding: super::context::crd_reference(&self.crd),
                 }),
                 Effect::Violation { key, text, blocked } => {
                     self.violation_event(&key, &text, blocked)
@@ -574,7 +575,7 @@ mod tests {
     #[tokio::test]
     async fn an_object_audit_task_is_small() {
         let (client, _api) = super::super::fake_api::start();
-        let ctx = super::super::controller::Ctx::new(
+        let ctx = super::super::context::Ctx::new(
             client,
             None,
             crate::audit::config::Config::default(),

@@ -3,7 +3,7 @@
 //! packed, and its object audit (re)started; a CRD that went away is forgotten and its
 //! report deleted.
 
-use super::controller::{Ctx, blocking};
+use super::context::{Ctx, blocking};
 use super::metrics::CrdLabels;
 use super::report_status::{self, LastChange};
 use super::state::{Earlier, Revision, Seen, on_crd, track};
@@ -18,7 +18,12 @@ use std::sync::Arc;
 
 /// A CRD appeared or changed: compile and check it off the executor, diff it against the
 /// revision audited before, and (re)start the audit of its objects.
+#[tracing::instrument(name = "reconcile", skip_all, fields(crd = raw["metadata"]["name"].as_str().unwrap_or_default()))]
 pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
+    if let Some(served) = report_crd_served(&raw) {
+        ctx.reports_served(served);
+        return;
+    }
     let crd = match read_crd(&raw) {
         Ok(c) => Arc::new(c),
         Err(e) => {
@@ -147,6 +152,21 @@ pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
     ctx.changed.notify_one();
 }
 
+/// Whether the report CRD is served (established, not being deleted), if `raw` is it.
+fn report_crd_served(raw: &Value) -> Option<bool> {
+    let group = raw["spec"]["group"].as_str()?;
+    let kind = raw["spec"]["names"]["kind"].as_str()?;
+    if !crate::audit::schema_audit::is_report_crd(group, kind) {
+        return None;
+    }
+    let established = raw["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Established" && c["status"] == "True");
+    Some(established && raw["metadata"]["deletionTimestamp"].is_null())
+}
+
 async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
     let report = ctx
         .earlier_reports
@@ -180,8 +200,16 @@ async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
                 .iter()
                 .map(|i| (i.namespace.clone(), i.name.clone()))
                 .collect();
-            let tightened = change.as_ref().is_some_and(|c| c.tightened);
-            (change, tightened.then_some(before))
+            match change {
+                // No schema changed since the report's revision: its last change stands.
+                Some(c) if c.report.total_changes == Some(0) => {
+                    (LastChange::reported(&status), None)
+                }
+                change => {
+                    let tightened = change.as_ref().is_some_and(|c| c.tightened);
+                    (change, tightened.then_some(before))
+                }
+            }
         }
         _ => (LastChange::restore(&status, crd.generation), None),
     };
@@ -205,6 +233,7 @@ async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
 
 /// A CRD went away (or is no longer audited): stop its audit, forget its metrics, delete
 /// its report.
+#[tracing::instrument(name = "remove", skip_all, fields(crd = name))]
 pub(crate) async fn remove(ctx: &Ctx, name: &str) {
     ctx.validators.forget(name);
     let Some(t) = ctx.registry().remove(name) else {
@@ -217,6 +246,9 @@ pub(crate) async fn remove(ctx: &Ctx, name: &str) {
     ctx.metrics
         .nonstructural_versions
         .remove(&CrdLabels { crd: name.into() });
+    if !ctx.reports_served.load(std::sync::atomic::Ordering::SeqCst) {
+        return; // it went with the report CRD, or goes with it
+    }
     let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
     ctx.limiter.acquire().await;
     ctx.metrics.api_write("delete");

@@ -84,12 +84,20 @@ impl LastChange {
         }
     }
 
-    /// What an earlier operator reported about the same generation (after a restart).
+    /// What an earlier operator reported about the same generation (after a restart): the
+    /// last change made it, or the report describes it (`observedGeneration`; the generations
+    /// since changed no schema).
     pub fn restore(status: &SchemaAuditStatus, generation: i64) -> Option<LastChange> {
-        let report = status.last_schema_change.clone()?;
-        if report.to_generation != generation {
+        let report = status.last_schema_change.as_ref()?;
+        if report.to_generation != generation && status.observed_generation != Some(generation) {
             return None;
         }
+        Self::reported(status)
+    }
+
+    /// The last change a report names, whatever generation it describes.
+    pub fn reported(status: &SchemaAuditStatus) -> Option<LastChange> {
+        let report = status.last_schema_change.clone()?;
         let cond = status
             .conditions
             .iter()
@@ -690,6 +698,11 @@ mod tests {
         let restored = LastChange::restore(&st, 2).expect("restored");
         assert_eq!(restored, change);
         assert!(LastChange::restore(&st, 3).is_none());
+        // A report of generation 5 whose last schema change made generation 2 (the
+        // generations since changed no schema) still names it.
+        st.observed_generation = Some(5);
+        assert_eq!(LastChange::restore(&st, 5), Some(change));
+        assert!(LastChange::restore(&st, 6).is_none());
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! metrics per CRD, and the Event pump (an Event that could not be written stays queued and
 //! is retried; none is dropped). When a report is written is `report_writer`'s to decide.
 
-use super::controller::{Ctx, Tracked};
+use super::context::Ctx;
 use super::metrics::{CrdLabels, VersionLabels};
 use super::report_status::{self, Inputs};
+use super::tracked::Tracked;
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
@@ -170,9 +171,12 @@ const STATUS_OPTIONAL_FIELDS: [&str; 4] = [
     "auditDurationSeconds",
 ];
 
-/// Writes queued Events in order; one that fails is retried (with backoff) before the next.
+/// Writes queued Events in order; one that fails is retried (with backoff, cut short when the
+/// API server recovers) before the next. When the controller stops, it ends once the queue
+/// is empty (the caller bounds how long that may take).
 pub async fn pump_events(ctx: Arc<Ctx>) {
     let mut backoff = Duration::from_millis(500);
+    let mut recovered = ctx.recovered.subscribe();
     loop {
         let next = ctx
             .queued_events
@@ -181,7 +185,14 @@ pub async fn pump_events(ctx: Arc<Ctx>) {
             .front()
             .cloned();
         let Some(ev) = next else {
-            ctx.event_queued.notified().await;
+            if *ctx.stopping.borrow() {
+                return; // flushed
+            }
+            let mut stopping = ctx.stopping.subscribe();
+            tokio::select! {
+                _ = ctx.event_queued.notified() => {}
+                _ = stopping.wait_for(|s| *s) => {}
+            }
             continue;
         };
         match ctx.events.publish(&ev).await {
@@ -194,8 +205,11 @@ pub async fn pump_events(ctx: Arc<Ctx>) {
             }
             Err(e) => {
                 tracing::error!(reason = %ev.reason, error = %e, retry_in = ?backoff, "writing an Event failed");
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(MAX_BACKOFF);
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => backoff = (backoff * 2).min(MAX_BACKOFF),
+                    // The API server is back: try again now, from the first delay.
+                    _ = recovered.changed() => backoff = Duration::from_millis(500),
+                }
             }
         }
     }

@@ -5,8 +5,8 @@
 //! so the callers (`reconcile`, `objects`) only read the cluster, call these under the
 //! registry's lock, and carry them out; and each is tested here with no server and no sleep.
 
-use super::controller::Tracked;
 use super::report_status::{self, LastChange};
+use super::tracked::Tracked;
 use crate::audit::judge::{Audit, Judgement, Key, Transition, annotation_text};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd, size_limits};
@@ -62,7 +62,8 @@ pub struct Revision {
 
 /// The tracked state of a new revision. A schema change of the revision tracked before
 /// (`previous` with `change`) keeps reporting the old audit until the new one completes, and
-/// remembers which objects were invalid when the change tightened the schema; a CRD seen
+/// remembers which objects were invalid when the change tightened the schema; a new
+/// generation with no schema change keeps the last change reported; a CRD seen
 /// for the first time takes what an earlier operator reported (`earlier`); a recreated CRD
 /// (no `change`) starts afresh.
 pub fn track(
@@ -90,11 +91,20 @@ pub fn track(
     };
     match (previous, change) {
         (Some(mut p), Some(change)) => {
-            t.tightened_from = change
-                .tightened
-                .then(|| p.audit.invalid.keys().cloned().collect());
+            if change.report.total_changes == Some(0) {
+                // The same schemas as the revision tracked (and reported) before: a change
+                // undone, or several made while the operator could not see them (a
+                // loosening, then the tightening again). The last schema change stays the
+                // one reported, so a missed revision never clears a tightening.
+                t.last_change = p.last_change.take();
+                t.tightened_from = p.tightened_from.take();
+            } else {
+                t.tightened_from = change
+                    .tightened
+                    .then(|| p.audit.invalid.keys().cloned().collect());
+                t.last_change = Some(change);
+            }
             t.audit = std::mem::take(&mut p.audit);
-            t.last_change = Some(change);
             t.times = std::mem::take(&mut p.times);
             t.evented = p.evented.take();
             t.written = p.written.take();
@@ -358,6 +368,38 @@ mod tests {
         );
         assert_eq!(t.tightened_from, None, "a loosening breaks nothing");
         assert!(t.last_change.as_ref().is_some_and(|c| !c.tightened));
+    }
+
+    /// A new generation with the schemas of the one tracked (a loosening and the tightening
+    /// again, both missed while the API server was unreachable) keeps the tightening last
+    /// reported: a missed revision never clears it.
+    #[test]
+    fn a_generation_with_no_schema_change_keeps_the_last_change() {
+        let mut old = track(revision(crd("u1", 2, &["v1"]), 1), None, None, None);
+        old.last_change = Some(change(true));
+        old.audit = audit(&[("a", true, false)]);
+        let nothing = LastChange {
+            report: SchemaChange {
+                from_generation: 2,
+                to_generation: 5,
+                total_changes: Some(0),
+                ..Default::default()
+            },
+            tightened: false,
+            summary: "generation 2 → 5: ".into(),
+        };
+        let t = track(
+            revision(crd("u1", 5, &["v1"]), 2),
+            Some(old),
+            Some(nothing),
+            None,
+        );
+        assert_eq!(t.last_change, Some(change(true)));
+        assert_eq!(
+            t.tightened_from, None,
+            "the tightening's Event was for the revision that made it"
+        );
+        assert_eq!(t.audit.invalid_count(), 1);
     }
 
     #[test]

@@ -7,28 +7,40 @@
 //!   `Init` the watcher emits when it starts a LIST: a LIST that keeps failing during an outage
 //!   backs off exponentially instead of being retried every second.
 //!
-//! Delays grow from 0.8 s by a factor of 2 to 30 s, each jittered by up to a fifth.
+//! Delays grow from 0.8 s by a factor of 2, each jittered by up to a fifth, to a ceiling
+//! each watch chooses: [`SHORT`] for the operator's own few watches (the CRDs, the reports),
+//! so that whatever the phase of the backoff when the API server returns, a change reaches
+//! its report within seconds; [`LONG`] for the thousands of object watches, so that an
+//! outage does not become a storm of retries.
 
 use futures::{Stream, StreamExt};
 use kube::runtime::watcher::{self, Event};
 use std::time::Duration;
 
 const FIRST: Duration = Duration::from_millis(800);
-const MAX: Duration = Duration::from_secs(30);
+/// The ceiling of the CRD and report watches (4.8 s with jitter).
+pub const SHORT: Duration = Duration::from_secs(4);
+/// The ceiling of the object watches.
+pub const LONG: Duration = Duration::from_secs(30);
 
 /// Exponential backoff with jitter.
 #[derive(Debug)]
 struct Backoff {
     next: Duration,
+    max: Duration,
     seed: u64,
 }
 
 impl Backoff {
-    fn new() -> Backoff {
+    fn new(max: Duration) -> Backoff {
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.subsec_nanos() as u64 | 1);
-        Backoff { next: FIRST, seed }
+        Backoff {
+            next: FIRST,
+            max,
+            seed,
+        }
     }
 
     fn reset(&mut self) {
@@ -42,8 +54,8 @@ impl Backoff {
         self.seed ^= self.seed << 17;
         let jitter = (self.seed % 1000) as f64 / 5000.0; // 0 to 0.2
         let d = self.next.mul_f64(1.0 + jitter);
-        self.next = (self.next * 2).min(MAX);
-        d.min(MAX)
+        self.next = (self.next * 2).min(self.max);
+        d
     }
 }
 
@@ -76,15 +88,18 @@ pub fn refuses_streaming(e: &watcher::Error) -> bool {
     matches!(status_of(e), Some(400 | 422))
 }
 
-/// A watcher stream with the backoff described above: after an error other than `410 Gone`
-/// the next item is polled only after the delay.
-pub fn with_backoff<T, S>(inner: S) -> impl Stream<Item = Result<Event<T>, watcher::Error>> + Send
+/// A watcher stream with the backoff described above, up to `max` (jitter aside): after an
+/// error other than `410 Gone` the next item is polled only after the delay.
+pub fn with_backoff<T, S>(
+    inner: S,
+    max: Duration,
+) -> impl Stream<Item = Result<Event<T>, watcher::Error>> + Send
 where
     T: Send + 'static,
     S: Stream<Item = Result<Event<T>, watcher::Error>> + Send + Unpin + 'static,
 {
     futures::stream::unfold(
-        (inner, Backoff::new(), None::<Duration>),
+        (inner, Backoff::new(max), None::<Duration>),
         |(mut inner, mut backoff, wait)| async move {
             if let Some(d) = wait {
                 tokio::time::sleep(d).await;
@@ -116,8 +131,15 @@ mod tests {
 
     /// The virtual time at which each item of `items` is handed out.
     async fn times(items: Vec<Result<Event<()>, watcher::Error>>) -> Vec<Duration> {
+        times_up_to(items, LONG).await
+    }
+
+    async fn times_up_to(
+        items: Vec<Result<Event<()>, watcher::Error>>,
+        max: Duration,
+    ) -> Vec<Duration> {
         let start = tokio::time::Instant::now();
-        let mut s = Box::pin(with_backoff(futures::stream::iter(items)));
+        let mut s = Box::pin(with_backoff(futures::stream::iter(items), max));
         let mut out = Vec::new();
         while s.next().await.is_some() {
             out.push(start.elapsed());
@@ -161,13 +183,42 @@ mod tests {
         let waits: Vec<Duration> = (1..6).map(|i| t[2 * i] - t[2 * i - 1]).collect();
         for pair in waits.windows(2) {
             assert!(
-                pair[1] >= pair[0].mul_f64(1.6) || pair[1] >= MAX.mul_f64(0.8),
+                pair[1] >= pair[0].mul_f64(1.6) || pair[1] >= LONG.mul_f64(0.8),
                 "{waits:?}"
             );
         }
         // ...and a LIST that completes does: the next failure waits the first delay again.
         let last = t[t.len() - 1] - t[t.len() - 2];
         assert!(last <= FIRST.mul_f64(1.2), "{t:?}");
+    }
+
+    /// The CRD and report watches retry at least every 4.8 s however long the outage: when
+    /// the API server returns, whatever the phase of the backoff, they relist within that
+    /// (the 30 s ceiling of before left the operator blind for up to 36 s).
+    #[tokio::test(start_paused = true)]
+    async fn the_short_ceiling_bounds_every_wait_of_a_long_outage() {
+        let mut items = Vec::new();
+        for _ in 0..40 {
+            items.push(Ok(Event::Init));
+            items.push(failed(503));
+        }
+        items.push(Ok(Event::Init));
+        let t = times_up_to(items, SHORT).await;
+        let waits: Vec<Duration> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        let longest = waits.iter().max().copied().unwrap_or_default();
+        assert!(longest <= SHORT.mul_f64(1.2), "{waits:?}");
+        // It still backs off: the ceiling is reached, not a retry every 0.8 s.
+        assert!(longest >= SHORT, "{waits:?}");
+        // The object watches keep the long ceiling.
+        let t = times_up_to(
+            (0..12)
+                .flat_map(|_| [Ok(Event::Init), failed(503)])
+                .collect(),
+            LONG,
+        )
+        .await;
+        let longest = t.windows(2).map(|w| w[1] - w[0]).max().unwrap_or_default();
+        assert!(longest >= LONG, "{longest:?}");
     }
 
     #[test]

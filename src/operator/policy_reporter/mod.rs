@@ -15,7 +15,7 @@
 //! reports, it says so in a warning and tries again with backoff; the SchemaAudit reports
 //! are written by another task and go on regardless.
 
-use super::controller::Ctx;
+use super::context::Ctx;
 use super::policy_report::{
     self, Content, CrdAudit, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME, ReportApi,
 };

@@ -300,6 +300,32 @@ fn a_standby_takes_over_and_a_restart_knows_the_last_revision() {
         })
     });
     assert_eq!(invalid_names(&r), vec!["a", "b", "c"]);
+    // The leader is ready and reports the CRD; the standby of before was ready too (it could
+    // read the Lease).
+    let invalid = format!("crd_audit_invalid_objects{{crd=\"{crd}\",version=\"v1\"}}");
+    wait_for("the new leader's gauges", || {
+        b.scrape().filter(|t| metric(t, &invalid) == Some(3.0))
+    });
+    assert_eq!(http_get(&b.metrics, "/readyz").as_deref(), Some("ok"));
+    // Another holder takes the Lease (as after a partition): the replica that lost it
+    // stops reporting the CRD (a sum over the pods counts each CRD once) until it leads
+    // again, when the other holder lets the Lease expire.
+    let mut l = admin.get(&lease).unwrap();
+    l["spec"]["holderIdentity"] = json!("intruder");
+    l["spec"]["leaseDurationSeconds"] = json!(8);
+    admin.send_put(&lease, &l).unwrap();
+    let standing_by = wait_for("the replica that lost the Lease to stand by", || {
+        b.scrape()
+            .filter(|t| metric(t, "crd_audit_leader") == Some(0.0))
+    });
+    assert_eq!(metric(&standing_by, &invalid), None, "{standing_by}");
+    assert!(!standing_by.contains(&crd), "{standing_by}");
+    wait_for("replica-b to lead again", || {
+        (holder(admin).as_deref() == Some("replica-b")).then_some(())
+    });
+    wait_for("the gauges back", || {
+        b.scrape().filter(|t| metric(t, &invalid) == Some(3.0))
+    });
     // SIGTERM releases the Lease at once.
     let (status, _) = b.terminate();
     assert!(status.success());

@@ -1,0 +1,235 @@
+//! What every task of one leadership term shares (`Ctx`): the client and the configuration,
+//! the registry of tracked CRDs (the registry lock is only ever held for short in-memory
+//! work, never across a network call or a validation), the queued Events and the signals
+//! between the tasks (a change to report, the API server back, the report CRD served, a
+//! stop); and running engine work on blocking threads.
+
+use super::crd_feed::CrdFeed;
+use super::events::{EventSink, PendingEvent};
+use super::metrics::Metrics;
+use super::tracked::Tracked;
+use super::validators::Validators;
+use super::write_limit::WriteLimiter;
+use crate::audit::config::Config;
+use crate::release::KubeVersion;
+use crd_audit_engine::Crd;
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::runtime::watcher;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{Notify, Semaphore};
+
+/// The most Events waiting to be written (SchemaViolation Events are budgeted per CRD, so
+/// this is only reached when the Events API is down for long).
+const MAX_QUEUED_EVENTS: usize = 10_000;
+
+/// What every task of the controller shares.
+pub struct Ctx {
+    pub client: kube::Client,
+    /// Clients for the object watches (many watches share a connection).
+    pub watch_clients: Option<Arc<crate::cluster::client::WatchClients>>,
+    pub config: Config,
+    pub metrics: Arc<Metrics>,
+    pub limiter: Arc<WriteLimiter>,
+    pub events: EventSink,
+    /// Bounds the validations running at once on blocking threads.
+    pub judges: Arc<Semaphore>,
+    /// The compiled validators kept between judgements (within `validatorCacheMiB`).
+    pub validators: Validators,
+    pub registry: Mutex<BTreeMap<String, Tracked>>,
+    /// The audited CRDs as the report writer's Controller sees them, kept with the registry.
+    pub crd_feed: CrdFeed,
+    /// The reports an earlier operator wrote, for the CRDs' first reconciles.
+    pub earlier_reports: super::earlier_reports::EarlierReports,
+    pub queued_events: Mutex<VecDeque<PendingEvent>>,
+    pub changed: Notify,
+    pub event_queued: Notify,
+    /// Wakes the PolicyReport writer (the report writer passes `changed` on to it).
+    pub policy_changed: Notify,
+    /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
+    pub crds_listed: AtomicBool,
+    /// The API server's release (its minor version), whose CEL environments CRDs are checked
+    /// and compiled in and which says whether updates are ratcheted (1.30 and later): set
+    /// from its `/version` when the operator starts leading.
+    pub release_minor: AtomicU32,
+    /// The API server refused a streaming list: every watch lists with pages instead.
+    pub streaming_refused: AtomicBool,
+    /// Counts the API server's recoveries: the CRD watch made progress again after failing.
+    /// Retries that backed off during the outage (report writes, Events) go at once then.
+    pub recovered: tokio::sync::watch::Sender<u64>,
+    /// The report CRD is served (not absent, not being deleted): no report is written or
+    /// deleted otherwise.
+    pub reports_served: AtomicBool,
+    /// Set when the controller stops (shutdown, a lost Lease): the report writer finishes
+    /// the writes in flight and the Event pump flushes its queue, then both end.
+    pub stopping: tokio::sync::watch::Sender<bool>,
+    next_epoch: AtomicU64,
+}
+
+impl Ctx {
+    /// The API server's release.
+    pub fn release(&self) -> KubeVersion {
+        KubeVersion {
+            minor: self
+                .release_minor
+                .load(std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// How a watch gets its initial state, and whether it streams: from a server that
+    /// offers streaming lists (1.34+, unless it refused one), one object at a time on the
+    /// watch itself, so that no LIST response is held whole; elsewhere paginated LISTs of
+    /// `page` objects.
+    pub fn watch_config(&self, page: u32) -> (watcher::Config, bool) {
+        if self.release().streams_lists() && !self.streaming_refused.load(Ordering::Relaxed) {
+            (watcher::Config::default().streaming_lists(), true)
+        } else {
+            (watcher::Config::default().page_size(page), false)
+        }
+    }
+
+    /// Whether `e` is the server refusing the streaming list of a watch that streams; if
+    /// so, every watch falls back to paginated LISTs (the caller starts its watch again).
+    pub fn refused_streaming(&self, streaming: bool, e: &watcher::Error) -> bool {
+        if !streaming || !super::watch_backoff::refuses_streaming(e) {
+            return false;
+        }
+        if !self.streaming_refused.swap(true, Ordering::Relaxed) {
+            tracing::warn!(error = %e, "the API server refused a streaming list (WatchList turned off?); listing with pages");
+        }
+        true
+    }
+
+    /// Whether the API server validates updates with ratcheting.
+    pub fn ratcheting(&self) -> bool {
+        self.release().ratchets()
+    }
+
+    pub fn new(
+        client: kube::Client,
+        watch_clients: Option<Arc<crate::cluster::client::WatchClients>>,
+        config: Config,
+        metrics: Arc<Metrics>,
+        identity: &str,
+    ) -> Arc<Ctx> {
+        let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
+        Arc::new(Ctx {
+            validators,
+            events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
+            client,
+            watch_clients,
+            config,
+            metrics,
+            limiter,
+            judges: Arc::new(Semaphore::new(workers)),
+            registry: Mutex::new(BTreeMap::new()),
+            crd_feed: CrdFeed::default(),
+            earlier_reports: Default::default(),
+            queued_events: Mutex::new(VecDeque::new()),
+            changed: Notify::new(),
+            event_queued: Notify::new(),
+            policy_changed: Notify::new(),
+            crds_listed: AtomicBool::new(false),
+            release_minor: AtomicU32::new(KubeVersion::default().minor),
+            streaming_refused: AtomicBool::new(false),
+            recovered: tokio::sync::watch::Sender::new(0),
+            reports_served: AtomicBool::new(true),
+            stopping: tokio::sync::watch::Sender::new(false),
+            next_epoch: AtomicU64::new(1),
+        })
+    }
+
+    pub fn registry(&self) -> MutexGuard<'_, BTreeMap<String, Tracked>> {
+        self.registry.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues an Event; it is written by the Event pump, retried until the server takes it.
+    pub fn queue_event(&self, ev: PendingEvent) {
+        if !self.config.emit_events {
+            return;
+        }
+        let mut q = self.queued_events.lock().unwrap_or_else(|e| e.into_inner());
+        if q.len() >= MAX_QUEUED_EVENTS {
+            tracing::warn!(reason = %ev.reason, "event queue full; event not queued");
+            return;
+        }
+        q.push_back(ev);
+        drop(q);
+        self.event_queued.notify_one();
+    }
+
+    /// The API server answers again after failing: whatever backed off during the outage is
+    /// retried now, not when its backoff (up to a minute) runs out.
+    pub fn api_recovered(&self) {
+        self.recovered.send_modify(|n| *n += 1);
+        self.changed.notify_one();
+    }
+
+    /// The report CRD appeared, became established, is being deleted or went away. While it
+    /// is not served nothing is written (the finalizer of a CRD being deleted removes its
+    /// objects, and each report written back would hold the deletion up); when it is served
+    /// again, every report is written again at once (they went with it).
+    pub fn reports_served(&self, served: bool) {
+        let was = self.reports_served.swap(served, Ordering::SeqCst);
+        if served && !was {
+            tracing::info!("the SchemaAudit CRD is served again; writing every report");
+            for t in self.registry().values_mut() {
+                t.written = None;
+            }
+            self.api_recovered();
+        } else if !served && was {
+            tracing::warn!(
+                "the SchemaAudit CRD is being deleted or is absent; no report is written until it is back"
+            );
+        }
+    }
+
+    pub(crate) fn epoch(&self) -> u64 {
+        self.next_epoch.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Runs `f` on the tracked CRD `crd` if its current audit is still the one of `epoch`
+    /// (the one place that test is made): `None` when the CRD went away or a newer revision
+    /// (or a restarted audit) took over, and whatever the caller was doing is stale. A change
+    /// made wakes the report pass (which runs on changes, not on a clock).
+    pub(crate) fn with_current<R>(
+        &self,
+        crd: &str,
+        epoch: u64,
+        f: impl FnOnce(&mut Tracked) -> R,
+    ) -> Option<R> {
+        let mut reg = self.registry();
+        let r = reg.get_mut(crd).filter(|t| t.epoch == epoch).map(f);
+        drop(reg);
+        if r.is_some() {
+            self.changed.notify_one();
+        }
+        r
+    }
+}
+
+/// The reference of an Event about a CRD.
+pub fn crd_reference(crd: &Crd) -> ObjectReference {
+    ObjectReference {
+        api_version: Some("apiextensions.k8s.io/v1".into()),
+        kind: Some("CustomResourceDefinition".into()),
+        name: Some(crd.name.clone()),
+        uid: Some(crd.uid.clone()).filter(|u| !u.is_empty()),
+        ..Default::default()
+    }
+}
+
+/// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(message)`.
+pub(crate) async fn blocking<T: Send + 'static>(
+    ctx: &Ctx,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let _permit = ctx.judges.acquire().await;
+    match tokio::task::spawn_blocking(move || crd_audit_engine::panic_guard::catch(f)).await {
+        Ok(r) => r,
+        Err(e) => Err(e.to_string()),
+    }
+}
