@@ -16,6 +16,57 @@ pub fn proc_status(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// The CPU time (user and system) a process has used, in seconds, from `/proc/PID/stat`.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command (which may hold spaces) start after its ')'.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15 of stat(5), 12 and 13 after the command.
+    // SAFETY: sysconf reads a constant of the system.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    (ticks(11) + ticks(12)) / per_second
+}
+
+/// Waits until the operator has written nothing for `quiet` (its `crd_audit_api_writes_total`
+/// series unchanged), then measures its CPU over `window`: the share of one core it used.
+pub async fn cpu_at_rest(
+    pid: u32,
+    port: u16,
+    quiet: std::time::Duration,
+    window: std::time::Duration,
+) -> f64 {
+    let writes = || {
+        metrics(port)
+            .lines()
+            .filter(|l| l.starts_with("crd_audit_api_writes_total"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut last = writes();
+    let mut since = std::time::Instant::now();
+    while since.elapsed() < quiet {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let now = writes();
+        if now != last {
+            last = now;
+            since = std::time::Instant::now();
+        }
+    }
+    let before = cpu_seconds(pid);
+    tokio::time::sleep(window).await;
+    (cpu_seconds(pid) - before) / window.as_secs_f64()
+}
+
 /// The SchemaAudit reports of every CRD.
 pub fn report_api(client: &kube::Client) -> Api<DynamicObject> {
     let gvk = GroupVersionKind::gvk("crd-audit.dev", "v1alpha1", "SchemaAudit");
