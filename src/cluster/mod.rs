@@ -1,8 +1,9 @@
 //! Talking to a cluster, shared by the one-shot commands and the operator: the kube client
 //! from any kubeconfig (`client`), the resources read (`resources`), paginated LISTs with
 //! retry for the one-shot commands (`reader`), and a LIST read page by page for the
-//! operator (`pages`). Nothing here judges anything.
+//! operator (`pages`), and the one retry policy (`backoff`). Nothing here judges anything.
 
+pub mod backoff;
 pub mod client;
 pub mod pages;
 pub mod reader;

@@ -71,9 +71,7 @@ fn transient(e: &kube::Error) -> bool {
 /// The pause before attempt `n` (1-based) of a request: doubling from [`FIRST_PAUSE`] up to
 /// [`LONGEST_PAUSE`].
 fn pause(n: u32) -> Duration {
-    FIRST_PAUSE
-        .saturating_mul(1 << n.saturating_sub(1).min(16))
-        .min(LONGEST_PAUSE)
+    super::backoff::Backoff::after(FIRST_PAUSE, LONGEST_PAUSE, n)
 }
 
 /// The continuation token an expired-token error (410) offers, if any.

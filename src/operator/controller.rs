@@ -530,7 +530,9 @@ mod tests {
                 ctx.registry()["things.example.com"]
                     .blocked
                     .as_ref()
-                    .is_some_and(|(r, m)| r == "InternalError" && m.ends_with("boom in the audit"))
+                    .is_some_and(|b| {
+                        b.reason() == "InternalError" && b.message().ends_with("boom in the audit")
+                    })
             })
             .await;
             let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");

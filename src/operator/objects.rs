@@ -8,8 +8,10 @@
 use super::context::Ctx;
 use super::events::PendingEvent;
 use super::state::{self, Effect};
+use super::tracked::Blocked;
 use super::validators::COST_PER_SCHEMA_BYTE;
 use crate::audit::judge::{Audit, Judgement, Key, Target, judge};
+use crate::cluster::backoff::Backoff;
 use crate::cluster::resources::{object_resource, object_value};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
@@ -62,9 +64,6 @@ struct ObjectAudit {
 /// An event of an object watch.
 type WatchEvent = Result<Event<DynamicObject>, watcher::Error>;
 
-/// How the report says that an object audit stopped on a bug and starts again.
-const RESTARTED: &str = "the audit of the objects stopped on a bug and restarts";
-
 /// The longest pause before an object audit that stopped on a bug starts again.
 const MAX_RESTART_PAUSE: Duration = Duration::from_secs(300);
 
@@ -89,7 +88,7 @@ where
     Fut: std::future::Future<Output = ()>,
 {
     use futures::FutureExt;
-    let mut pause = Duration::from_secs(1);
+    let mut pauses = Backoff::new(Duration::from_secs(1), MAX_RESTART_PAUSE);
     loop {
         let Err(panic) = std::panic::AssertUnwindSafe(run()).catch_unwind().await else {
             return;
@@ -100,16 +99,15 @@ where
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic with no message".to_string());
         ctx.metrics.internal_errors.inc();
+        let pause = pauses.next_delay();
         tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
         let blocked = ctx.with_current(crd, epoch, |t| {
-            t.blocked = Some(("InternalError".into(), format!("{RESTARTED}: {message}")));
+            t.blocked = Some(Blocked::AuditRestarted(message));
         });
         if blocked.is_none() {
             return;
         }
-        ctx.changed.notify_one();
         tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(MAX_RESTART_PAUSE);
     }
 }
 
@@ -286,7 +284,7 @@ impl ObjectAudit {
                 self.ctx.metrics.internal_errors.inc();
                 tracing::error!(crd = %self.crd.name, error = %e, "compiling the CRD failed (internal error)");
                 self.ctx.with_current(&self.crd.name, self.epoch, |t| {
-                    t.blocked = Some(("InternalError".to_string(), e));
+                    t.blocked = Some(Blocked::NotCompiled(e));
                     t.audited = true;
                 });
                 self.ctx.changed.notify_one();
@@ -387,7 +385,7 @@ impl ObjectAudit {
             k8s_openapi::jiff::Timestamp::now(),
         );
         let Some(effects) = self.ctx.with_current(&self.crd.name, self.epoch, |t| {
-            state::on_audit_complete(t, fresh, secs, now, RESTARTED)
+            state::on_audit_complete(t, fresh, secs, now)
         }) else {
             return false;
         };
@@ -460,7 +458,7 @@ impl ObjectAudit {
         }
         if status == Some(403) {
             self.ctx.with_current(&self.crd.name, self.epoch, |t| {
-                t.blocked = Some(("Forbidden".into(), e.to_string()));
+                t.blocked = Some(Blocked::Forbidden(e.to_string()));
                 t.audited = true;
             });
             self.ctx.changed.notify_one();

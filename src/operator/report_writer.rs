@@ -85,9 +85,7 @@ impl Writing {
 
 /// The backoff after `in_a_row` failed writes.
 fn backoff(in_a_row: u32) -> Duration {
-    FIRST_BACKOFF
-        .saturating_mul(1 << in_a_row.saturating_sub(1).min(16))
-        .min(MAX_BACKOFF)
+    crate::cluster::backoff::Backoff::after(FIRST_BACKOFF, MAX_BACKOFF, in_a_row)
 }
 
 /// Writes the reports while the controller runs.

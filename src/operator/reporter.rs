@@ -9,6 +9,7 @@ use super::metrics::{CrdLabels, VersionLabels};
 use super::report_status::{self, Inputs};
 use super::tracked::Tracked;
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
+use crate::cluster::backoff::Backoff;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
 use std::sync::Arc;
@@ -19,26 +20,26 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// The status a tracked CRD's report should have now (without times).
 pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
-    let blocked = t.blocked.as_ref().map(|(_, m)| m.as_str());
+    let blocked = t.blocked.as_ref().map(|b| b.message());
     let mut s = report_status::status(&Inputs {
         crd: t.crd(),
         check: &t.check,
         audit: &t.audit,
         audited: t.audited,
-        forbidden: blocked,
+        forbidden: blocked.as_deref(),
         last_change: t.last_change.as_ref(),
         max_listed: ctx.config.max_listed_objects,
         audit_seconds: t.audit_seconds,
         internal_errors: t.audit.internal_errors(),
         sizes: &t.sizes,
     });
-    if let (Some((reason, _)), Some(c)) = (
+    if let (Some(blocked), Some(c)) = (
         &t.blocked,
         s.conditions
             .iter_mut()
             .find(|c| c.type_ == "InstancesValid"),
     ) {
-        c.reason = reason.clone();
+        c.reason = blocked.reason().to_string();
     }
     s.last_audit_time = t.audited_at.clone();
     s
@@ -175,7 +176,7 @@ const STATUS_OPTIONAL_FIELDS: [&str; 4] = [
 /// API server recovers) before the next. When the controller stops, it ends once the queue
 /// is empty (the caller bounds how long that may take).
 pub async fn pump_events(ctx: Arc<Ctx>) {
-    let mut backoff = Duration::from_millis(500);
+    let mut backoff = Backoff::new(Duration::from_millis(500), MAX_BACKOFF);
     let mut recovered = ctx.recovered.subscribe();
     loop {
         let next = ctx
@@ -201,14 +202,15 @@ pub async fn pump_events(ctx: Arc<Ctx>) {
                 if q.front() == Some(&ev) {
                     q.pop_front();
                 }
-                backoff = Duration::from_millis(500);
+                backoff.reset();
             }
             Err(e) => {
-                tracing::error!(reason = %ev.reason, error = %e, retry_in = ?backoff, "writing an Event failed");
+                let wait = backoff.next_delay();
+                tracing::error!(reason = %ev.reason, error = %e, retry_in = ?wait, "writing an Event failed");
                 tokio::select! {
-                    _ = tokio::time::sleep(backoff) => backoff = (backoff * 2).min(MAX_BACKOFF),
+                    _ = tokio::time::sleep(wait) => {}
                     // The API server is back: try again now, from the first delay.
-                    _ = recovered.changed() => backoff = Duration::from_millis(500),
+                    _ = recovered.changed() => backoff.reset(),
                 }
             }
         }

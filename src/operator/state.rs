@@ -6,7 +6,7 @@
 //! registry's lock, and carry them out; and each is tested here with no server and no sleep.
 
 use super::report_status::{self, LastChange};
-use super::tracked::Tracked;
+use super::tracked::{Blocked, Tracked};
 use crate::audit::judge::{Audit, Judgement, Key, Transition, annotation_text};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd, size_limits};
@@ -140,15 +140,8 @@ pub enum Effect {
 /// A complete LIST of the current revision's objects replaces the audit. Objects newly
 /// invalid get their Event and annotation, objects valid again lose theirs; after a
 /// tightening, the SchemaTightened Event says how many objects it broke and how many of
-/// them are stuck. A complete audit also clears a refused LIST and a restarted audit's bug
-/// (`restarted` is how the report words the latter).
-pub fn on_audit_complete(
-    t: &mut Tracked,
-    fresh: Audit,
-    secs: f64,
-    now: Time,
-    restarted: &str,
-) -> Vec<Effect> {
+/// them are stuck. A complete audit also clears a refused LIST and a restarted audit's bug.
+pub fn on_audit_complete(t: &mut Tracked, fresh: Audit, secs: f64, now: Time) -> Vec<Effect> {
     let mut effects = Vec::new();
     let before: BTreeSet<Key> = match t.tightened_from.take() {
         Some(keys) => {
@@ -193,7 +186,7 @@ pub fn on_audit_complete(
     t.audit_seconds = Some(secs);
     if t.blocked
         .as_ref()
-        .is_some_and(|b| b.0 == "Forbidden" || b.1.starts_with(restarted))
+        .is_some_and(Blocked::ended_by_a_complete_audit)
     {
         t.blocked = None;
     }
@@ -439,7 +432,7 @@ mod tests {
             Some(change(true)),
             None,
         );
-        t.blocked = Some(("Forbidden".into(), "things is forbidden".into()));
+        t.blocked = Some(Blocked::Forbidden("things is forbidden".into()));
         t.audit
             .unwritable
             .insert("v1".into(), BTreeSet::from([key("a"), key("c")]));
@@ -449,7 +442,7 @@ mod tests {
             ("d", true, false),
             ("c", false, false),
         ]);
-        let effects = on_audit_complete(&mut t, fresh, 1.5, now(), "restarted");
+        let effects = on_audit_complete(&mut t, fresh, 1.5, now());
         let text = |k: &str| annotation_text(&t.audit.invalid[&key(k)]);
         assert_eq!(
             effects,
@@ -473,13 +466,7 @@ mod tests {
         );
 
         // The next complete audit compares with the previous one, with no Event of the CRD.
-        let effects = on_audit_complete(
-            &mut t,
-            audit(&[("a", true, false)]),
-            1.0,
-            now(),
-            "restarted",
-        );
+        let effects = on_audit_complete(&mut t, audit(&[("a", true, false)]), 1.0, now());
         assert_eq!(
             effects,
             vec![
@@ -492,11 +479,11 @@ mod tests {
     #[test]
     fn a_complete_audit_clears_only_its_own_kinds_of_block() {
         let mut t = track(revision(crd("u1", 1, &["v1"]), 1), None, None, None);
-        t.blocked = Some(("InternalError".into(), "restarted: boom".into()));
-        on_audit_complete(&mut t, Audit::default(), 1.0, now(), "restarted");
+        t.blocked = Some(Blocked::AuditRestarted("boom".into()));
+        on_audit_complete(&mut t, Audit::default(), 1.0, now());
         assert!(t.blocked.is_none());
-        t.blocked = Some(("InternalError".into(), "a judgement panicked".into()));
-        on_audit_complete(&mut t, Audit::default(), 1.0, now(), "restarted");
+        t.blocked = Some(Blocked::NotCompiled("a judgement panicked".into()));
+        on_audit_complete(&mut t, Audit::default(), 1.0, now());
         assert!(t.blocked.is_some());
     }
 

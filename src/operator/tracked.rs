@@ -29,8 +29,8 @@ pub struct Tracked {
     pub audited: bool,
     pub audited_at: Option<Time>,
     pub audit_seconds: Option<f64>,
-    /// Why the objects cannot be read or judged (Forbidden, an internal error).
-    pub blocked: Option<(String, String)>,
+    /// Why the objects cannot be read or judged.
+    pub blocked: Option<Blocked>,
     pub last_change: Option<LastChange>,
     /// Invalid objects before the last schema change, until its audit completes (then the
     /// SchemaTightened Event says how many objects it broke).
@@ -57,5 +57,43 @@ impl Drop for Tracked {
         if let Some(t) = self.task.take() {
             t.abort();
         }
+    }
+}
+
+/// Why a CRD's objects cannot be read or judged: the report's InstancesValid is Unknown with
+/// the reason and message of this.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Blocked {
+    /// The API server refused to list them: what it said.
+    Forbidden(String),
+    /// The object audit stopped on a bug and is restarted: the panic's message.
+    AuditRestarted(String),
+    /// The revision could not be compiled (a bug): why.
+    NotCompiled(String),
+}
+
+impl Blocked {
+    /// The reason of the report's InstancesValid condition.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Blocked::Forbidden(_) => "Forbidden",
+            Blocked::AuditRestarted(_) | Blocked::NotCompiled(_) => "InternalError",
+        }
+    }
+
+    /// The message of the report's InstancesValid condition.
+    pub fn message(&self) -> String {
+        match self {
+            Blocked::Forbidden(m) | Blocked::NotCompiled(m) => m.clone(),
+            Blocked::AuditRestarted(m) => {
+                format!("the audit of the objects stopped on a bug and restarts: {m}")
+            }
+        }
+    }
+
+    /// Whether a complete audit of the objects ends it: a LIST that was refused, or an audit
+    /// that was restarted, has now worked; a revision that cannot be compiled stays so.
+    pub fn ended_by_a_complete_audit(&self) -> bool {
+        matches!(self, Blocked::Forbidden(_) | Blocked::AuditRestarted(_))
     }
 }

@@ -13,6 +13,7 @@
 //! its report within seconds; [`LONG`] for the thousands of object watches, so that an
 //! outage does not become a storm of retries.
 
+use crate::cluster::backoff::Backoff;
 use futures::{Stream, StreamExt};
 use kube::runtime::watcher::{self, Event};
 use std::time::Duration;
@@ -22,42 +23,6 @@ const FIRST: Duration = Duration::from_millis(800);
 pub const SHORT: Duration = Duration::from_secs(4);
 /// The ceiling of the object watches.
 pub const LONG: Duration = Duration::from_secs(30);
-
-/// Exponential backoff with jitter.
-#[derive(Debug)]
-struct Backoff {
-    next: Duration,
-    max: Duration,
-    seed: u64,
-}
-
-impl Backoff {
-    fn new(max: Duration) -> Backoff {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.subsec_nanos() as u64 | 1);
-        Backoff {
-            next: FIRST,
-            max,
-            seed,
-        }
-    }
-
-    fn reset(&mut self) {
-        self.next = FIRST;
-    }
-
-    fn delay(&mut self) -> Duration {
-        // xorshift: enough to keep watches that failed together from retrying together.
-        self.seed ^= self.seed << 13;
-        self.seed ^= self.seed >> 7;
-        self.seed ^= self.seed << 17;
-        let jitter = (self.seed % 1000) as f64 / 5000.0; // 0 to 0.2
-        let d = self.next.mul_f64(1.0 + jitter);
-        self.next = (self.next * 2).min(self.max);
-        d
-    }
-}
 
 /// The HTTP status of a watcher error, when the server answered.
 pub fn status_of(e: &watcher::Error) -> Option<u16> {
@@ -99,7 +64,7 @@ where
     S: Stream<Item = Result<Event<T>, watcher::Error>> + Send + Unpin + 'static,
 {
     futures::stream::unfold(
-        (inner, Backoff::new(max), None::<Duration>),
+        (inner, Backoff::new(FIRST, max).jittered(), None::<Duration>),
         |(mut inner, mut backoff, wait)| async move {
             if let Some(d) = wait {
                 tokio::time::sleep(d).await;
@@ -107,7 +72,7 @@ where
             let item = inner.next().await?;
             let wait = match &item {
                 Err(e) if is_gone(e) => None,
-                Err(_) => Some(backoff.delay()),
+                Err(_) => Some(backoff.next_delay()),
                 Ok(Event::Init) => None,
                 Ok(_) => {
                     backoff.reset();

@@ -20,6 +20,7 @@ use super::policy_report::{
     self, Content, CrdAudit, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME, ReportApi,
 };
 use crate::audit::config::PolicyReportsApi;
+use crate::cluster::backoff::Backoff;
 use crate::cluster::pages::each_listed;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
 use std::collections::{BTreeMap, BTreeSet};
@@ -114,12 +115,12 @@ struct Writer {
     /// What the server holds, per placement; `None` until listed (again).
     written: Option<BTreeMap<Placement, Content>>,
     list_at: Instant,
-    list_backoff: Duration,
+    list_backoff: Backoff,
     /// The last LIST found the API not served.
     not_served: bool,
     resync_at: Instant,
-    /// Per placement: when a failed write may be tried again, and the next backoff.
-    retry: BTreeMap<Placement, (Instant, Duration)>,
+    /// Per placement: when a failed write may be tried again, and its backoff.
+    retry: BTreeMap<Placement, (Instant, Backoff)>,
     last: Option<(Fingerprint, u8)>,
     recheck_at: Instant,
     limits: Limits,
@@ -169,7 +170,7 @@ impl Writer {
             openreports,
             written: None,
             list_at: now,
-            list_backoff: FIRST_BACKOFF,
+            list_backoff: Backoff::new(FIRST_BACKOFF, MAX_LIST_BACKOFF),
             not_served: false,
             resync_at: now,
             retry: BTreeMap::new(),
@@ -215,7 +216,7 @@ impl Writer {
                     }
                     self.written = Some(w);
                     self.not_served = false;
-                    self.list_backoff = FIRST_BACKOFF;
+                    self.list_backoff.reset();
                     self.resync_at = now + RESYNC;
                     self.last = None;
                     if self.role == Role::Preferred {
@@ -335,29 +336,24 @@ impl Writer {
             }
             Err(f) => {
                 let not_served = matches!(f, Failure::NotServed(_)) && want.is_some();
-                let (_, backoff) = self
-                    .retry
-                    .get(placement)
-                    .copied()
-                    .unwrap_or((Instant::now(), FIRST_BACKOFF));
+                let mut backoff = self.retry.remove(placement).map_or_else(
+                    || Backoff::new(FIRST_BACKOFF, MAX_WRITE_BACKOFF),
+                    |(_, b)| b,
+                );
+                let wait = backoff.next_delay();
                 let (group, plurals) = self.names();
                 match f {
                     Failure::Forbidden(e) => {
-                        tracing::warn!(%kind, namespace = %placement, error = %e, retry_in = ?backoff,
+                        tracing::warn!(%kind, namespace = %placement, error = %e, retry_in = ?wait,
                         "writing the policy report is forbidden (grant create, patch, update and delete on {group} {plurals})")
                     }
                     Failure::NotServed(e) | Failure::Other(e) => {
-                        tracing::warn!(%kind, namespace = %placement, error = %e, retry_in = ?backoff,
+                        tracing::warn!(%kind, namespace = %placement, error = %e, retry_in = ?wait,
                         "writing the policy report failed")
                     }
                 }
-                self.retry.insert(
-                    placement.clone(),
-                    (
-                        Instant::now() + backoff,
-                        (backoff * 2).min(MAX_WRITE_BACKOFF),
-                    ),
-                );
+                self.retry
+                    .insert(placement.clone(), (Instant::now() + wait, backoff));
                 // A 404: the CRDs went away, or only this namespace did. A LIST tells which.
                 if not_served && !self.served(placement.is_empty()).await {
                     self.written = None;
@@ -400,7 +396,7 @@ impl Writer {
 
     fn list_failed(&mut self, f: Failure) {
         self.not_served = matches!(f, Failure::NotServed(_));
-        let retry_in = self.list_backoff;
+        let retry_in = self.list_backoff.next_delay();
         let api = self.api.api_version();
         let (group, plurals) = self.names();
         match f {
@@ -418,7 +414,6 @@ impl Writer {
             }
         }
         self.list_at = Instant::now() + retry_in;
-        self.list_backoff = (retry_in * 2).min(MAX_LIST_BACKOFF);
         self.retry.clear();
     }
 
