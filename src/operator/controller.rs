@@ -322,10 +322,9 @@ mod tests {
         );
     }
 
-    /// A CRD deleted and recreated under the same name (same generation, another UID, as
-    /// after a relist that missed the deletion) is judged with its new schema.
-    #[tokio::test(start_paused = true)]
-    async fn a_recreated_crd_is_judged_with_its_new_schema() {
+    /// Things with one object, a (medium), audited at generation 1 (sizes small and
+    /// medium): valid.
+    async fn audited_thing_a() -> (Arc<Ctx>, fake_api::Shared) {
         let (client, fake) = fake_api::start();
         fake.lock()
             .unwrap()
@@ -334,6 +333,14 @@ mod tests {
         let ctx = context(client);
         reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
         until("the first audit", || audited(&ctx, "u1")).await;
+        (ctx, fake)
+    }
+
+    /// A CRD deleted and recreated under the same name (same generation, another UID, as
+    /// after a relist that missed the deletion) is judged with its new schema.
+    #[tokio::test(start_paused = true)]
+    async fn a_recreated_crd_is_judged_with_its_new_schema() {
+        let (ctx, _fake) = audited_thing_a().await;
         assert_eq!(
             ctx.registry()["things.example.com"].audit.invalid_count(),
             0
@@ -499,14 +506,7 @@ mod tests {
     /// InternalError), and the audit runs again; a complete audit clears the report.
     #[tokio::test(start_paused = true)]
     async fn a_panicking_audit_is_reported_and_restarted() {
-        let (client, fake) = fake_api::start();
-        fake.lock()
-            .unwrap()
-            .objects
-            .insert("things".into(), vec![thing("a", "medium")]);
-        let ctx = context(client);
-        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
-        until("the first audit", || audited(&ctx, "u1")).await;
+        let (ctx, _fake) = audited_thing_a().await;
         let (revision, epoch) = {
             let reg = ctx.registry();
             let t = &reg["things.example.com"];
@@ -558,11 +558,10 @@ mod tests {
         assert_eq!(runs.load(Ordering::Relaxed), 2);
     }
 
-    /// Report writes that fail are retried with backoff, not every second; the Event of a
-    /// tightening waits until it can be written; once the server takes writes again, the
-    /// report and exactly one Event arrive.
-    #[tokio::test(start_paused = true)]
-    async fn failed_writes_back_off_and_lose_no_event() {
+    /// Things a (medium) and b (small) audited at generation 1; then the server fails every
+    /// report write and Event while the report writer and the Event pump run, and
+    /// generation 2 tightens the schema (its audit complete).
+    async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHandle<()>; 2]) {
         let (client, fake) = fake_api::start();
         fake.lock().unwrap().objects.insert(
             "things".into(),
@@ -585,6 +584,35 @@ mod tests {
                 .is_some_and(|t| t.audited && t.crd().generation == 2)
         })
         .await;
+        (ctx, fake, [writer, pump])
+    }
+
+    /// The server takes report writes and Events again.
+    fn writes_work_again(fake: &fake_api::Shared) {
+        let mut f = fake.lock().unwrap();
+        f.fail_writes = false;
+        f.fail_events = false;
+    }
+
+    /// The fake holds the report of generation 2 with SchemaTightened True, and its Event.
+    fn tightened_and_evented(fake: &fake_api::Shared) -> bool {
+        let f = fake.lock().unwrap();
+        let tightened = f.reports.get("things.example.com").is_some_and(|r| {
+            r["status"]["observedGeneration"] == 2
+                && r["status"]["conditions"].as_array().is_some_and(|c| {
+                    c.iter()
+                        .any(|c| c["type"] == "SchemaTightened" && c["status"] == "True")
+                })
+        });
+        tightened && f.events.iter().any(|e| e["reason"] == "SchemaTightened")
+    }
+
+    /// Report writes that fail are retried with backoff, not every second; the Event of a
+    /// tightening waits until it can be written; once the server takes writes again, the
+    /// report and exactly one Event arrive.
+    #[tokio::test(start_paused = true)]
+    async fn failed_writes_back_off_and_lose_no_event() {
+        let (_ctx, fake, [writer, pump]) = tightened_while_writes_fail().await;
         tokio::time::sleep(Duration::from_secs(60)).await;
         let tries = fake.lock().unwrap().report_writes;
         // Backoff 1 s, 2 s, 4 s, ... (the error policy requeues): six tries in a minute, not 30.
@@ -593,22 +621,8 @@ mod tests {
             "{tries} write attempts in a minute"
         );
         assert!(fake.lock().unwrap().events.is_empty());
-        {
-            let mut f = fake.lock().unwrap();
-            f.fail_writes = false;
-            f.fail_events = false;
-        }
-        until("the report and the event", || {
-            let f = fake.lock().unwrap();
-            let tightened = f.reports.get("things.example.com").is_some_and(|r| {
-                r["status"]["conditions"].as_array().is_some_and(|c| {
-                    c.iter()
-                        .any(|c| c["type"] == "SchemaTightened" && c["status"] == "True")
-                })
-            });
-            tightened && f.events.iter().any(|e| e["reason"] == "SchemaTightened")
-        })
-        .await;
+        writes_work_again(&fake);
+        until("the report and the event", || tightened_and_evented(&fake)).await;
         tokio::time::sleep(Duration::from_millis(500)).await;
         let f = fake.lock().unwrap();
         let tightened: Vec<&Value> = f
@@ -634,14 +648,7 @@ mod tests {
     /// reported: the report still says SchemaTightened, with the change that tightened.
     #[tokio::test(start_paused = true)]
     async fn missed_revisions_never_clear_a_tightening() {
-        let (client, fake) = fake_api::start();
-        fake.lock()
-            .unwrap()
-            .objects
-            .insert("things".into(), vec![thing("a", "medium")]);
-        let ctx = context(client);
-        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
-        until("the first audit", || audited(&ctx, "u1")).await;
+        let (ctx, _fake) = audited_thing_a().await;
         reconcile(&ctx, crd("u1", 2, &["small"])).await;
         let generation = |g: i64| {
             let ctx = ctx.clone();
@@ -678,41 +685,14 @@ mod tests {
     /// backoff.
     #[tokio::test(start_paused = true)]
     async fn after_an_outage_what_backed_off_is_written_at_once() {
-        let (client, fake) = fake_api::start();
-        fake.lock().unwrap().objects.insert(
-            "things".into(),
-            vec![thing("a", "medium"), thing("b", "small")],
-        );
-        let ctx = context(client);
-        reconcile(&ctx, crd("u1", 1, &["small", "medium"])).await;
-        until("the first audit", || audited(&ctx, "u1")).await;
-        {
-            let mut f = fake.lock().unwrap();
-            f.fail_writes = true;
-            f.fail_events = true;
-        }
-        let writer = tokio::spawn(super::super::report_writer::run(ctx.clone()));
-        let pump = tokio::spawn(super::super::reporter::pump_events(ctx.clone()));
-        reconcile(&ctx, crd("u1", 2, &["small"])).await;
+        let (ctx, fake, [writer, pump]) = tightened_while_writes_fail().await;
         // 200 s of outage: both backoffs reach their minute, and neither retries in the
         // 10 s after it (the writes at 183 s and 243 s, the Events at 183.5 s and 243.5 s).
         tokio::time::sleep(Duration::from_secs(200)).await;
-        {
-            let mut f = fake.lock().unwrap();
-            f.fail_writes = false;
-            f.fail_events = false;
-        }
+        writes_work_again(&fake);
         ctx.api_recovered();
         until("the report and the event within 10 s", || {
-            let f = fake.lock().unwrap();
-            let tightened = f.reports.get("things.example.com").is_some_and(|r| {
-                r["status"]["observedGeneration"] == 2
-                    && r["status"]["conditions"].as_array().is_some_and(|c| {
-                        c.iter()
-                            .any(|c| c["type"] == "SchemaTightened" && c["status"] == "True")
-                    })
-            });
-            tightened && f.events.iter().any(|e| e["reason"] == "SchemaTightened")
+            tightened_and_evented(&fake)
         })
         .await;
         writer.abort();
