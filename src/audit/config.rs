@@ -135,18 +135,17 @@ fn out_of_range(key: &str, value: impl std::fmt::Display) -> String {
     format!("{key}: {value} is out of range ({})", range(key))
 }
 
-/// The error of a value that is not the number a key takes (or one beyond its type).
-fn not_a_number(key: &str, value: &serde_json::Value, what: &str) -> String {
+/// The error of a value that is not the number a key takes (`whole`: an integer), or one
+/// beyond its type.
+fn not_a_number(key: &str, value: &serde_json::Value, whole: bool) -> String {
     let shown = crd_audit_engine::render::json(value);
-    if value.is_number()
-        && what == "a whole number"
-        && value.as_f64().is_some_and(|f| f.fract() != 0.0)
-    {
-        format!("{key}: {shown} is not a whole number ({})", range(key))
-    } else if value.is_number() {
-        out_of_range(key, shown)
-    } else {
-        format!("{key}: {shown} is not {what} ({})", range(key))
+    let what = if whole { "a whole number" } else { "a number" };
+    match value.as_f64() {
+        Some(f) if whole && f.fract() != 0.0 => {
+            format!("{key}: {shown} is not a whole number ({})", range(key))
+        }
+        Some(_) => out_of_range(key, shown),
+        None => format!("{key}: {shown} is not {what} ({})", range(key)),
     }
 }
 
@@ -166,17 +165,15 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
         "maxListedObjects" | "validatorCacheMiB" => {
             return read::<usize>(v)
                 .err()
-                .map(|_| not_a_number(key, value, "a whole number"));
+                .map(|_| not_a_number(key, value, true));
         }
         "apiBurst" => {
-            return read::<u32>(v)
-                .err()
-                .map(|_| not_a_number(key, value, "a whole number"));
+            return read::<u32>(v).err().map(|_| not_a_number(key, value, true));
         }
         "apiQps" => {
             return read::<f64>(v)
                 .err()
-                .map(|_| not_a_number(key, value, "a number"));
+                .map(|_| not_a_number(key, value, false));
         }
         "policyReportsApi" => read::<PolicyReportsApi>(v).err().map(|e| e.to_string()),
         "fullResyncInterval" => duration_of(value).err(),

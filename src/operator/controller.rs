@@ -65,6 +65,9 @@ impl Controller {
         for t in self.tasks.drain(..) {
             t.abort();
         }
+        // The object audits stop too: they would queue more Events while the queue is flushed.
+        // (A write in flight has its report built already.)
+        self.stop_object_audits();
         self.ctx.stopping.send_replace(true);
         let finishing = futures::future::join_all(self.finishing.iter_mut());
         if tokio::time::timeout(grace, finishing).await.is_err() {
@@ -83,16 +86,23 @@ impl Controller {
     }
 }
 
+impl Controller {
+    /// Forgets every tracked CRD, which aborts its object audit (each lowers the watch gauge
+    /// itself when its task is dropped). Outside the registry lock.
+    fn stop_object_audits(&self) {
+        let drained: Vec<Tracked> = std::mem::take(&mut *self.ctx.registry())
+            .into_values()
+            .collect();
+        drop(drained);
+    }
+}
+
 impl Drop for Controller {
     fn drop(&mut self) {
         for t in self.tasks.iter().chain(&self.finishing) {
             t.abort();
         }
-        let drained: Vec<Tracked> = std::mem::take(&mut *self.ctx.registry())
-            .into_values()
-            .collect();
-        // Each object audit lowers the watch gauge itself when its task is dropped.
-        drop(drained);
+        self.stop_object_audits();
     }
 }
 
@@ -134,7 +144,11 @@ async fn watch_crds(ctx: Arc<Ctx>) {
         let Some(ev) = ev else {
             break;
         };
-        if ev.is_err() {
+        if ev
+            .as_ref()
+            .is_err_and(|e| !super::watch_backoff::is_gone(e))
+        {
+            // A 410 Gone is an expired watch (a relist follows), not an outage.
             failing = true;
         } else if failing && matches!(ev, Ok(Event::InitDone | Event::Apply(_) | Event::Delete(_)))
         {
