@@ -160,7 +160,8 @@ fn a_command_matching_an_output_format_is_a_violation() {
 
 /// The operator's modules (the files of `src/operator/`, a directory counting as one) that
 /// each one uses, outside tests: `super::x` and `crate::operator::x` in a file of the
-/// operator's top, `super::super::x` and `crate::operator::x` in a file of a subdirectory.
+/// operator's top or a subdirectory's `mod.rs`, `super::super::x` and `crate::operator::x`
+/// in another file of a subdirectory.
 fn operator_module_uses(operator: &Path) -> std::collections::BTreeMap<String, Vec<String>> {
     let mut files = Vec::new();
     layers::rust_files(operator, &mut files);
@@ -181,10 +182,14 @@ fn operator_module_uses(operator: &Path) -> std::collections::BTreeMap<String, V
     let mut uses: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for file in &files {
         let module = name_of(file);
-        let nested = file.parent() != Some(operator);
-        if module == "fake_api" || (nested && file.file_name().is_some_and(|n| n == "tests.rs")) {
+        let in_directory = file.parent() != Some(operator);
+        if module == "fake_api"
+            || (in_directory && file.file_name().is_some_and(|n| n == "tests.rs"))
+        {
             continue; // test code
         }
+        // A directory's `mod.rs` is the module itself: its `super::` is the operator.
+        let nested = in_directory && file.file_name().is_none_or(|n| n != "mod.rs");
         let text = std::fs::read_to_string(file).unwrap();
         let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
         let code: String = code

@@ -1,10 +1,9 @@
 //! What every task of one leadership term shares (`Ctx`): the client and the configuration,
 //! the registry of tracked CRDs (the registry lock is only ever held for short in-memory
 //! work, never across a network call or a validation), the queued Events and the signals
-//! between the tasks (a change to report, the API server back, the report CRD served, a
-//! stop); and running engine work on blocking threads.
+//! between the tasks (a CRD whose state changed, for the Controller to reconcile; the API
+//! server back; the report CRD served; a stop); and running engine work on blocking threads.
 
-use super::crd_feed::CrdFeed;
 use super::events::{EventSink, PendingEvent};
 use super::metrics::Metrics;
 use super::tracked::Tracked;
@@ -14,11 +13,21 @@ use crate::audit::config::Config;
 use crate::release::KubeVersion;
 use crd_audit_engine::Crd;
 use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::core::PartialObjectMeta;
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, Semaphore, mpsc};
+
+/// A CRD as the Controller keeps it: its metadata (without managed fields or annotations).
+pub type CrdMeta = PartialObjectMeta<CustomResourceDefinition>;
+
+/// CRDs read and checked at once: a generated CRD is up to 1.7 MB of JSON, six times that
+/// decoded.
+const CONCURRENT_CRD_READS: usize = 2;
 
 /// The most Events waiting to be written (SchemaViolation Events are budgeted per CRD, so
 /// this is only reached when the Events API is down for long).
@@ -38,14 +47,22 @@ pub struct Ctx {
     /// The compiled validators kept between judgements (within `validatorCacheMiB`).
     pub validators: Validators,
     pub registry: Mutex<BTreeMap<String, Tracked>>,
-    /// The audited CRDs as the report writer's Controller sees them, kept with the registry.
-    pub crd_feed: CrdFeed,
+    /// Bounds the CRDs read and checked at once (`CONCURRENT_CRD_READS`).
+    pub crd_reads: Semaphore,
+    /// The CRDs whose last reconcile failed, and when they are tried again.
+    retries: Mutex<HashMap<String, super::error::Retry>>,
+    /// Reports with findings waiting for the write budget: the clean ones wait until none
+    /// is (on a fresh start with thousands of CRDs, the reports that matter come first).
+    pub findings_waiting: AtomicUsize,
+    /// The CRDs whose state changed, for the Controller to reconcile (`reconcile_on`).
+    triggers: mpsc::UnboundedSender<ObjectRef<CrdMeta>>,
+    /// The other end, taken by the Controller when it starts.
+    pub triggered: Mutex<Option<mpsc::UnboundedReceiver<ObjectRef<CrdMeta>>>>,
     /// The reports an earlier operator wrote, for the CRDs' first reconciles.
     pub earlier_reports: super::earlier_reports::EarlierReports,
     pub queued_events: Mutex<VecDeque<PendingEvent>>,
-    pub changed: Notify,
     pub event_queued: Notify,
-    /// Wakes the PolicyReport writer (the report writer passes `changed` on to it).
+    /// Wakes the PolicyReport writer (every change of a CRD's state does).
     pub policy_changed: Notify,
     /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
     pub crds_listed: AtomicBool,
@@ -116,6 +133,7 @@ impl Ctx {
         let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
         let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
         let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
+        let (triggers, triggered) = mpsc::unbounded_channel();
         Arc::new(Ctx {
             validators,
             events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
@@ -126,10 +144,13 @@ impl Ctx {
             limiter,
             judges: Arc::new(Semaphore::new(workers)),
             registry: Mutex::new(BTreeMap::new()),
-            crd_feed: CrdFeed::default(),
+            crd_reads: Semaphore::new(CONCURRENT_CRD_READS),
+            retries: Mutex::default(),
+            findings_waiting: AtomicUsize::new(0),
+            triggers,
+            triggered: Mutex::new(Some(triggered)),
             earlier_reports: Default::default(),
             queued_events: Mutex::new(VecDeque::new()),
-            changed: Notify::new(),
             event_queued: Notify::new(),
             policy_changed: Notify::new(),
             crds_listed: AtomicBool::new(false),
@@ -144,6 +165,10 @@ impl Ctx {
 
     pub fn registry(&self) -> MutexGuard<'_, BTreeMap<String, Tracked>> {
         self.registry.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn retries(&self) -> MutexGuard<'_, HashMap<String, super::error::Retry>> {
+        self.retries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Queues an Event; it is written by the Event pump, retried until the server takes it.
@@ -161,11 +186,28 @@ impl Ctx {
         self.event_queued.notify_one();
     }
 
+    /// The state of the tracked CRD `crd` changed: the Controller reconciles it (publishes
+    /// its metrics and Events, writes its report if what it says changed), and the
+    /// PolicyReport writer looks again.
+    pub fn changed(&self, crd: &str) {
+        // Fails only once the Controller has stopped.
+        let _ = self.triggers.send(ObjectRef::new(crd));
+        self.policy_changed.notify_one();
+    }
+
+    /// Every tracked CRD is reconciled again.
+    pub fn every_crd_changed(&self) {
+        let names: Vec<String> = self.registry().keys().cloned().collect();
+        for name in names {
+            self.changed(&name);
+        }
+    }
+
     /// The API server answers again after failing: whatever backed off during the outage is
     /// retried now, not when its backoff (up to a minute) runs out.
     pub fn api_recovered(&self) {
         self.recovered.send_modify(|n| *n += 1);
-        self.changed.notify_one();
+        self.every_crd_changed();
     }
 
     /// The report CRD appeared, became established, is being deleted or went away. While it
@@ -193,8 +235,8 @@ impl Ctx {
 
     /// Runs `f` on the tracked CRD `crd` if its current audit is still the one of `epoch`
     /// (the one place that test is made): `None` when the CRD went away or a newer revision
-    /// (or a restarted audit) took over, and whatever the caller was doing is stale. A change
-    /// made wakes the report pass (which runs on changes, not on a clock).
+    /// (or a restarted audit) took over, and whatever the caller was doing is stale. The
+    /// Controller reconciles the CRD after a change.
     pub(crate) fn with_current<R>(
         &self,
         crd: &str,
@@ -205,7 +247,7 @@ impl Ctx {
         let r = reg.get_mut(crd).filter(|t| t.epoch == epoch).map(f);
         drop(reg);
         if r.is_some() {
-            self.changed.notify_one();
+            self.changed(crd);
         }
         r
     }

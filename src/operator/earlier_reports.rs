@@ -104,7 +104,7 @@ async fn list(client: &kube::Client) -> Result<HashMap<String, SchemaAudit>, kub
 mod tests {
     use super::super::context::Ctx;
     use super::super::fake_api::{self, context};
-    use super::super::reconcile::reconcile;
+    use super::super::revision::read_revision;
     use serde_json::{Value, json};
 
     fn crd(plural: &str, uid: &str, generation: i64) -> Value {
@@ -162,14 +162,14 @@ mod tests {
         }
         let ctx = context(client);
         for p in plurals {
-            reconcile(&ctx, crd(p, &format!("u-{p}"), 2)).await;
+            read_revision(&ctx, crd(p, &format!("u-{p}"), 2)).await;
         }
         for p in plurals {
             assert!(remembers_the_tightening(&ctx, p), "{p}");
         }
         assert_eq!(reads(&fake), (1, 0));
         ctx.earlier_reports.first_crds_done().await;
-        reconcile(&ctx, crd("figs", "u-figs", 2)).await;
+        read_revision(&ctx, crd("figs", "u-figs", 2)).await;
         assert!(remembers_the_tightening(&ctx, "figs"));
         assert_eq!(reads(&fake), (1, 1));
     }
@@ -191,8 +191,8 @@ mod tests {
             f.reports.insert("pears.example.com".into(), broken);
         }
         let ctx = context(client);
-        reconcile(&ctx, crd("apples", "u-a", 2)).await;
-        reconcile(&ctx, crd("pears", "u-p", 2)).await;
+        read_revision(&ctx, crd("apples", "u-a", 2)).await;
+        read_revision(&ctx, crd("pears", "u-p", 2)).await;
         assert!(remembers_the_tightening(&ctx, "apples"));
         assert!(!remembers_the_tightening(&ctx, "pears"));
         assert!(ctx.registry().contains_key("pears.example.com"));
@@ -209,8 +209,8 @@ mod tests {
             .reports
             .insert("apples.example.com".into(), earlier_report("apples", "u-a"));
         let ctx = context(client);
-        reconcile(&ctx, crd("apples", "u-a", 2)).await;
-        reconcile(&ctx, crd("pears", "u-p", 1)).await;
+        read_revision(&ctx, crd("apples", "u-a", 2)).await;
+        read_revision(&ctx, crd("pears", "u-p", 1)).await;
         assert!(remembers_the_tightening(&ctx, "apples"));
         assert_eq!(fake.lock().unwrap().report_gets, 2);
     }

@@ -1,13 +1,19 @@
 //! An in-process fake of the few API server routes the controller uses, on kube's
 //! `tower-test` mock service, so that the operator's decisions can be tested without a
-//! server. Watches are left pending (nothing changes unless a test says so); LISTs answer
-//! from the fake's state; writes can be made to fail.
+//! server. The watches of CRDs and of reports stream what the fake's state goes through
+//! (a CRD put or deleted with [`put_crd`] and [`delete_crd`], a report written or deleted);
+//! other watches are left pending (nothing changes unless a test says so); LISTs answer from
+//! the fake's state; writes can be made to fail.
 
+use bytes::Bytes;
 use http::{Request, Response};
+use http_body::Frame;
+use http_body_util::{BodyExt, Full, StreamBody, combinators::UnsyncBoxBody};
 use kube::client::Body;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
 
 #[derive(Default)]
 pub struct State {
@@ -19,6 +25,8 @@ pub struct State {
     pub fail_events: bool,
     /// Report writes tried (successful or not).
     pub report_writes: usize,
+    /// The statuses written, in order, with the report's name.
+    pub status_writes: Vec<(String, Value)>,
     /// GETs of one report, and LISTs of the whole reports (not of their metadata).
     pub report_gets: usize,
     pub report_lists: usize,
@@ -46,36 +54,111 @@ pub struct State {
     pub open_reports: BTreeMap<(String, String), Value>,
     pub open_lists: usize,
     pub open_writes: usize,
+    /// CRDs by name, as [`put_crd`] left them.
+    pub crds: BTreeMap<String, Value>,
+    /// GETs of one CRD.
+    pub crd_gets: usize,
+    pub resource_version: u64,
+    pub watchers: Vec<Watcher>,
 }
 
 pub type Shared = Arc<Mutex<State>>;
 
-fn status(code: u16, reason: &str, message: &str) -> Response<Body> {
+/// The body of a fake response: whole, or the lines of a watch as they happen.
+type FakeBody = UnsyncBoxBody<Bytes, std::convert::Infallible>;
+
+fn whole(bytes: Vec<u8>) -> FakeBody {
+    Full::new(Bytes::from(bytes)).boxed_unsync()
+}
+
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+const REPORTS: &str = "/apis/crd-audit.dev/v1alpha1/schemaaudits";
+
+/// What a watch of CRDs or of reports is sent: the lines of its events.
+pub struct Watcher {
+    collection: &'static str,
+    lines: mpsc::UnboundedSender<Bytes>,
+}
+
+/// Sends a watch event of `collection` to its watches (those that ended are dropped).
+fn broadcast(st: &mut State, collection: &str, kind: &str, object: &Value) {
+    let mut line = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap();
+    line.push(b'\n');
+    let line = Bytes::from(line);
+    st.watchers
+        .retain(|w| w.collection != collection || w.lines.send(line.clone()).is_ok());
+}
+
+/// The next resourceVersion of the fake.
+fn next_version(st: &mut State) -> String {
+    st.resource_version += 1;
+    st.resource_version.to_string()
+}
+
+/// Creates or changes a CRD (its `resourceVersion` is the fake's next one; its uid and
+/// generation are the caller's); its watches see it.
+pub fn put_crd(fake: &Shared, mut crd: Value) {
+    let mut st = fake.lock().unwrap();
+    crd["metadata"]["resourceVersion"] = json!(next_version(&mut st));
+    let name = crd["metadata"]["name"].as_str().unwrap().to_string();
+    let kind = if st.crds.contains_key(&name) {
+        "MODIFIED"
+    } else {
+        "ADDED"
+    };
+    broadcast(&mut st, CRDS, kind, &crd);
+    st.crds.insert(name, crd);
+}
+
+/// Deletes a CRD; its watches see it go.
+pub fn delete_crd(fake: &Shared, name: &str) {
+    let mut st = fake.lock().unwrap();
+    if let Some(mut crd) = st.crds.remove(name) {
+        crd["metadata"]["resourceVersion"] = json!(next_version(&mut st));
+        broadcast(&mut st, CRDS, "DELETED", &crd);
+    }
+}
+
+/// Deletes a report behind the operator's back (as the report CRD's finalizer does); its
+/// watches see it go.
+pub fn delete_report(fake: &Shared, name: &str) {
+    let mut st = fake.lock().unwrap();
+    if let Some(r) = st.reports.remove(name) {
+        broadcast(&mut st, REPORTS, "DELETED", &r);
+    }
+}
+
+fn status(code: u16, reason: &str, message: &str) -> Response<FakeBody> {
     let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
         "message": message, "reason": reason, "code": code});
     Response::builder()
         .status(code)
         .header("content-type", "application/json")
-        .body(Body::from(serde_json::to_vec(&body).unwrap()))
+        .body(whole(serde_json::to_vec(&body).unwrap()))
         .unwrap()
 }
 
-fn ok(v: &Value) -> Response<Body> {
+fn ok(v: &Value) -> Response<FakeBody> {
     Response::builder()
         .status(200)
         .header("content-type", "application/json")
-        .body(Body::from(serde_json::to_vec(v).unwrap()))
+        .body(whole(serde_json::to_vec(v).unwrap()))
         .unwrap()
 }
 
 /// The answer to a watch with `sendInitialEvents=true`, from the answer to the LIST: an
 /// `ADDED` event per item, then the bookmark that marks the end of the initial events (or
 /// the LIST's error, as the status of the response).
-async fn initial_events(list: Response<Body>) -> Response<Body> {
+async fn initial_events(list: Response<FakeBody>) -> Response<FakeBody> {
     if !list.status().is_success() {
         return list;
     }
-    let bytes = list.into_body().collect_bytes().await.unwrap_or_default();
+    let bytes = list
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
     let list: Value = serde_json::from_slice(&bytes).unwrap_or_default();
     let mut lines = Vec::new();
     for item in list["items"].as_array().into_iter().flatten() {
@@ -93,9 +176,24 @@ async fn initial_events(list: Response<Body>) -> Response<Body> {
     }});
     serde_json::to_writer(&mut lines, &bookmark).unwrap();
     lines.push(b'\n');
+    Response::builder().status(200).body(whole(lines)).unwrap()
+}
+
+/// The answer to a watch of `collection`: its events from now on, as they happen.
+fn live_watch(state: &Shared, collection: &'static str) -> Response<FakeBody> {
+    let (lines, rx) = mpsc::unbounded_channel();
+    state
+        .lock()
+        .unwrap()
+        .watchers
+        .push(Watcher { collection, lines });
+    let frames = futures::stream::unfold(rx, |mut rx| async move {
+        let line = rx.recv().await?;
+        Some((Ok(Frame::data(line)), rx))
+    });
     Response::builder()
         .status(200)
-        .body(Body::from(lines))
+        .body(StreamBody::new(frames).boxed_unsync())
         .unwrap()
 }
 
@@ -110,10 +208,32 @@ pub fn context(client: kube::Client) -> Arc<super::context::Ctx> {
     )
 }
 
-/// A client whose requests the fake answers.
+/// The report CRD as the server serves it: established, and being deleted or not.
+pub fn report_crd(deleting: bool) -> Value {
+    let mut crd: Value = serde_json::from_str(&crate::audit::schema_audit::crd_manifest()).unwrap();
+    crd["metadata"]["uid"] = json!("report-crd");
+    crd["status"] = json!({"conditions": [{"type": "Established", "status": "True"}],
+        "storedVersions": ["v1alpha1"]});
+    if deleting {
+        crd["metadata"]["deletionTimestamp"] = json!("2026-11-28T00:00:00Z");
+    }
+    crd
+}
+
+/// Puts a CRD on the fake and reads it as the Controller does when it sees it (its object
+/// audit starts), whether or not a Controller runs.
+pub async fn apply_crd(ctx: &Arc<super::context::Ctx>, fake: &Shared, crd: Value) {
+    let name = crd["metadata"]["name"].as_str().unwrap().to_string();
+    put_crd(fake, crd);
+    let stored = fake.lock().unwrap().crds[&name].clone();
+    super::revision::read_revision(ctx, stored).await;
+}
+
+/// A client whose requests the fake answers; the fake serves the report CRD.
 pub fn start() -> (kube::Client, Shared) {
-    let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<FakeBody>>();
     let state: Shared = Arc::default();
+    put_crd(&state, report_crd(false));
     let s = state.clone();
     tokio::spawn(async move {
         // Watches never answer: their responders are kept here.
@@ -134,6 +254,9 @@ pub fn start() -> (kube::Client, Shared) {
                     // them; the watch that follows never answers.
                     let list = answer(&s, "GET", &path, &[], metadata_only);
                     send.send_response(initial_events(list).await);
+                } else if path == CRDS || path == REPORTS {
+                    let collection = if path == CRDS { CRDS } else { REPORTS };
+                    send.send_response(live_watch(&s, collection));
                 } else {
                     pending.push(send);
                 }
@@ -154,7 +277,7 @@ fn policy_report(
     method: &str,
     rest: &str,
     body: &[u8],
-) -> Response<Body> {
+) -> Response<FakeBody> {
     let parts: Vec<&str> = rest.split('/').collect();
     let (namespace, kind, name) = match parts.as_slice() {
         [kind] => ("", *kind, ""),
@@ -254,10 +377,29 @@ fn answer(
     path: &str,
     body: &[u8],
     metadata_only: bool,
-) -> Response<Body> {
+) -> Response<FakeBody> {
     let mut st = state.lock().unwrap();
-    let reports = "/apis/crd-audit.dev/v1alpha1/schemaaudits";
-    if let Some(rest) = path.strip_prefix(reports) {
+    if let Some(rest) = path.strip_prefix(CRDS) {
+        let name = rest.trim_start_matches('/');
+        return match (method, name) {
+            ("GET", "") => {
+                let items: Vec<Value> = st.crds.values().cloned().collect();
+                let version = st.resource_version.to_string();
+                ok(&json!({"apiVersion": "apiextensions.k8s.io/v1",
+                    "kind": "CustomResourceDefinitionList",
+                    "metadata": {"resourceVersion": version}, "items": items}))
+            }
+            ("GET", name) => {
+                st.crd_gets += 1;
+                match st.crds.get(name) {
+                    Some(c) => ok(c),
+                    None => status(404, "NotFound", "not found"),
+                }
+            }
+            _ => status(405, "MethodNotAllowed", "not here"),
+        };
+    }
+    if let Some(rest) = path.strip_prefix(REPORTS) {
         let rest = rest.trim_start_matches('/');
         let (name, sub) = rest.split_once('/').unwrap_or((rest, ""));
         return match (method, name, sub) {
@@ -299,6 +441,7 @@ fn answer(
                     return status(500, "InternalError", "etcdserver: request is too large");
                 }
                 let applied: Value = serde_json::from_slice(body).unwrap_or_default();
+                let version = next_version(&mut st);
                 let entry = st
                     .reports
                     .entry(name.to_string())
@@ -310,10 +453,19 @@ fn answer(
                     *entry = applied;
                     entry["status"] = status;
                 }
-                ok(&entry.clone())
+                entry["metadata"]["resourceVersion"] = json!(version);
+                let written = entry.clone();
+                if sub == "status" {
+                    st.status_writes
+                        .push((name.to_string(), written["status"].clone()));
+                }
+                broadcast(&mut st, REPORTS, "MODIFIED", &written);
+                ok(&written)
             }
             ("DELETE", name, _) => {
-                st.reports.remove(name);
+                if let Some(r) = st.reports.remove(name) {
+                    broadcast(&mut st, REPORTS, "DELETED", &r);
+                }
                 ok(&json!({"kind": "Status", "apiVersion": "v1", "status": "Success"}))
             }
             _ => status(405, "MethodNotAllowed", "not here"),
@@ -371,7 +523,7 @@ fn answer(
         return Response::builder()
             .status(201)
             .header("content-type", "application/json")
-            .body(Body::from(serde_json::to_vec(&ev).unwrap()))
+            .body(whole(serde_json::to_vec(&ev).unwrap()))
             .unwrap();
     }
     // A LIST of a CRD's objects: /apis/GROUP/VERSION/PLURAL

@@ -33,6 +33,11 @@ pub struct VerbLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct KindLabels {
+    pub kind: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct BuildLabels {
     pub version: String,
     pub commit: String,
@@ -56,6 +61,8 @@ pub struct Metrics {
     pub watches: Gauge,
     pub api_errors: Family<VerbLabels, Counter>,
     pub api_writes: Family<VerbLabels, Counter>,
+    /// Reconciles of a CRD that failed (and are retried), by kind of error.
+    pub reconcile_errors: Family<KindLabels, Counter>,
     pub leader: Gauge,
     pub internal_errors: Counter,
     /// CRD revisions compiled to judge their objects (a CRD is compiled again when its
@@ -85,6 +92,7 @@ impl Metrics {
             watches: Gauge::default(),
             api_errors: Family::default(),
             api_writes: Family::default(),
+            reconcile_errors: Family::default(),
             leader: Gauge::default(),
             internal_errors: Counter::default(),
             validator_compilations: Counter::default(),
@@ -147,6 +155,11 @@ impl Metrics {
             m.api_writes.clone(),
         );
         registry.register(
+            "crd_audit_reconcile_errors",
+            "Reconciles of a CRD that failed and are retried, by kind (read_crd, write_report)",
+            m.reconcile_errors.clone(),
+        );
+        registry.register(
             "crd_audit_leader",
             "1 while this replica is the leader",
             m.leader.clone(),
@@ -170,6 +183,12 @@ impl Metrics {
             .set(1);
         registry.register("crd_audit_build_info", "Build information", build);
         Metrics { registry, ..m }
+    }
+
+    pub fn reconcile_error(&self, kind: &str) {
+        self.reconcile_errors
+            .get_or_create(&KindLabels { kind: kind.into() })
+            .inc();
     }
 
     pub fn api_error(&self, verb: &str) {

@@ -5,15 +5,15 @@
 //! Modules: `command` (`crd-audit controller`: its flags), `options` (the resolved
 //! options), `logging`, `shutdown` (the signals that stop it), `leader` (the Lease:
 //! acquiring, keeping and releasing it), `context` (what the tasks share: `Ctx`, the
-//! registry), `tracked` (one audited CRD), `controller` (the CRD watch), `crd_feed` (the
-//! audited CRDs as the report writer's Controller sees them), `reconcile`
-//! (what a CRD event does), `earlier_reports` (what an earlier operator reported, read with
-//! one LIST), `state` (the decisions about one CRD, without I/O),
-//! `per_key` (CRD events reconciled a few at a time, one at a time per CRD),
+//! registry), `tracked` (one audited CRD), `controller` (kube-runtime's Controller keyed by
+//! CRD name, over a metadata watch of the CRDs), `reconcile` (its reconcile and error
+//! policy), `error` (why a reconcile failed, and its retry), `revision` (what reading a CRD
+//! does), `removal` (a CRD that went away), `earlier_reports` (what an earlier operator
+//! reported, read with one LIST), `state` (the decisions about one CRD, without I/O),
 //! `objects` (one object audit per CRD), `validators` (the bounded cache of compiled CRDs),
 //! `watch_backoff` (the watches' backoff and LIST permits), `report_status` (the status a
 //! report should have), `reporter` (the report object, its write, metrics and the Event
-//! pump), `report_writer` (kube-runtime's Controller writing the reports), `policy_report` and
+//! pump), `report_writer` (a CRD's report brought up to date, findings first), `policy_report` and
 //! `policy_reporter` (the wgpolicyk8s.io PolicyReports, with `policyReports: true`),
 //! `events`, `metrics`, `write_limit`. The client, configuration, judging and report types
 //! are shared with the one-shot commands (`crate::cluster`, `crate::audit`). This module
@@ -23,8 +23,8 @@
 pub mod command;
 pub mod context;
 pub mod controller;
-pub mod crd_feed;
 pub mod earlier_reports;
+pub mod error;
 pub mod events;
 #[cfg(test)]
 mod fake_api;
@@ -33,13 +33,14 @@ mod logging;
 pub mod metrics;
 pub mod objects;
 mod options;
-pub mod per_key;
 pub mod policy_report;
 pub mod policy_reporter;
 pub mod reconcile;
+pub mod removal;
 pub mod report_status;
 pub mod report_writer;
 pub mod reporter;
+pub mod revision;
 mod shutdown;
 pub mod state;
 pub mod tracked;

@@ -228,7 +228,7 @@ impl ObjectAudit {
                     if !current {
                         return;
                     }
-                    self.ctx.changed.notify_one();
+                    self.ctx.changed(&self.crd.name);
                 }
                 Err(e) if self.ctx.refused_streaming(self.streaming, &e) => {
                     stream = self.stream();
@@ -287,7 +287,7 @@ impl ObjectAudit {
                     t.blocked = Some(Blocked::NotCompiled(e));
                     t.audited = true;
                 });
-                self.ctx.changed.notify_one();
+                self.ctx.changed(&self.crd.name);
                 None
             }
         }
@@ -396,7 +396,7 @@ impl ObjectAudit {
                 crd: self.crd.name.clone(),
             })
             .observe(secs);
-        self.ctx.changed.notify_one();
+        self.ctx.changed(&self.crd.name);
         self.carry_out(effects).await;
         true
     }
@@ -427,7 +427,7 @@ impl ObjectAudit {
         else {
             return false;
         };
-        self.ctx.changed.notify_one();
+        self.ctx.changed(&self.crd.name);
         self.carry_out(effects).await;
         true
     }
@@ -461,7 +461,7 @@ impl ObjectAudit {
                 t.blocked = Some(Blocked::Forbidden(e.to_string()));
                 t.audited = true;
             });
-            self.ctx.changed.notify_one();
+            self.ctx.changed(&self.crd.name);
         }
         tracing::error!(crd = %self.crd.name, error = %e, "reading objects failed; retrying with backoff");
     }
@@ -553,7 +553,7 @@ impl ObjectAudit {
                 set.remove(&key);
             }
         });
-        self.ctx.changed.notify_one();
+        self.ctx.changed(&self.crd.name);
     }
 }
 

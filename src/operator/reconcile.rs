@@ -1,263 +1,128 @@
-//! What a CRD event does to the registry: a new or changed CRD is checked, diffed against
-//! the revision judged before (or the one an earlier operator recorded in its report),
-//! packed, and its object audit (re)started; a CRD that went away is forgotten and its
-//! report deleted.
+//! The Controller's reconcile of one CRD, level-triggered: whatever woke it (the CRD
+//! watch, its report changed or deleted, its object audit, a retry), it brings the CRD's
+//! tracked state and report up to date. It reads the whole CRD only when the watch shows
+//! another UID or `resourceVersion` than the one read (`revision`), publishes the CRD's
+//! metrics and the Events of its conditions, and writes its report when what it says changed
+//! (`report_writer`). A failed reconcile is retried with backoff (`error_policy`).
 
-use super::context::{Ctx, blocking};
-use super::metrics::CrdLabels;
-use super::report_status::{self, LastChange};
-use super::state::{Earlier, Revision, Seen, on_crd, track};
-use crate::audit::read_crd::read_crd;
+use super::context::{CrdMeta, Ctx};
+use super::error::{Error, Retry, backoff};
+use super::removal::remove;
 use crate::audit::schema_audit::SchemaAudit;
-use crate::packed_crd::PackedCrd;
-use crd_audit_engine::Crd;
-use crd_audit_engine::{CheckReport, check_crd, size_limits};
-use kube::api::{Api, DeleteParams};
-use serde_json::Value;
+use crate::cluster::resources::{crd_resource, object_value};
+use kube::ResourceExt;
+use kube::api::{Api, DynamicObject};
+use kube::runtime::controller::Action;
 use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
 
-/// A CRD appeared or changed: compile and check it off the executor, diff it against the
-/// revision audited before, and (re)start the audit of its objects.
-#[tracing::instrument(name = "reconcile", skip_all, fields(crd = raw["metadata"]["name"].as_str().unwrap_or_default()))]
-pub(crate) async fn reconcile(ctx: &Arc<Ctx>, raw: Value) {
-    if let Some(served) = report_crd_served(&raw) {
-        ctx.reports_served(served);
-        return;
-    }
-    let crd = match read_crd(&raw) {
-        Ok(c) => Arc::new(c),
-        Err(e) => {
-            // The server served it: crd-audit's own failure, counted; the others go on.
-            ctx.metrics.internal_errors.inc();
-            tracing::error!(crd = %e.name, reason = %e.reason, "{e}");
-            return;
-        }
-    };
-    if !ctx.config.audits_group(&crd.group)
-        || crate::audit::schema_audit::is_report_crd(&crd.group, &crd.kind)
-    {
-        drop(raw);
-        if ctx.registry().contains_key(&crd.name) {
-            remove(ctx, &crd.name).await;
-        }
-        return;
-    }
-    let seen = on_crd(ctx.registry().get(&crd.name), &crd);
-    if matches!(seen, Seen::Unchanged) {
-        // A relist, or an update of what the audit does not read: nothing to check again.
-        return;
-    }
-    // Its size as a manifest, measured on the document (which it then frees): lengths only.
-    let sizes = size_limits::findings(&size_limits::measure(&size_limits::as_manifest(raw)));
-    let check = {
-        let c = crd.clone();
-        let release = ctx.release().engine();
-        blocking(ctx, move || check_crd(&*c, release)).await
-    }
-    .unwrap_or_else(|panic| {
-        let mut report = CheckReport::default();
-        report.crd = crd.name.clone();
-        report.internal_error = Some(panic);
-        report
-    });
-    if let Some(e) = &check.internal_error {
-        ctx.metrics.internal_errors.inc();
-        tracing::error!(crd = %crd.name, error = %e, "checking the CRD failed (internal error)");
-    }
-    let change = match &seen {
-        Seen::Unchanged => return,
-        Seen::StatusOnly => {
-            let mut reg = ctx.registry();
-            if let Some(t) = reg.get_mut(&crd.name) {
-                let revision = Arc::new(t.revision.with_status_of(&crd));
-                t.revision = revision;
-                t.check = check;
-                t.sizes = sizes;
-            }
-            drop(reg);
-            ctx.changed.notify_one();
-            return;
-        }
-        Seen::Changed(old) => {
-            let (old, new) = (old.clone(), crd.clone());
-            let changed = blocking(ctx, move || {
-                let old = old.unpack()?;
-                let changes = crd_audit_engine::diff(&old, &new);
-                Ok::<_, String>(LastChange::from_diff(&old, &new, &changes))
-            })
-            .await
-            .and_then(|r| r);
-            match changed {
-                Ok(c) => Some(c),
-                Err(panic) => {
-                    tracing::error!(crd = %crd.name, panic = %panic, "diffing the CRD failed (internal error)");
-                    None
-                }
-            }
-        }
-        Seen::New => None,
-    };
-    // First sight: what an earlier operator reported about this CRD.
-    let earlier = match seen {
-        Seen::New => earlier_report(ctx, &crd).await,
-        _ => None,
-    };
-    // What stays of the revision: its shell and its schemas packed. It is compiled only when
-    // its objects are judged (`objects`, through `ctx.validators`).
-    let name = crd.name.clone();
-    let revision = blocking(ctx, move || {
-        PackedCrd::pack(Arc::try_unwrap(crd).unwrap_or_else(|shared| Crd::clone(&shared)))
-    })
-    .await;
-    let revision = match revision {
-        Ok(r) => Arc::new(r),
-        Err(panic) => {
-            ctx.metrics.internal_errors.inc();
-            tracing::error!(crd = %name, panic = %panic, "packing the CRD failed (internal error)");
-            return;
-        }
-    };
-    let crd = revision.shell().clone();
-    ctx.validators.forget(&crd.name);
-    if let Some(c) = &change {
-        for e in &c.report.changes {
-            ctx.metrics
-                .schema_changes
-                .get_or_create(&super::metrics::ClassLabels {
-                    crd: crd.name.clone(),
-                    class: e.class.clone(),
-                })
-                .inc();
-        }
-    }
-    let epoch = ctx.epoch();
-    let mut reg = ctx.registry();
-    let previous = reg.remove(&crd.name);
-    let new = Revision {
-        revision: revision.clone(),
-        check,
-        sizes,
-        epoch,
-    };
-    let mut t = track(new, previous, change, earlier);
-    tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
-    t.task = Some(tokio::spawn(super::objects::supervised_audit(
-        ctx.clone(),
-        revision,
-        epoch,
-    )));
-    reg.insert(crd.name.clone(), t);
-    ctx.crd_feed.tracked(&crd);
-    drop(reg);
-    ctx.changed.notify_one();
+/// The name of the report CRD (`schemaaudits.crd-audit.dev`).
+pub static REPORT_CRD: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| <SchemaAudit as kube::CustomResourceExt>::crd_name().to_string());
+
+/// Whether the CRD of this name is one crd-audit audits, as far as its name tells: its group
+/// is the part after the first dot (the report CRD is read: it says whether reports can be
+/// written).
+fn may_audit(ctx: &Ctx, name: &str) -> bool {
+    let group = name.split_once('.').map_or("", |(_, g)| g);
+    name == REPORT_CRD.as_str() || ctx.config.audits_group(group)
 }
 
-/// Whether the report CRD is served (established, not being deleted), if `raw` is it.
-fn report_crd_served(raw: &Value) -> Option<bool> {
-    let group = raw["spec"]["group"].as_str()?;
-    let kind = raw["spec"]["names"]["kind"].as_str()?;
-    if !crate::audit::schema_audit::is_report_crd(group, kind) {
-        return None;
-    }
-    let established = raw["status"]["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|c| c["type"] == "Established" && c["status"] == "True");
-    Some(established && raw["metadata"]["deletionTimestamp"].is_null())
-}
-
-async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
-    let report = ctx
-        .earlier_reports
-        .take(&ctx.client, &ctx.metrics, &crd.name)
-        .await?;
-    let owned = report
-        .metadata
-        .owner_references
-        .as_ref()
-        .is_none_or(|o| o.iter().any(|r| r.uid == crd.uid));
-    if !owned {
-        return None; // the report of an earlier CRD of the same name
-    }
-    let status = report.status.unwrap_or_default();
-    let recorded = report
-        .spec
-        .audited_revision
-        .as_ref()
-        .and_then(|rev| report_status::recorded_revision(crd, rev));
-    let (last_change, tightened_from) = match recorded {
-        Some(old) if old.generation != crd.generation => {
-            // Changed while no operator ran: diff the change now.
-            let (o, n) = (Arc::new(old), crd.clone());
-            let change = blocking(ctx, move || {
-                LastChange::from_diff(&o, &n, &crd_audit_engine::diff(&o, &n))
-            })
-            .await
-            .ok();
-            let before = status
-                .invalid_objects
-                .iter()
-                .map(|i| (i.namespace.clone(), i.name.clone()))
-                .collect();
-            match change {
-                // No schema changed since the report's revision: its last change stands.
-                Some(c) if c.report.total_changes == Some(0) => {
-                    (LastChange::reported(&status), None)
-                }
-                change => {
-                    let tightened = change.as_ref().is_some_and(|c| c.tightened);
-                    (change, tightened.then_some(before))
-                }
-            }
+#[tracing::instrument(name = "reconcile", skip_all, fields(crd = %meta.name_any()))]
+pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Error> {
+    let name = meta.name_any();
+    if !may_audit(&ctx, &name) {
+        if ctx.registry().contains_key(&name) {
+            remove(&ctx, &name); // its group is no longer audited
         }
-        _ => (LastChange::restore(&status, crd.generation), None),
-    };
-    let times = status
-        .conditions
-        .iter()
-        .map(|c| {
-            (
-                c.type_.clone(),
-                (c.status.clone(), c.last_transition_time.clone()),
-            )
+        return Ok(Action::await_change());
+    }
+    if let Some(wait) = backing_off(&ctx, &name) {
+        return Ok(Action::requeue(wait));
+    }
+    let read = {
+        let reg = ctx.registry();
+        reg.get(&name).is_none_or(|t| {
+            meta.metadata.uid.as_deref() != Some(t.crd().uid.as_str())
+                || meta.metadata.resource_version != t.resource_version
         })
-        .collect();
-    Some(Earlier {
-        last_change,
-        times,
-        status: Some(status),
-        tightened_from,
-    })
+    };
+    if read {
+        let _permit = ctx.crd_reads.acquire().await;
+        let api: Api<DynamicObject> = Api::all_with(ctx.client.clone(), &crd_resource());
+        match api.get(&name).await {
+            Ok(crd) => {
+                let raw = object_value(crd, &crd_resource());
+                super::revision::read_revision(&ctx, raw).await;
+            }
+            // Deleted since: the watch says so next.
+            Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Action::await_change()),
+            Err(e) => {
+                ctx.metrics.api_error("get");
+                return Err(Error::ReadCrd(crate::cluster::client::describe(&e)));
+            }
+        }
+    }
+    let action = super::report_writer::bring_up_to_date(&ctx, &name).await?;
+    ctx.retries().remove(&name);
+    Ok(action)
 }
 
-/// A CRD went away (or is no longer audited): stop its audit, forget its metrics, delete
-/// its report.
-#[tracing::instrument(name = "remove", skip_all, fields(crd = name))]
-pub(crate) async fn remove(ctx: &Ctx, name: &str) {
-    ctx.validators.forget(name);
-    let Some(t) = ctx.registry().remove(name) else {
-        return;
-    };
-    ctx.crd_feed.gone(name);
-    let versions: Vec<String> = t.crd().versions.iter().map(|v| v.name.clone()).collect();
-    drop(t);
-    ctx.metrics.forget_crd(name, &versions);
-    ctx.metrics
-        .nonstructural_versions
-        .remove(&CrdLabels { crd: name.into() });
-    if !ctx.reports_served.load(std::sync::atomic::Ordering::SeqCst) {
-        return; // it went with the report CRD, or goes with it
+/// How long the CRD's retry still waits, if its last reconcile failed and the API server has
+/// not recovered since.
+fn backing_off(ctx: &Ctx, name: &str) -> Option<Duration> {
+    let retries = ctx.retries();
+    let r = retries.get(name)?;
+    let now = Instant::now();
+    (r.at > now && r.recoveries == *ctx.recovered.borrow()).then(|| r.at - now)
+}
+
+/// The Controller's error policy: the CRD is reconciled again after a backoff that doubles
+/// with each failure in a row (from a second to a minute), and at once when the API server
+/// recovers.
+pub fn error_policy(meta: Arc<CrdMeta>, e: &Error, ctx: Arc<Ctx>) -> Action {
+    let name = meta.name_any();
+    ctx.metrics.reconcile_error(e.kind());
+    let recoveries = *ctx.recovered.borrow();
+    let mut retries = ctx.retries();
+    let r = retries.entry(name.clone()).or_insert(Retry {
+        in_a_row: 0,
+        at: Instant::now(),
+        recoveries,
+    });
+    if r.recoveries != recoveries {
+        // The first failure since the API server came back.
+        r.in_a_row = 0;
+        r.recoveries = recoveries;
     }
-    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
-    ctx.limiter.acquire().await;
-    ctx.metrics.api_write("delete");
-    match api.delete(name, &DeleteParams::default()).await {
-        Ok(_) => tracing::info!(crd = name, "CRD removed; report deleted"),
-        Err(kube::Error::Api(s)) if s.code == 404 => {}
-        Err(e) => {
-            ctx.metrics.api_error("delete");
-            tracing::error!(crd = name, error = %e, "deleting the report failed");
-        }
+    r.in_a_row = r.in_a_row.saturating_add(1);
+    let wait = backoff(r.in_a_row);
+    r.at = Instant::now() + wait;
+    tracing::error!(crd = %name, error = %e, retry_in = ?wait, "reconciling the CRD failed");
+    Action::requeue(wait)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_group_of_a_crd_is_read_from_its_name() {
+        let (client, _fake) = crate::operator::fake_api::start();
+        let config = crate::audit::config::Config {
+            exclude_groups: vec!["*.internal.example.com".into()],
+            ..Default::default()
+        };
+        let ctx = Ctx::new(
+            client,
+            None,
+            config,
+            Arc::new(super::super::metrics::Metrics::new()),
+            "test",
+        );
+        assert!(may_audit(&ctx, "things.example.com"));
+        assert!(!may_audit(&ctx, "things.a.internal.example.com"));
+        assert!(may_audit(&ctx, REPORT_CRD.as_str()));
     }
 }

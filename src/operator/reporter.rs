@@ -1,6 +1,6 @@
 //! What the audits say and how it is written: the status a tracked CRD's `SchemaAudit`
 //! report should have, the report object and its write (server-side apply under the field
-//! manager `crd-audit`, then the whole status), the order that puts findings first, the
+//! manager `crd-audit`, then the whole status), which reports have findings, the
 //! metrics per CRD, and the Event pump (an Event that could not be written stays queued and
 //! is retried; none is dropped). When a report is written is `report_writer`'s to decide.
 
@@ -93,24 +93,15 @@ pub(super) fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> S
     r
 }
 
-/// The order reports are considered in: those of CRDs with findings first (invalid objects,
-/// a tightening, CRD problems, an audit that cannot run), then the rest, each by name. On
-/// a fresh start with thousands of CRDs the writes are paced by `apiQps`, and the reports
-/// that matter must not wait behind thousands of clean ones.
-pub fn write_order(reg: &std::collections::BTreeMap<String, Tracked>) -> Vec<String> {
-    let findings = |t: &Tracked| {
-        t.audit.invalid_count() > 0
-            || t.blocked.is_some()
-            || t.check.has_findings()
-            || t.check.internal_error.is_some()
-            || t.last_change.as_ref().is_some_and(|c| c.tightened)
-    };
-    let (first, rest): (Vec<_>, Vec<_>) = reg.iter().partition(|(_, t)| findings(t));
-    first
-        .into_iter()
-        .chain(rest)
-        .map(|(name, _)| name.clone())
-        .collect()
+/// Whether a tracked CRD's report has findings (invalid objects, a tightening, CRD problems,
+/// an audit that cannot run): on a fresh start with thousands of CRDs, writes are paced by
+/// `apiQps`, and these reports must not wait behind thousands of clean ones.
+pub fn has_findings(t: &Tracked) -> bool {
+    t.audit.invalid_count() > 0
+        || t.blocked.is_some()
+        || t.check.has_findings()
+        || t.check.internal_error.is_some()
+        || t.last_change.as_ref().is_some_and(|c| c.tightened)
 }
 
 /// [`desired`] of a tracked CRD, for tests.

@@ -87,6 +87,7 @@ pub fn track(
         times: BTreeMap::new(),
         written: None,
         evented: None,
+        resource_version: None,
         task: None,
     };
     match (previous, change) {

@@ -42,6 +42,9 @@ pub struct Tracked {
     pub written: Option<u64>,
     /// The status whose conditions the last Events were computed from.
     pub evented: Option<report_status::ConditionStatuses>,
+    /// The `resourceVersion` of the CRD as last read: the CRD is read again when the
+    /// Controller sees another (a new generation, or a change of its status or labels).
+    pub resource_version: Option<String>,
     pub task: Option<JoinHandle<()>>,
 }
 

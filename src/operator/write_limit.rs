@@ -39,6 +39,13 @@ impl WriteLimiter {
         }
     }
 
+    /// Whether a write could go now (a token is there), without taking it.
+    pub fn has_room(&self) -> bool {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let refill = Instant::now().duration_since(s.1).as_secs_f64() * self.qps;
+        (s.0 + refill).min(self.burst) >= 1.0
+    }
+
     pub async fn acquire(&self) {
         while let Some(wait) = self.reserve() {
             tokio::time::sleep(wait).await;
@@ -53,9 +60,11 @@ mod tests {
     #[test]
     fn burst_then_waits() {
         let l = WriteLimiter::new(1.0, 3);
+        assert!(l.has_room());
         assert!(l.reserve().is_none());
         assert!(l.reserve().is_none());
         assert!(l.reserve().is_none());
+        assert!(!l.has_room());
         let wait = l.reserve().expect("the fourth write waits");
         assert!(wait > Duration::from_millis(500) && wait <= Duration::from_secs(1));
         // The smallest rate the configuration accepts gives a finite wait.

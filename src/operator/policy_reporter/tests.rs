@@ -63,7 +63,7 @@ async fn audited_with(
     };
     let ctx = Ctx::new(client, None, config, Arc::new(Metrics::new()), "test");
     for (name, scope) in [(THINGS, "Namespaced"), (NODES, "Cluster")] {
-        crate::operator::reconcile::reconcile(&ctx, crd(name, scope)).await;
+        fake_api::apply_crd(&ctx, &fake, crd(name, scope)).await;
     }
     until("the audits", || {
         let reg = ctx.registry();
@@ -243,7 +243,7 @@ async fn a_restart_rewrites_nothing() {
         ..Config::default()
     };
     let ctx2 = Ctx::new(client, None, config, Arc::new(Metrics::new()), "test2");
-    crate::operator::reconcile::reconcile(&ctx2, crd(THINGS, "Namespaced")).await;
+    fake_api::apply_crd(&ctx2, &fake, crd(THINGS, "Namespaced")).await;
     until("the new audit", || {
         ctx2.registry().get(THINGS).is_some_and(|t| t.audited)
     })
@@ -280,7 +280,7 @@ async fn missing_crds_and_refused_writes_are_retried_with_backoff() {
     .await;
     fake.lock().unwrap().policy_crds_missing = true;
     let writer = tokio::spawn(write_policy_reports(ctx.clone()));
-    let reports = tokio::spawn(crate::operator::report_writer::run(ctx.clone()));
+    let reports = tokio::spawn(crate::operator::controller::run(ctx.clone()));
     until("the SchemaAudit reports", || {
         fake.lock().unwrap().reports.len() == 2
     })

@@ -1,0 +1,584 @@
+use super::*;
+use crate::operator::events::PendingEvent;
+use crate::operator::fake_api::{self, context};
+use k8s_openapi::api::core::v1::ObjectReference;
+use serde_json::Value;
+use serde_json::json;
+use std::time::Duration;
+
+fn crd(uid: &str, generation: i64, sizes: &[&str]) -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "things.example.com", "uid": uid, "generation": generation},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "things", "kind": "Thing"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                    "type": "object", "properties": {"size": {"type": "string", "enum": sizes}}}}}}}]}})
+}
+
+fn thing(name: &str, size: &str) -> Value {
+    json!({"metadata": {"name": name, "namespace": "ns", "uid": format!("uid-{name}")},
+        "spec": {"size": size}})
+}
+
+/// Watches stream their initial state from 1.34 on, list with pages before, and fall
+/// back to pages for good when the server refuses a streaming list.
+#[tokio::test(start_paused = true)]
+async fn watches_stream_where_the_server_can_and_fall_back_to_pages() {
+    let (client, _api) = fake_api::start();
+    let ctx = context(client);
+    let refusal = |code: u16| {
+        watcher::Error::WatchError(
+            kube::core::Status::failure("sendInitialEvents is forbidden", "Invalid")
+                .with_code(code)
+                .boxed(),
+        )
+    };
+    ctx.release_minor.store(20, Ordering::Relaxed);
+    assert!(!ctx.watch_config(7).1, "1.20 has no streaming lists");
+    ctx.release_minor.store(33, Ordering::Relaxed);
+    assert!(!ctx.watch_config(7).1);
+    ctx.release_minor.store(34, Ordering::Relaxed);
+    assert!(ctx.watch_config(7).1, "1.34 streams");
+    // Other errors, or a watch that does not stream, change nothing.
+    assert!(!ctx.refused_streaming(true, &refusal(500)));
+    assert!(!ctx.refused_streaming(true, &refusal(410)));
+    assert!(!ctx.refused_streaming(false, &refusal(422)));
+    assert!(ctx.watch_config(7).1);
+    assert!(ctx.refused_streaming(true, &refusal(422)));
+    assert!(!ctx.watch_config(7).1, "still streaming after a refusal");
+    assert!(
+        ctx.refused_streaming(true, &refusal(400)),
+        "a second watch restarts too"
+    );
+}
+
+async fn until(what: &str, mut f: impl FnMut() -> bool) {
+    for _ in 0..400 {
+        if f() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn audited(ctx: &Ctx, uid: &str) -> bool {
+    ctx.registry()
+        .get("things.example.com")
+        .is_some_and(|t| t.audited && t.crd().uid == uid)
+}
+
+/// A CRD too large for client-side `kubectl apply` (measured as a manifest: what the
+/// server adds, managed fields and the old last-applied copy, does not count) has the
+/// finding in its report; a smaller next generation clears it.
+#[tokio::test(start_paused = true)]
+async fn a_crd_too_large_for_client_side_apply_is_reported() {
+    let (client, fake) = fake_api::start();
+    let ctx = context(client);
+    let mut big = crd("u1", 1, &["small"]);
+    big["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["description"] =
+        json!("x".repeat(270_000));
+    // Server-filled fields, larger than the limit on their own, are not measured.
+    big["metadata"]["managedFields"] =
+        json!([{"manager": "m", "fieldsV1": {"f:x": "y".repeat(300_000)}}]);
+    big["status"] = json!({"storedVersions": ["v1"], "filler": "z".repeat(300_000)});
+    fake_api::apply_crd(&ctx, &fake, big).await;
+    let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+    assert_eq!(status.size_findings.len(), 1, "{:?}", status.size_findings);
+    let f = &status.size_findings[0];
+    assert_eq!(
+        (f.severity.as_str(), f.limit.as_str()),
+        ("warning", "lastAppliedAnnotation")
+    );
+    assert_eq!(f.limit_bytes, 262_144);
+    // The last-applied copy is the manifest: the description and a few hundred bytes.
+    assert!((270_000..271_000).contains(&f.bytes), "{}", f.bytes);
+    assert!(
+        f.message.contains("kubectl apply --server-side"),
+        "{}",
+        f.message
+    );
+
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
+    let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+    assert!(
+        status.size_findings.is_empty(),
+        "{:?}",
+        status.size_findings
+    );
+}
+
+/// Things with one object, a (medium), audited at generation 1 (sizes small and
+/// medium): valid.
+async fn audited_thing_a() -> (Arc<Ctx>, fake_api::Shared) {
+    let (client, fake) = fake_api::start();
+    fake.lock()
+        .unwrap()
+        .objects
+        .insert("things".into(), vec![thing("a", "medium")]);
+    let ctx = context(client);
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
+    until("the first audit", || audited(&ctx, "u1")).await;
+    (ctx, fake)
+}
+
+/// A CRD deleted and recreated under the same name (same generation, another UID, as
+/// after a relist that missed the deletion) is judged with its new schema.
+#[tokio::test(start_paused = true)]
+async fn a_recreated_crd_is_judged_with_its_new_schema() {
+    let (ctx, fake) = audited_thing_a().await;
+    assert_eq!(
+        ctx.registry()["things.example.com"].audit.invalid_count(),
+        0
+    );
+    fake_api::apply_crd(&ctx, &fake, crd("u2", 1, &["small"])).await;
+    until("the audit of the new CRD", || audited(&ctx, "u2")).await;
+    let reg = ctx.registry();
+    let t = &reg["things.example.com"];
+    assert_eq!(t.audit.invalid_count(), 1);
+    assert!(
+        t.last_change.is_none(),
+        "a new CRD is not a change of the old one"
+    );
+    assert_eq!(t.audit.objects.get("v1"), Some(&1));
+}
+
+/// Two audited CRDs: gadgets (no objects) and things (one object, invalid).
+async fn audited_gadgets_and_things() -> Arc<Ctx> {
+    audited_gadgets_and_things_on_the_fake().await.0
+}
+
+/// [`audited_gadgets_and_things`], and the fake API they are on.
+async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared) {
+    let (client, fake) = fake_api::start();
+    {
+        let mut f = fake.lock().unwrap();
+        f.objects
+            .insert("things".into(), vec![thing("a", "medium")]);
+        f.objects.insert("gadgets".into(), vec![]);
+    }
+    let ctx = context(client);
+    let mut gadgets = crd("u9", 1, &["small"]);
+    gadgets["metadata"]["name"] = json!("gadgets.example.com");
+    gadgets["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
+    fake_api::apply_crd(&ctx, &fake, gadgets).await;
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small"])).await;
+    until("both audits", || {
+        let reg = ctx.registry();
+        reg.len() == 2 && reg.values().all(|t| t.audited)
+    })
+    .await;
+    (ctx, fake)
+}
+
+/// A stop (shutdown, a lost Lease) writes the queued Events before it ends, in order,
+/// and leaves nothing running.
+#[tokio::test(start_paused = true)]
+async fn a_stop_flushes_the_queued_events() {
+    let (ctx, fake) = audited_gadgets_and_things_on_the_fake().await;
+    for i in 0..3 {
+        ctx.queue_event(PendingEvent {
+            warning: true,
+            reason: format!("Test{i}"),
+            note: "n".into(),
+            regarding: ObjectReference {
+                name: Some("things.example.com".into()),
+                ..Default::default()
+            },
+        });
+    }
+    let controller = Controller::start(ctx.clone());
+    controller.stop(Duration::from_secs(20)).await;
+    let reasons: Vec<Value> = fake
+        .lock()
+        .unwrap()
+        .events
+        .iter()
+        .map(|e| e["reason"].clone())
+        .filter(|r| r.as_str().is_some_and(|r| r.starts_with("Test")))
+        .collect();
+    assert_eq!(reasons, [json!("Test0"), json!("Test1"), json!("Test2")]);
+    assert!(ctx.queued_events.lock().unwrap().is_empty());
+    assert!(ctx.registry().is_empty(), "the object audits are stopped");
+}
+
+/// While the report CRD is being deleted nothing is written: its finalizer removes the
+/// reports, and each report written back would hold the deletion up. Nor while it is
+/// gone. When it is served again, every report is written again within 10 s.
+#[tokio::test(start_paused = true)]
+async fn nothing_is_written_while_the_report_crd_is_deleted() {
+    let (ctx, fake) = audited_gadgets_and_things_on_the_fake().await;
+    let controller = tokio::spawn(run(ctx.clone()));
+    until("both reports", || fake.lock().unwrap().reports.len() == 2).await;
+    fake_api::put_crd(&fake, fake_api::report_crd(true));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    // The finalizer deletes the reports; the report watch sees them go.
+    for name in ["gadgets.example.com", "things.example.com"] {
+        fake_api::delete_report(&fake, name);
+    }
+    let writes = fake.lock().unwrap().report_writes;
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    let unchanged = |what: &str| {
+        let f = fake.lock().unwrap();
+        assert_eq!(
+            f.report_writes, writes,
+            "reports written while the CRD {what}"
+        );
+        assert!(f.reports.is_empty());
+    };
+    unchanged("goes");
+    fake_api::delete_crd(&fake, REPORT_CRD.as_str());
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    unchanged("is gone");
+    fake_api::put_crd(&fake, fake_api::report_crd(false));
+    until("every report written again within 10 s", || {
+        fake.lock().unwrap().reports.len() == 2
+    })
+    .await;
+    controller.abort();
+}
+
+/// A CRD with no objects is never compiled; one with objects is compiled once, and its
+/// validator is kept (within the cache's budget) for the objects' next changes.
+#[tokio::test(start_paused = true)]
+async fn a_crd_is_compiled_only_when_its_objects_are_judged() {
+    let ctx = audited_gadgets_and_things().await;
+    assert_eq!(
+        ctx.registry()["things.example.com"].audit.invalid_count(),
+        1
+    );
+    assert_eq!(ctx.metrics.validator_compilations.get(), 1);
+    assert_eq!(ctx.validators.usage().0, 1);
+    let reg = ctx.registry();
+    assert!(
+        ctx.validators
+            .get("things.example.com", reg["things.example.com"].epoch)
+            .is_some()
+    );
+    assert!(
+        ctx.validators
+            .get("gadgets.example.com", reg["gadgets.example.com"].epoch)
+            .is_none()
+    );
+    // What is kept of a revision is its shell and its packed schemas.
+    assert!(
+        reg.values()
+            .all(|t| t.crd().versions.iter().all(|v| v.schema.is_none()))
+    );
+}
+
+/// On a fresh start, with the write budget taken, a report with findings is written
+/// before the clean ones waiting for the budget: a CRD with an invalid object before
+/// five clean ones whose names sort earlier.
+#[tokio::test(start_paused = true)]
+async fn reports_with_findings_are_written_first() {
+    let (client, fake) = fake_api::start();
+    let clean: Vec<String> = (0..5).map(|i| format!("gadgets{i}.example.com")).collect();
+    {
+        let mut f = fake.lock().unwrap();
+        f.objects
+            .insert("things".into(), vec![thing("a", "medium")]);
+        for name in &clean {
+            f.objects
+                .insert(name.split('.').next().unwrap().into(), vec![]);
+        }
+    }
+    for (i, name) in clean.iter().enumerate() {
+        let mut gadgets = crd(&format!("g{i}"), 1, &["small"]);
+        let plural = name.split('.').next().unwrap();
+        gadgets["metadata"]["name"] = json!(name);
+        gadgets["spec"]["names"] = json!({"plural": plural, "kind": format!("Gadget{i}")});
+        fake_api::put_crd(&fake, gadgets);
+    }
+    fake_api::put_crd(&fake, crd("u1", 1, &["small"]));
+    // One write every two seconds (a report is two).
+    let config = crate::audit::config::Config {
+        api_qps: 0.5,
+        api_burst: 1,
+        ..Default::default()
+    };
+    let ctx = Ctx::new(
+        client,
+        None,
+        config,
+        Arc::new(super::super::metrics::Metrics::new()),
+        "test",
+    );
+    let controller = tokio::spawn(run(ctx.clone()));
+    let invalid = |status: &Value| {
+        status["conditions"].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|c| c["type"] == "InstancesValid" && c["status"] == "False")
+        })
+    };
+    for _ in 0..1200 {
+        let done = {
+            let f = fake.lock().unwrap();
+            f.reports.len() == 6 && f.status_writes.iter().any(|(_, s)| invalid(s))
+        };
+        if done {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let f = fake.lock().unwrap();
+    assert_eq!(f.reports.len(), 6, "every report is written");
+    let first_finding = f
+        .status_writes
+        .iter()
+        .position(|(n, s)| n == "things.example.com" && invalid(s))
+        .expect("the report with findings");
+    let clean_before: BTreeSet<&String> = f.status_writes[..first_finding]
+        .iter()
+        .map(|(n, _)| n)
+        .filter(|n| n.as_str() != "things.example.com")
+        .collect();
+    // At most the write that had the budget when the audit found the invalid object.
+    assert!(
+        clean_before.len() <= 1,
+        "clean reports written first: {clean_before:?}"
+    );
+    controller.abort();
+}
+
+/// A panic in an object audit is counted and reported (InstancesValid Unknown,
+/// InternalError), and the audit runs again; a complete audit clears the report.
+#[tokio::test(start_paused = true)]
+async fn a_panicking_audit_is_reported_and_restarted() {
+    let (ctx, _fake) = audited_thing_a().await;
+    let (revision, epoch) = {
+        let reg = ctx.registry();
+        let t = &reg["things.example.com"];
+        (t.revision.clone(), t.epoch)
+    };
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let c = ctx.clone();
+    let name = revision.shell().name.clone();
+    let supervised = super::super::objects::supervise(&ctx, &name, epoch, || {
+        let n = runs.fetch_add(1, Ordering::Relaxed);
+        let (c, revision) = (c.clone(), revision.clone());
+        async move {
+            if n == 0 {
+                panic!("boom in the audit");
+            }
+            super::super::objects::audit_objects(c, revision, epoch).await
+        }
+    });
+    let reported = async {
+        until("the bug in the report", || {
+            ctx.registry()["things.example.com"]
+                .blocked
+                .as_ref()
+                .is_some_and(|b| {
+                    b.reason() == "InternalError" && b.message().ends_with("boom in the audit")
+                })
+        })
+        .await;
+        let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+        let valid = status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "InstancesValid")
+            .unwrap();
+        assert_eq!(
+            (valid.status.as_str(), valid.reason.as_str()),
+            ("Unknown", "InternalError")
+        );
+        assert_eq!(ctx.metrics.internal_errors.get(), 1);
+        until("the restarted audit to clear it", || {
+            ctx.registry()["things.example.com"].blocked.is_none()
+        })
+        .await;
+    };
+    tokio::select! {
+        _ = supervised => panic!("the supervised audit ended"),
+        _ = reported => {}
+    }
+    assert_eq!(runs.load(Ordering::Relaxed), 2);
+}
+
+/// Things a (medium) and b (small) audited at generation 1; then the server fails every
+/// report write and Event while the report writer and the Event pump run, and
+/// generation 2 tightens the schema (its audit complete).
+async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHandle<()>; 2]) {
+    let (client, fake) = fake_api::start();
+    fake.lock().unwrap().objects.insert(
+        "things".into(),
+        vec![thing("a", "medium"), thing("b", "small")],
+    );
+    let ctx = context(client);
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
+    until("the first audit", || audited(&ctx, "u1")).await;
+    {
+        let mut f = fake.lock().unwrap();
+        f.fail_writes = true;
+        f.fail_events = true;
+    }
+    let writer = tokio::spawn(run(ctx.clone()));
+    let pump = tokio::spawn(super::super::reporter::pump_events(ctx.clone()));
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
+    until("the audit of generation 2", || {
+        ctx.registry()
+            .get("things.example.com")
+            .is_some_and(|t| t.audited && t.crd().generation == 2)
+    })
+    .await;
+    (ctx, fake, [writer, pump])
+}
+
+/// The server takes report writes and Events again.
+fn writes_work_again(fake: &fake_api::Shared) {
+    let mut f = fake.lock().unwrap();
+    f.fail_writes = false;
+    f.fail_events = false;
+}
+
+/// The fake holds the report of generation 2 with SchemaTightened True, and its Event.
+fn tightened_and_evented(fake: &fake_api::Shared) -> bool {
+    let f = fake.lock().unwrap();
+    let tightened = f.reports.get("things.example.com").is_some_and(|r| {
+        r["status"]["observedGeneration"] == 2
+            && r["status"]["conditions"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|c| c["type"] == "SchemaTightened" && c["status"] == "True")
+            })
+    });
+    tightened && f.events.iter().any(|e| e["reason"] == "SchemaTightened")
+}
+
+/// Report writes that fail are retried with backoff, not every second; the Event of a
+/// tightening waits until it can be written; once the server takes writes again, the
+/// report and exactly one Event arrive.
+#[tokio::test(start_paused = true)]
+async fn failed_writes_back_off_and_lose_no_event() {
+    let (_ctx, fake, [writer, pump]) = tightened_while_writes_fail().await;
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let tries = fake.lock().unwrap().report_writes;
+    // Backoff 1 s, 2 s, 4 s, ... (the error policy requeues): six tries in a minute, not 30.
+    assert!(
+        (4..=7).contains(&tries),
+        "{tries} write attempts in a minute"
+    );
+    assert!(fake.lock().unwrap().events.is_empty());
+    writes_work_again(&fake);
+    until("the report and the event", || tightened_and_evented(&fake)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let f = fake.lock().unwrap();
+    let tightened: Vec<&Value> = f
+        .events
+        .iter()
+        .filter(|e| e["reason"] == "SchemaTightened")
+        .collect();
+    assert_eq!(tightened.len(), 1, "{:?}", f.events);
+    assert!(
+        tightened[0]["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 object(s) newly invalid"),
+        "{}",
+        tightened[0]
+    );
+    writer.abort();
+    pump.abort();
+}
+
+/// A loosening (generation 3) and the tightening again (generation 4), both made while
+/// the operator could not see them, arrive as one new generation with the schemas it
+/// reported: the report still says SchemaTightened, with the change that tightened.
+#[tokio::test(start_paused = true)]
+async fn missed_revisions_never_clear_a_tightening() {
+    let (ctx, fake) = audited_thing_a().await;
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
+    let generation = |g: i64| {
+        let ctx = ctx.clone();
+        move || {
+            ctx.registry()
+                .get("things.example.com")
+                .is_some_and(|t| t.audited && t.crd().generation == g)
+        }
+    };
+    until("the audit of generation 2", generation(2)).await;
+    let tightened = |ctx: &Ctx| {
+        let status = super::super::reporter::desired_for_tests(ctx, "things.example.com");
+        let c = status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "SchemaTightened")
+            .map(|c| (c.status.clone(), c.message.clone()));
+        (c, status.last_schema_change.map(|c| c.to_generation))
+    };
+    let before = tightened(&ctx);
+    assert_eq!(before.0.as_ref().unwrap().0, "True", "{before:?}");
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 4, &["small"])).await;
+    until("the audit of generation 4", generation(4)).await;
+    assert_eq!(tightened(&ctx), before);
+    assert_eq!(
+        ctx.registry()["things.example.com"].audit.invalid_count(),
+        1
+    );
+}
+
+/// After a long outage the report writes and the Events have backed off to a minute;
+/// when the API server is back (the CRD watch makes progress again) they go at once: the
+/// tightening is in its report and its Event within 10 s, whatever the phase of their
+/// backoff.
+#[tokio::test(start_paused = true)]
+async fn after_an_outage_what_backed_off_is_written_at_once() {
+    let (ctx, fake, [writer, pump]) = tightened_while_writes_fail().await;
+    // 200 s of outage: both backoffs reach their minute, and neither retries in the
+    // 10 s after it (the writes at 183 s and 243 s, the Events at 183.5 s and 243.5 s).
+    tokio::time::sleep(Duration::from_secs(200)).await;
+    writes_work_again(&fake);
+    ctx.api_recovered();
+    until("the report and the event within 10 s", || {
+        tightened_and_evented(&fake)
+    })
+    .await;
+    writer.abort();
+    pump.abort();
+}
+
+/// A restarted operator reads what the report said about the same generation and keeps
+/// reporting the tightening it listed.
+#[tokio::test(start_paused = true)]
+async fn a_restart_keeps_the_reported_tightening() {
+    let (client, fake) = fake_api::start();
+    fake.lock()
+        .unwrap()
+        .objects
+        .insert("things".into(), vec![thing("a", "medium")]);
+    let ctx = context(client.clone());
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
+    until("the first audit", || audited(&ctx, "u1")).await;
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
+    let writer = tokio::spawn(run(ctx.clone()));
+    until("the tightened report", || {
+        fake.lock()
+            .unwrap()
+            .reports
+            .get("things.example.com")
+            .is_some_and(|r| {
+                r["status"]["observedGeneration"] == 2
+                    && r["status"]["conditions"].as_array().is_some_and(|c| {
+                        c.iter()
+                            .any(|c| c["type"] == "InstancesValid" && c["status"] == "False")
+                    })
+            })
+    })
+    .await;
+    writer.abort();
+    drop(ctx);
+    // A new operator, same generation.
+    let ctx = context(client);
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
+    until("the restarted audit", || audited(&ctx, "u1")).await;
+    let reg = ctx.registry();
+    let t = &reg["things.example.com"];
+    let change = t
+        .last_change
+        .as_ref()
+        .expect("the tightening is remembered");
+    assert!(change.tightened);
+    assert_eq!(change.report.from_generation, 1);
+}

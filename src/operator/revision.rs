@@ -1,0 +1,245 @@
+//! What reading a CRD does to the registry: a new or changed CRD is checked, diffed against
+//! the revision judged before (or the one an earlier operator recorded in its report),
+//! packed, and its object audit (re)started; a new status is checked again; the report CRD
+//! itself says whether reports can be written.
+
+use super::context::{Ctx, blocking};
+use super::report_status::{self, LastChange};
+use super::state::{Earlier, Revision, Seen, on_crd, track};
+use crate::audit::read_crd::read_crd;
+use crate::packed_crd::PackedCrd;
+use crd_audit_engine::Crd;
+use crd_audit_engine::{CheckReport, check_crd, size_limits};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A CRD read (new, or another `resourceVersion` than the one read before): compile and
+/// check it off the executor, diff it against the revision audited before, and (re)start
+/// the audit of its objects. What crd-audit cannot read or check is counted and logged as an
+/// internal error (and reported, when it is the check that failed): it is not retried until
+/// the CRD changes.
+#[tracing::instrument(name = "read_revision", skip_all, fields(crd = raw["metadata"]["name"].as_str().unwrap_or_default()))]
+pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
+    if let Some(served) = report_crd_served(&raw) {
+        ctx.reports_served(served);
+        return;
+    }
+    let resource_version = raw["metadata"]["resourceVersion"]
+        .as_str()
+        .map(str::to_string);
+    let crd = match read_crd(&raw) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            // The server served it: crd-audit's own failure, counted; the others go on.
+            ctx.metrics.internal_errors.inc();
+            tracing::error!(crd = %e.name, reason = %e.reason, "{e}");
+            return;
+        }
+    };
+    if !ctx.config.audits_group(&crd.group)
+        || crate::audit::schema_audit::is_report_crd(&crd.group, &crd.kind)
+    {
+        drop(raw);
+        if ctx.registry().contains_key(&crd.name) {
+            super::removal::remove(ctx, &crd.name);
+        }
+        return;
+    }
+    let seen = {
+        let mut reg = ctx.registry();
+        let seen = on_crd(reg.get(&crd.name), &crd);
+        if matches!(seen, Seen::Unchanged)
+            && let Some(t) = reg.get_mut(&crd.name)
+        {
+            // An update of what the audit does not read: nothing to check again.
+            t.resource_version = resource_version.clone();
+        }
+        seen
+    };
+    if matches!(seen, Seen::Unchanged) {
+        return;
+    }
+    // Its size as a manifest, measured on the document (which it then frees): lengths only.
+    let sizes = size_limits::findings(&size_limits::measure(&size_limits::as_manifest(raw)));
+    let check = {
+        let c = crd.clone();
+        let release = ctx.release().engine();
+        blocking(ctx, move || check_crd(&*c, release)).await
+    }
+    .unwrap_or_else(|panic| {
+        let mut report = CheckReport::default();
+        report.crd = crd.name.clone();
+        report.internal_error = Some(panic);
+        report
+    });
+    if let Some(e) = &check.internal_error {
+        ctx.metrics.internal_errors.inc();
+        tracing::error!(crd = %crd.name, error = %e, "checking the CRD failed (internal error)");
+    }
+    let change = match &seen {
+        Seen::Unchanged => return,
+        Seen::StatusOnly => {
+            let mut reg = ctx.registry();
+            if let Some(t) = reg.get_mut(&crd.name) {
+                let revision = Arc::new(t.revision.with_status_of(&crd));
+                t.revision = revision;
+                t.check = check;
+                t.sizes = sizes;
+                t.resource_version = resource_version;
+            }
+            drop(reg);
+            ctx.changed(&crd.name);
+            return;
+        }
+        Seen::Changed(old) => {
+            let (old, new) = (old.clone(), crd.clone());
+            let changed = blocking(ctx, move || {
+                let old = old.unpack()?;
+                let changes = crd_audit_engine::diff(&old, &new);
+                Ok::<_, String>(LastChange::from_diff(&old, &new, &changes))
+            })
+            .await
+            .and_then(|r| r);
+            match changed {
+                Ok(c) => Some(c),
+                Err(panic) => {
+                    tracing::error!(crd = %crd.name, panic = %panic, "diffing the CRD failed (internal error)");
+                    None
+                }
+            }
+        }
+        Seen::New => None,
+    };
+    // First sight: what an earlier operator reported about this CRD.
+    let earlier = match seen {
+        Seen::New => earlier_report(ctx, &crd).await,
+        _ => None,
+    };
+    // What stays of the revision: its shell and its schemas packed. It is compiled only when
+    // its objects are judged (`objects`, through `ctx.validators`).
+    let name = crd.name.clone();
+    let revision = blocking(ctx, move || {
+        PackedCrd::pack(Arc::try_unwrap(crd).unwrap_or_else(|shared| Crd::clone(&shared)))
+    })
+    .await;
+    let revision = match revision {
+        Ok(r) => Arc::new(r),
+        Err(panic) => {
+            ctx.metrics.internal_errors.inc();
+            tracing::error!(crd = %name, panic = %panic, "packing the CRD failed (internal error)");
+            return;
+        }
+    };
+    let crd = revision.shell().clone();
+    ctx.validators.forget(&crd.name);
+    if let Some(c) = &change {
+        for e in &c.report.changes {
+            ctx.metrics
+                .schema_changes
+                .get_or_create(&super::metrics::ClassLabels {
+                    crd: crd.name.clone(),
+                    class: e.class.clone(),
+                })
+                .inc();
+        }
+    }
+    let epoch = ctx.epoch();
+    let mut reg = ctx.registry();
+    let previous = reg.remove(&crd.name);
+    let new = Revision {
+        revision: revision.clone(),
+        check,
+        sizes,
+        epoch,
+    };
+    let mut t = track(new, previous, change, earlier);
+    t.resource_version = resource_version;
+    tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
+    t.task = Some(tokio::spawn(super::objects::supervised_audit(
+        ctx.clone(),
+        revision,
+        epoch,
+    )));
+    reg.insert(crd.name.clone(), t);
+    drop(reg);
+    ctx.changed(&crd.name);
+}
+
+/// Whether the report CRD is served (established, not being deleted), if `raw` is it.
+pub(super) fn report_crd_served(raw: &Value) -> Option<bool> {
+    let group = raw["spec"]["group"].as_str()?;
+    let kind = raw["spec"]["names"]["kind"].as_str()?;
+    if !crate::audit::schema_audit::is_report_crd(group, kind) {
+        return None;
+    }
+    let established = raw["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Established" && c["status"] == "True");
+    Some(established && raw["metadata"]["deletionTimestamp"].is_null())
+}
+
+async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
+    let report = ctx
+        .earlier_reports
+        .take(&ctx.client, &ctx.metrics, &crd.name)
+        .await?;
+    let owned = report
+        .metadata
+        .owner_references
+        .as_ref()
+        .is_none_or(|o| o.iter().any(|r| r.uid == crd.uid));
+    if !owned {
+        return None; // the report of an earlier CRD of the same name
+    }
+    let status = report.status.unwrap_or_default();
+    let recorded = report
+        .spec
+        .audited_revision
+        .as_ref()
+        .and_then(|rev| report_status::recorded_revision(crd, rev));
+    let (last_change, tightened_from) = match recorded {
+        Some(old) if old.generation != crd.generation => {
+            // Changed while no operator ran: diff the change now.
+            let (o, n) = (Arc::new(old), crd.clone());
+            let change = blocking(ctx, move || {
+                LastChange::from_diff(&o, &n, &crd_audit_engine::diff(&o, &n))
+            })
+            .await
+            .ok();
+            let before = status
+                .invalid_objects
+                .iter()
+                .map(|i| (i.namespace.clone(), i.name.clone()))
+                .collect();
+            match change {
+                // No schema changed since the report's revision: its last change stands.
+                Some(c) if c.report.total_changes == Some(0) => {
+                    (LastChange::reported(&status), None)
+                }
+                change => {
+                    let tightened = change.as_ref().is_some_and(|c| c.tightened);
+                    (change, tightened.then_some(before))
+                }
+            }
+        }
+        _ => (LastChange::restore(&status, crd.generation), None),
+    };
+    let times = status
+        .conditions
+        .iter()
+        .map(|c| {
+            (
+                c.type_.clone(),
+                (c.status.clone(), c.last_transition_time.clone()),
+            )
+        })
+        .collect();
+    Some(Earlier {
+        last_change,
+        times,
+        status: Some(status),
+        tightened_from,
+    })
+}
