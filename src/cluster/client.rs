@@ -174,6 +174,13 @@ impl WatchClients {
         })
     }
 
+    /// Whether the connections ping the server (HTTP/2 keep-alive, which finds a connection
+    /// that died silently within a minute): not through a proxy, whose connections are
+    /// kube's own.
+    pub fn ping(&self) -> bool {
+        self.config.proxy_url.is_none()
+    }
+
     /// Connections in use for watches.
     pub fn connections(&self) -> usize {
         self.shards

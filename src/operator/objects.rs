@@ -145,13 +145,23 @@ pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) 
     audit.run().await;
 }
 
+/// How long an object watch lasts before the server ends it and it is opened again (when
+/// its connection pings the server).
+const OBJECT_WATCH_SECONDS: u32 = 1800;
+
 impl ObjectAudit {
     /// The watch of the objects (streaming its initial state where the server can). Its
     /// events come boxed: an event with its object is about 800 bytes, and the audit task
     /// (one per CRD, idle at this stream most of the time) would otherwise be sized for two.
     fn stream(&mut self) -> futures::stream::BoxStream<'static, Box<WatchEvent>> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
-        let (config, streaming) = self.ctx.watch_config(OBJECT_PAGE);
+        let (mut config, streaming) = self.ctx.watch_config(OBJECT_PAGE);
+        if self.ctx.watch_clients.as_ref().is_some_and(|w| w.ping()) {
+            // Each watch is opened again when the server ends it; with thousands of CRDs,
+            // every 290 s (the default) kept a core busy at rest. Keep-alive pings find a dead
+            // connection without the watch's own timeout.
+            config = config.timeout(OBJECT_WATCH_SECONDS);
+        }
         self.streaming = streaming;
         super::watch_backoff::with_backoff(watcher(api, config).boxed(), super::watch_backoff::LONG)
             .map(Box::new)
