@@ -27,6 +27,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+/// How long a report waits for its revision's object audit to complete before it is written
+/// saying that the audit runs.
+const AUDIT_RUNNING_WAIT: Duration = Duration::from_secs(60);
+
 /// How long a clean report that found the write budget busy waits, at most (spread by its
 /// name, so that thousands of them do not come back at once).
 const CLEAN_REPORT_WAIT: Duration = Duration::from_secs(4);
@@ -35,8 +39,11 @@ const CLEAN_REPORT_WAIT: Duration = Duration::from_secs(4);
 /// what it says changed. `Ok(Action)` says when to come back (a clean report waiting for the
 /// budget); a failed write is an error (the error policy backs off).
 pub(super) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Action, Error> {
-    let Some(findings) = observe(ctx, name) else {
-        return Ok(Action::await_change());
+    let findings = match observe(ctx, name) {
+        None => return Ok(Action::await_change()),
+        Some(Due::AuditRunning(wait)) => return Ok(Action::requeue(wait)),
+        Some(Due::Findings) => true,
+        Some(Due::Clean) => false,
     };
     if !ctx.reports_served.load(Ordering::SeqCst) {
         return Ok(Action::await_change()); // written when the report CRD is back
@@ -52,6 +59,16 @@ pub(super) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Action, Er
         write_report(ctx, name).await?;
     }
     Ok(Action::await_change())
+}
+
+/// Why a report is due.
+enum Due {
+    Findings,
+    Clean,
+    /// Its revision's object audit is still running: the report (saying so) is written
+    /// after this wait, unless the audit completes first. On a fresh start with thousands of
+    /// CRDs this writes most reports once, not twice.
+    AuditRunning(Duration),
 }
 
 /// Between one second and `CLEAN_REPORT_WAIT`, by the name.
@@ -151,8 +168,8 @@ async fn write_report(ctx: &Ctx, name: &str) -> Result<(), Error> {
 }
 
 /// Publishes a CRD's metrics and the Events of its conditions that changed; if its report
-/// is due (its status is not the one written), whether it has findings.
-fn observe(ctx: &Ctx, name: &str) -> Option<bool> {
+/// is due (its status is not the one written), why.
+fn observe(ctx: &Ctx, name: &str) -> Option<Due> {
     let mut reg = ctx.registry();
     let t = reg.get_mut(name)?;
     let status = desired(ctx, t);
@@ -173,5 +190,15 @@ fn observe(ctx: &Ctx, name: &str) -> Option<bool> {
         }
         t.evented = Some(report_status::condition_statuses(&status));
     }
-    (t.written != Some(report_status::fingerprint(&status))).then(|| has_findings(t))
+    if t.written == Some(report_status::fingerprint(&status)) {
+        return None;
+    }
+    let running = tokio::time::Instant::now().saturating_duration_since(t.since);
+    Some(if !t.audited && running < AUDIT_RUNNING_WAIT {
+        Due::AuditRunning(AUDIT_RUNNING_WAIT - running)
+    } else if has_findings(t) {
+        Due::Findings
+    } else {
+        Due::Clean
+    })
 }

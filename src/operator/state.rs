@@ -79,6 +79,7 @@ pub fn track(
         epoch: new.epoch,
         audit: Audit::default(),
         audited: false,
+        since: tokio::time::Instant::now(),
         audited_at: None,
         audit_seconds: None,
         blocked: None,

@@ -27,6 +27,8 @@ pub struct Tracked {
     /// completes).
     pub audit: Audit,
     pub audited: bool,
+    /// When this revision began to be tracked (its object audit started).
+    pub since: tokio::time::Instant,
     pub audited_at: Option<Time>,
     pub audit_seconds: Option<f64>,
     /// Why the objects cannot be read or judged.
