@@ -114,7 +114,8 @@ impl PackedCrd {
     }
 }
 
-fn deflate(bytes: &[u8]) -> Vec<u8> {
+/// `bytes` deflated (fast).
+pub(crate) fn deflate(bytes: &[u8]) -> Vec<u8> {
     let mut e = DeflateEncoder::new(Vec::with_capacity(bytes.len() / 8), Compression::fast());
     e.write_all(bytes).expect("writing to a Vec cannot fail");
     let mut out = e.finish().expect("writing to a Vec cannot fail");
@@ -122,7 +123,8 @@ fn deflate(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-fn inflate(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+/// What [`deflate`] made, inflated.
+pub(crate) fn inflate(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(bytes.len() * 8);
     DeflateDecoder::new(bytes).read_to_end(&mut out)?;
     Ok(out)

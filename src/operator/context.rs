@@ -33,8 +33,16 @@ const CONCURRENT_CRD_READS: usize = 2;
 /// this is only reached when the Events API is down for long).
 const MAX_QUEUED_EVENTS: usize = 10_000;
 
-/// What every task of the controller shares.
+/// What every task of the controller shares: its dependencies, the registry of tracked
+/// CRDs and the signals between the tasks.
 pub struct Ctx {
+    pub deps: Deps,
+    pub crds: Registry,
+    pub signals: Signals,
+}
+
+/// What the tasks use, set when the leadership term starts.
+pub struct Deps {
     pub client: kube::Client,
     /// Clients for the object watches (many watches share a connection).
     pub watch_clients: Option<Arc<crate::cluster::client::WatchClients>>,
@@ -46,30 +54,40 @@ pub struct Ctx {
     pub judges: Arc<Semaphore>,
     /// The compiled validators kept between judgements (within `validatorCacheMiB`).
     pub validators: Validators,
-    pub registry: Mutex<BTreeMap<String, Tracked>>,
     /// Bounds the CRDs read and checked at once (`CONCURRENT_CRD_READS`).
     pub crd_reads: Semaphore,
+    /// The API server's release (its minor version), whose CEL environments CRDs are checked
+    /// and compiled in and which says whether updates are ratcheted (1.30 and later): set
+    /// from its `/version` when the operator starts leading.
+    pub release_minor: AtomicU32,
+}
+
+/// The tracked CRDs (the lock is only ever held for short in-memory work, never across a
+/// network call or a validation), their retries, and what an earlier operator reported.
+pub struct Registry {
+    tracked: Mutex<BTreeMap<String, Tracked>>,
     /// The CRDs whose last reconcile failed, and when they are tried again.
     retries: Mutex<HashMap<String, super::error::Retry>>,
-    /// Reports with findings waiting for the write budget: the clean ones wait until none
-    /// is (on a fresh start with thousands of CRDs, the reports that matter come first).
-    pub findings_waiting: AtomicUsize,
+    /// The reports an earlier operator wrote, for the CRDs' first reconciles.
+    pub earlier_reports: super::earlier_reports::EarlierReports,
+    next_epoch: AtomicU64,
+}
+
+/// What the tasks tell each other.
+pub struct Signals {
     /// The CRDs whose state changed, for the Controller to reconcile (`reconcile_on`).
     triggers: mpsc::UnboundedSender<ObjectRef<CrdMeta>>,
     /// The other end, taken by the Controller when it starts.
     pub triggered: Mutex<Option<mpsc::UnboundedReceiver<ObjectRef<CrdMeta>>>>,
-    /// The reports an earlier operator wrote, for the CRDs' first reconciles.
-    pub earlier_reports: super::earlier_reports::EarlierReports,
+    /// Reports with findings waiting for the write budget: the clean ones wait until none
+    /// is (on a fresh start with thousands of CRDs, the reports that matter come first).
+    pub findings_waiting: AtomicUsize,
     pub queued_events: Mutex<VecDeque<PendingEvent>>,
     pub event_queued: Notify,
     /// Wakes the PolicyReport writer (every change of a CRD's state does).
     pub policy_changed: Notify,
     /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
     pub crds_listed: AtomicBool,
-    /// The API server's release (its minor version), whose CEL environments CRDs are checked
-    /// and compiled in and which says whether updates are ratcheted (1.30 and later): set
-    /// from its `/version` when the operator starts leading.
-    pub release_minor: AtomicU32,
     /// The API server refused a streaming list: every watch lists with pages instead.
     pub streaming_refused: AtomicBool,
     /// Counts the API server's recoveries: the CRD watch made progress again after failing.
@@ -78,10 +96,9 @@ pub struct Ctx {
     /// The report CRD is served (not absent, not being deleted): no report is written or
     /// deleted otherwise.
     pub reports_served: AtomicBool,
-    /// Set when the controller stops (shutdown, a lost Lease): the report writer finishes
-    /// the writes in flight and the Event pump flushes its queue, then both end.
+    /// Set when the controller stops (shutdown, a lost Lease): the Controller finishes the
+    /// reconciles in flight and the Event pump flushes its queue, then both end.
     pub stopping: tokio::sync::watch::Sender<bool>,
-    next_epoch: AtomicU64,
 }
 
 impl Ctx {
@@ -89,6 +106,7 @@ impl Ctx {
     pub fn release(&self) -> KubeVersion {
         KubeVersion {
             minor: self
+                .deps
                 .release_minor
                 .load(std::sync::atomic::Ordering::Relaxed),
         }
@@ -99,7 +117,8 @@ impl Ctx {
     /// watch itself, so that no LIST response is held whole; elsewhere paginated LISTs of
     /// `page` objects.
     pub fn watch_config(&self, page: u32) -> (watcher::Config, bool) {
-        if self.release().streams_lists() && !self.streaming_refused.load(Ordering::Relaxed) {
+        if self.release().streams_lists() && !self.signals.streaming_refused.load(Ordering::Relaxed)
+        {
             (watcher::Config::default().streaming_lists(), true)
         } else {
             (watcher::Config::default().page_size(page), false)
@@ -112,7 +131,7 @@ impl Ctx {
         if !streaming || !super::watch_backoff::refuses_streaming(e) {
             return false;
         }
-        if !self.streaming_refused.swap(true, Ordering::Relaxed) {
+        if !self.signals.streaming_refused.swap(true, Ordering::Relaxed) {
             tracing::warn!(error = %e, "the API server refused a streaming list (WatchList turned off?); listing with pages");
         }
         true
@@ -135,55 +154,65 @@ impl Ctx {
         let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
         let (triggers, triggered) = mpsc::unbounded_channel();
         Arc::new(Ctx {
-            validators,
-            events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
-            client,
-            watch_clients,
-            config,
-            metrics,
-            limiter,
-            judges: Arc::new(Semaphore::new(workers)),
-            registry: Mutex::new(BTreeMap::new()),
-            crd_reads: Semaphore::new(CONCURRENT_CRD_READS),
-            retries: Mutex::default(),
-            findings_waiting: AtomicUsize::new(0),
-            triggers,
-            triggered: Mutex::new(Some(triggered)),
-            earlier_reports: Default::default(),
-            queued_events: Mutex::new(VecDeque::new()),
-            event_queued: Notify::new(),
-            policy_changed: Notify::new(),
-            crds_listed: AtomicBool::new(false),
-            release_minor: AtomicU32::new(KubeVersion::default().minor),
-            streaming_refused: AtomicBool::new(false),
-            recovered: tokio::sync::watch::Sender::new(0),
-            reports_served: AtomicBool::new(true),
-            stopping: tokio::sync::watch::Sender::new(false),
-            next_epoch: AtomicU64::new(1),
+            deps: Deps {
+                validators,
+                events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
+                client,
+                watch_clients,
+                config,
+                metrics,
+                limiter,
+                judges: Arc::new(Semaphore::new(workers)),
+                crd_reads: Semaphore::new(CONCURRENT_CRD_READS),
+                release_minor: AtomicU32::new(KubeVersion::default().minor),
+            },
+            crds: Registry {
+                tracked: Mutex::new(BTreeMap::new()),
+                retries: Mutex::default(),
+                earlier_reports: Default::default(),
+                next_epoch: AtomicU64::new(1),
+            },
+            signals: Signals {
+                triggers,
+                triggered: Mutex::new(Some(triggered)),
+                findings_waiting: AtomicUsize::new(0),
+                queued_events: Mutex::new(VecDeque::new()),
+                event_queued: Notify::new(),
+                policy_changed: Notify::new(),
+                crds_listed: AtomicBool::new(false),
+                streaming_refused: AtomicBool::new(false),
+                recovered: tokio::sync::watch::Sender::new(0),
+                reports_served: AtomicBool::new(true),
+                stopping: tokio::sync::watch::Sender::new(false),
+            },
         })
     }
 
     pub fn registry(&self) -> MutexGuard<'_, BTreeMap<String, Tracked>> {
-        self.registry.lock().unwrap_or_else(|e| e.into_inner())
+        self.crds.tracked.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(crate) fn retries(&self) -> MutexGuard<'_, HashMap<String, super::error::Retry>> {
-        self.retries.lock().unwrap_or_else(|e| e.into_inner())
+        self.crds.retries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Queues an Event; it is written by the Event pump, retried until the server takes it.
     pub fn queue_event(&self, ev: PendingEvent) {
-        if !self.config.emit_events {
+        if !self.deps.config.emit_events {
             return;
         }
-        let mut q = self.queued_events.lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = self
+            .signals
+            .queued_events
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if q.len() >= MAX_QUEUED_EVENTS {
             tracing::warn!(reason = %ev.reason, "event queue full; event not queued");
             return;
         }
         q.push_back(ev);
         drop(q);
-        self.event_queued.notify_one();
+        self.signals.event_queued.notify_one();
     }
 
     /// The state of the tracked CRD `crd` changed: the Controller reconciles it (publishes
@@ -191,8 +220,8 @@ impl Ctx {
     /// PolicyReport writer looks again.
     pub fn changed(&self, crd: &str) {
         // Fails only once the Controller has stopped.
-        let _ = self.triggers.send(ObjectRef::new(crd));
-        self.policy_changed.notify_one();
+        let _ = self.signals.triggers.send(ObjectRef::new(crd));
+        self.signals.policy_changed.notify_one();
     }
 
     /// Every tracked CRD is reconciled again.
@@ -206,7 +235,7 @@ impl Ctx {
     /// The API server answers again after failing: whatever backed off during the outage is
     /// retried now, not when its backoff (up to a minute) runs out.
     pub fn api_recovered(&self) {
-        self.recovered.send_modify(|n| *n += 1);
+        self.signals.recovered.send_modify(|n| *n += 1);
         self.every_crd_changed();
     }
 
@@ -215,7 +244,7 @@ impl Ctx {
     /// objects, and each report written back would hold the deletion up); when it is served
     /// again, every report is written again at once (they went with it).
     pub fn reports_served(&self, served: bool) {
-        let was = self.reports_served.swap(served, Ordering::SeqCst);
+        let was = self.signals.reports_served.swap(served, Ordering::SeqCst);
         if served && !was {
             tracing::info!("the SchemaAudit CRD is served again; writing every report");
             for t in self.registry().values_mut() {
@@ -230,7 +259,7 @@ impl Ctx {
     }
 
     pub(crate) fn epoch(&self) -> u64 {
-        self.next_epoch.fetch_add(1, Ordering::Relaxed)
+        self.crds.next_epoch.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Runs `f` on the tracked CRD `crd` if its current audit is still the one of `epoch`
@@ -269,7 +298,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
     ctx: &Ctx,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, String> {
-    let _permit = ctx.judges.acquire().await;
+    let _permit = ctx.deps.judges.acquire().await;
     match tokio::task::spawn_blocking(move || crd_audit_engine::panic_guard::catch(f)).await {
         Ok(r) => r,
         Err(e) => Err(e.to_string()),

@@ -126,7 +126,8 @@ pub async fn run(opts: Options) -> Result<(), String> {
             &opts.identity,
         );
         let release = crate::release::of_cluster(&client).await;
-        ctx.release_minor
+        ctx.deps
+            .release_minor
             .store(release.minor, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(
             kubernetes = %format!("1.{}", release.minor),

@@ -98,7 +98,7 @@ where
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic with no message".to_string());
-        ctx.metrics.internal_errors.inc();
+        ctx.deps.metrics.internal_errors.inc();
         let pause = pauses.next_delay();
         tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
         let blocked = ctx.with_current(crd, epoch, |t| {
@@ -117,10 +117,10 @@ pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) 
         ctx.with_current(&crd.name, epoch, |t| t.audited = true);
         return;
     };
-    ctx.metrics.watches.inc();
-    let _gauge = WatchGauge(ctx.metrics.clone());
+    ctx.deps.metrics.watches.inc();
+    let _gauge = WatchGauge(ctx.deps.metrics.clone());
     let resource = object_resource(&crd, &storage);
-    let slot = match ctx.watch_clients.as_ref().map(|w| w.slot()) {
+    let slot = match ctx.deps.watch_clients.as_ref().map(|w| w.slot()) {
         Some(Ok(slot)) => Some(slot),
         Some(Err(e)) => {
             tracing::error!(crd = %crd.name, error = %e, "no client for the watch; using the main one");
@@ -130,7 +130,7 @@ pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) 
     };
     let client = slot
         .as_ref()
-        .map_or_else(|| ctx.client.clone(), |s| s.client.clone());
+        .map_or_else(|| ctx.deps.client.clone(), |s| s.client.clone());
     let mut audit = ObjectAudit {
         client,
         _slot: slot,
@@ -156,7 +156,13 @@ impl ObjectAudit {
     fn stream(&mut self) -> futures::stream::BoxStream<'static, Box<WatchEvent>> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
         let (mut config, streaming) = self.ctx.watch_config(OBJECT_PAGE);
-        if self.ctx.watch_clients.as_ref().is_some_and(|w| w.ping()) {
+        if self
+            .ctx
+            .deps
+            .watch_clients
+            .as_ref()
+            .is_some_and(|w| w.ping())
+        {
             // Each watch is opened again when the server ends it; with thousands of CRDs,
             // every 290 s (the default) kept a core busy at rest. Keep-alive pings find a dead
             // connection without the watch's own timeout.
@@ -170,7 +176,7 @@ impl ObjectAudit {
 
     /// The periodic full resync, spread over ±10% so that CRDs do not relist together.
     fn next_resync(&self) -> Instant {
-        let base = self.ctx.config.full_resync_interval;
+        let base = self.ctx.deps.config.full_resync_interval;
         let spread = (self.epoch.wrapping_mul(2_654_435_761) % 2001) as f64 / 1000.0 - 1.0;
         let secs = base.as_secs_f64() * (1.0 + 0.1 * spread);
         Instant::now() + Duration::from_secs_f64(secs.max(1.0))
@@ -251,21 +257,21 @@ impl ObjectAudit {
     /// An object to judge, unless its namespace is excluded.
     fn value(&self, obj: DynamicObject) -> Option<Value> {
         let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-        if !self.ctx.config.audits_namespace(ns) {
+        if !self.ctx.deps.config.audits_namespace(ns) {
             return None;
         }
         Some(object_value(obj, &self.resource))
     }
 
-    /// The revision's validator: kept in `ctx.validators`, or compiled now. `None` when it
+    /// The revision's validator: kept in `ctx.deps.validators`, or compiled now. `None` when it
     /// cannot be compiled (a bug, reported in the report: the audit stops).
     async fn validator(&self) -> Option<Arc<CrdValidator>> {
-        if let Some(v) = self.ctx.validators.get(&self.crd.name, self.epoch) {
+        if let Some(v) = self.ctx.deps.validators.get(&self.crd.name, self.epoch) {
             return Some(v);
         }
         let (revision, cel, release) = (
             self.revision.clone(),
-            self.ctx.config.cel_enabled,
+            self.ctx.deps.config.cel_enabled,
             self.ctx.release().engine(),
         );
         let compiled = super::context::blocking(&self.ctx, move || {
@@ -285,13 +291,14 @@ impl ObjectAudit {
             Ok(v) => {
                 let cost = self.revision.schema_json_bytes() * COST_PER_SCHEMA_BYTE;
                 self.ctx
+                    .deps
                     .validators
                     .insert(&self.crd.name, self.epoch, v.clone(), cost);
-                self.ctx.metrics.validator_compilations.inc();
+                self.ctx.deps.metrics.validator_compilations.inc();
                 Some(v)
             }
             Err(e) => {
-                self.ctx.metrics.internal_errors.inc();
+                self.ctx.deps.metrics.internal_errors.inc();
                 tracing::error!(crd = %self.crd.name, error = %e, "compiling the CRD failed (internal error)");
                 self.ctx.with_current(&self.crd.name, self.epoch, |t| {
                     t.blocked = Some(Blocked::NotCompiled(e));
@@ -314,8 +321,8 @@ impl ObjectAudit {
         };
         let objects = std::mem::take(batch);
         let n = objects.len();
-        let permit = self.ctx.judges.clone().acquire_owned().await;
-        let redact = self.ctx.config.redact_values;
+        let permit = self.ctx.deps.judges.clone().acquire_owned().await;
+        let redact = self.ctx.deps.config.redact_values;
         let ratcheting = self.ctx.ratcheting();
         let started = Instant::now();
         let job = tokio::task::spawn_blocking(move || {
@@ -330,10 +337,10 @@ impl ObjectAudit {
                 let each = started.elapsed().as_secs_f64() / n as f64;
                 for j in judgements {
                     if j.internal_error {
-                        self.ctx.metrics.internal_errors.inc();
+                        self.ctx.deps.metrics.internal_errors.inc();
                     }
-                    self.ctx.metrics.validations.inc();
-                    self.ctx.metrics.validation_duration.observe(each);
+                    self.ctx.deps.metrics.validations.inc();
+                    self.ctx.deps.metrics.validation_duration.observe(each);
                     audit.record(j);
                 }
             }
@@ -347,8 +354,8 @@ impl ObjectAudit {
     /// Judges one watched object; `None` when the CRD cannot be compiled.
     async fn judge(&self, obj: Value) -> Option<Judgement> {
         let v = self.validator().await?;
-        let permit = self.ctx.judges.clone().acquire_owned().await;
-        let redact = self.ctx.config.redact_values;
+        let permit = self.ctx.deps.judges.clone().acquire_owned().await;
+        let redact = self.ctx.deps.config.redact_values;
         let ratcheting = self.ctx.ratcheting();
         let started = Instant::now();
         let key = (
@@ -377,10 +384,11 @@ impl ObjectAudit {
             },
         };
         if j.internal_error {
-            self.ctx.metrics.internal_errors.inc();
+            self.ctx.deps.metrics.internal_errors.inc();
         }
-        self.ctx.metrics.validations.inc();
+        self.ctx.deps.metrics.validations.inc();
         self.ctx
+            .deps
             .metrics
             .validation_duration
             .observe(started.elapsed().as_secs_f64());
@@ -400,6 +408,7 @@ impl ObjectAudit {
             return false;
         };
         self.ctx
+            .deps
             .metrics
             .audit_duration
             .get_or_create(&super::metrics::CrdLabels {
@@ -456,7 +465,7 @@ impl ObjectAudit {
             _ => "list",
         };
         let status = super::watch_backoff::status_of(&e);
-        self.ctx.metrics.api_error(verb);
+        self.ctx.deps.metrics.api_error(verb);
         if super::watch_backoff::asks_to_retry(&e) {
             tracing::info!(crd = %self.crd.name, error = %e, "the API server asks to retry later; retrying with backoff");
             return;
@@ -521,18 +530,18 @@ impl ObjectAudit {
     /// metadata-only server-side apply; a refused write records the object as unwritable
     /// and is not retried.
     async fn annotate(&self, key: Key, text: Option<String>) {
-        if !self.ctx.config.annotate_objects {
+        if !self.ctx.deps.config.annotate_objects {
             return;
         }
         let target = Target::new(&self.crd, key.clone(), &self.resource.version);
         let body = target.body(text.as_deref());
         let api: Api<DynamicObject> = if key.0.is_empty() {
-            Api::all_with(self.ctx.client.clone(), &self.resource)
+            Api::all_with(self.ctx.deps.client.clone(), &self.resource)
         } else {
-            Api::namespaced_with(self.ctx.client.clone(), &key.0, &self.resource)
+            Api::namespaced_with(self.ctx.deps.client.clone(), &key.0, &self.resource)
         };
-        self.ctx.limiter.acquire().await;
-        self.ctx.metrics.api_write("patch");
+        self.ctx.deps.limiter.acquire().await;
+        self.ctx.deps.metrics.api_write("patch");
         let r = api
             .patch(
                 &key.1,
@@ -543,7 +552,7 @@ impl ObjectAudit {
         let refused = match &r {
             Ok(_) => false,
             Err(e) => {
-                self.ctx.metrics.api_error("patch");
+                self.ctx.deps.metrics.api_error("patch");
                 let code = crate::cluster::client::status_code(e);
                 if !matches!(code, Some(400 | 422)) {
                     tracing::error!(crd = %self.crd.name, object = %key.1, error = %e, "annotating the object failed");

@@ -26,7 +26,7 @@ pub static REPORT_CRD: std::sync::LazyLock<String> =
 /// written).
 fn may_audit(ctx: &Ctx, name: &str) -> bool {
     let group = name.split_once('.').map_or("", |(_, g)| g);
-    name == REPORT_CRD.as_str() || ctx.config.audits_group(group)
+    name == REPORT_CRD.as_str() || ctx.deps.config.audits_group(group)
 }
 
 #[tracing::instrument(name = "reconcile", skip_all, fields(crd = %meta.name_any()))]
@@ -49,8 +49,8 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
         })
     };
     if read {
-        let _permit = ctx.crd_reads.acquire().await;
-        let api: Api<DynamicObject> = Api::all_with(ctx.client.clone(), &crd_resource());
+        let _permit = ctx.deps.crd_reads.acquire().await;
+        let api: Api<DynamicObject> = Api::all_with(ctx.deps.client.clone(), &crd_resource());
         match api.get(&name).await {
             Ok(crd) => {
                 let raw = object_value(crd, &crd_resource());
@@ -59,7 +59,7 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
             // Deleted since: the watch says so next.
             Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Action::await_change()),
             Err(e) => {
-                ctx.metrics.api_error("get");
+                ctx.deps.metrics.api_error("get");
                 return Err(Error::ReadCrd(crate::cluster::client::describe(&e)));
             }
         }
@@ -75,7 +75,7 @@ fn backing_off(ctx: &Ctx, name: &str) -> Option<Duration> {
     let retries = ctx.retries();
     let r = retries.get(name)?;
     let now = Instant::now();
-    (r.at > now && r.recoveries == *ctx.recovered.borrow()).then(|| r.at - now)
+    (r.at > now && r.recoveries == *ctx.signals.recovered.borrow()).then(|| r.at - now)
 }
 
 /// The Controller's error policy: the CRD is reconciled again after a backoff that doubles
@@ -83,8 +83,8 @@ fn backing_off(ctx: &Ctx, name: &str) -> Option<Duration> {
 /// recovers.
 pub fn error_policy(meta: Arc<CrdMeta>, e: &Error, ctx: Arc<Ctx>) -> Action {
     let name = meta.name_any();
-    ctx.metrics.reconcile_error(e.kind());
-    let recoveries = *ctx.recovered.borrow();
+    ctx.deps.metrics.reconcile_error(e.kind());
+    let recoveries = *ctx.signals.recovered.borrow();
     let mut retries = ctx.retries();
     let r = retries.entry(name.clone()).or_insert(Retry {
         in_a_row: 0,

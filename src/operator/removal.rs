@@ -13,34 +13,38 @@ use std::sync::Arc;
 /// its report (retried with backoff until it is gone, unless the CRD comes back first).
 #[tracing::instrument(name = "remove", skip_all, fields(crd = name))]
 pub(crate) fn remove(ctx: &Arc<Ctx>, name: &str) {
-    ctx.validators.forget(name);
+    ctx.deps.validators.forget(name);
     ctx.retries().remove(name);
     let Some(t) = ctx.registry().remove(name) else {
         return;
     };
     let versions: Vec<String> = t.crd().versions.iter().map(|v| v.name.clone()).collect();
     drop(t);
-    ctx.metrics.forget_crd(name, &versions);
-    ctx.metrics
+    ctx.deps.metrics.forget_crd(name, &versions);
+    ctx.deps
+        .metrics
         .nonstructural_versions
         .remove(&CrdLabels { crd: name.into() });
-    ctx.policy_changed.notify_one();
+    ctx.signals.policy_changed.notify_one();
     let (ctx, name) = (ctx.clone(), name.to_string());
     tokio::spawn(async move { delete_report(&ctx, &name).await });
 }
 
 async fn delete_report(ctx: &Ctx, name: &str) {
-    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
+    let api: Api<SchemaAudit> = Api::all(ctx.deps.client.clone());
     let mut backoff = Backoff::new(FIRST_BACKOFF, MAX_BACKOFF).jittered();
     loop {
-        if !ctx.reports_served.load(std::sync::atomic::Ordering::SeqCst)
+        if !ctx
+            .signals
+            .reports_served
+            .load(std::sync::atomic::Ordering::SeqCst)
             || ctx.registry().contains_key(name)
-            || *ctx.stopping.borrow()
+            || *ctx.signals.stopping.borrow()
         {
             return; // it went with the report CRD; or its CRD is back; or stopping
         }
-        ctx.limiter.acquire().await;
-        ctx.metrics.api_write("delete");
+        ctx.deps.limiter.acquire().await;
+        ctx.deps.metrics.api_write("delete");
         match api.delete(name, &DeleteParams::default()).await {
             Ok(_) => {
                 tracing::info!(crd = name, "CRD removed; report deleted");
@@ -48,7 +52,7 @@ async fn delete_report(ctx: &Ctx, name: &str) {
             }
             Err(kube::Error::Api(s)) if s.code == 404 => return,
             Err(e) => {
-                ctx.metrics.api_error("delete");
+                ctx.deps.metrics.api_error("delete");
                 let wait = backoff.next_delay();
                 tracing::error!(crd = name, error = %e, retry_in = ?wait, "deleting the report failed");
                 tokio::time::sleep(wait).await;

@@ -45,15 +45,17 @@ pub(super) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Action, Er
         Some(Due::Findings) => true,
         Some(Due::Clean) => false,
     };
-    if !ctx.reports_served.load(Ordering::SeqCst) {
+    if !ctx.signals.reports_served.load(Ordering::SeqCst) {
         return Ok(Action::await_change()); // written when the report CRD is back
     }
     if findings {
-        ctx.findings_waiting.fetch_add(1, Ordering::SeqCst);
+        ctx.signals.findings_waiting.fetch_add(1, Ordering::SeqCst);
         let written = write_report(ctx, name).await;
-        ctx.findings_waiting.fetch_sub(1, Ordering::SeqCst);
+        ctx.signals.findings_waiting.fetch_sub(1, Ordering::SeqCst);
         written?;
-    } else if ctx.findings_waiting.load(Ordering::SeqCst) > 0 || !ctx.limiter.has_room() {
+    } else if ctx.signals.findings_waiting.load(Ordering::SeqCst) > 0
+        || !ctx.deps.limiter.has_room()
+    {
         return Ok(Action::requeue(clean_wait(name)));
     } else {
         write_report(ctx, name).await?;
@@ -86,7 +88,7 @@ fn clean_wait(name: &str) -> Duration {
 pub(super) fn report_events(
     ctx: Arc<Ctx>,
 ) -> impl futures::Stream<Item = Result<PartialObjectMeta<SchemaAudit>, watcher::Error>> + Send {
-    let api: Api<PartialObjectMeta<SchemaAudit>> = Api::all(ctx.client.clone());
+    let api: Api<PartialObjectMeta<SchemaAudit>> = Api::all(ctx.deps.client.clone());
     let (reports, writer) = reflector::store();
     super::watch_backoff::with_backoff(
         watcher(api, watcher::Config::default()).boxed(),
@@ -121,7 +123,7 @@ pub(super) fn report_events(
                     Err(e) => {
                         // Not handed to the Controller: its trigger backoff would hold up
                         // every other trigger too.
-                        ctx.metrics.api_error("watch");
+                        ctx.deps.metrics.api_error("watch");
                         tracing::warn!(error = %e, "watching the reports failed; retrying with backoff");
                         None
                     }

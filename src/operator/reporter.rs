@@ -28,7 +28,7 @@ pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
         audited: t.audited,
         forbidden: blocked.as_deref(),
         last_change: t.last_change.as_ref(),
-        max_listed: ctx.config.max_listed_objects,
+        max_listed: ctx.deps.config.max_listed_objects,
         audit_seconds: t.audit_seconds,
         internal_errors: t.audit.internal_errors(),
         sizes: &t.sizes,
@@ -51,17 +51,20 @@ pub(super) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
             crd: t.crd().name.clone(),
             version: v.name.clone(),
         };
-        ctx.metrics.objects.get_or_create(&l).set(v.objects);
-        ctx.metrics
+        ctx.deps.metrics.objects.get_or_create(&l).set(v.objects);
+        ctx.deps
+            .metrics
             .invalid_objects
             .get_or_create(&l)
             .set(v.invalid_objects);
-        ctx.metrics
+        ctx.deps
+            .metrics
             .blocked_objects
             .get_or_create(&l)
             .set(v.blocked_objects);
     }
-    ctx.metrics
+    ctx.deps
+        .metrics
         .nonstructural_versions
         .get_or_create(&CrdLabels {
             crd: t.crd().name.clone(),
@@ -117,26 +120,26 @@ pub fn desired_for_tests(ctx: &Ctx, crd: &str) -> SchemaAuditStatus {
 /// servers before 1.22 the apply of the object itself takes the status fields from the
 /// manager.)
 pub(super) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String> {
-    let api: Api<SchemaAudit> = Api::all(ctx.client.clone());
+    let api: Api<SchemaAudit> = Api::all(ctx.deps.client.clone());
     let name = object.metadata.name.clone().unwrap_or_default();
     let mut main = object.clone();
     main.status = None;
-    ctx.limiter.acquire().await;
-    ctx.metrics.api_write("patch");
+    ctx.deps.limiter.acquire().await;
+    ctx.deps.metrics.api_write("patch");
     let params = PatchParams::apply(FIELD_MANAGER).force();
     if let Err(e) = api.patch(&name, &params, &Patch::Apply(&main)).await {
-        ctx.metrics.api_error("patch");
+        ctx.deps.metrics.api_error("patch");
         return Err(crate::cluster::client::describe(&e));
     }
-    ctx.limiter.acquire().await;
-    ctx.metrics.api_write("patch");
+    ctx.deps.limiter.acquire().await;
+    ctx.deps.metrics.api_write("patch");
     let body = serde_json::json!({ "status": status_patch(object.status.as_ref()) });
     let params = PatchParams {
         field_manager: Some(FIELD_MANAGER.to_string()),
         ..PatchParams::default()
     };
     if let Err(e) = api.patch_status(&name, &params, &Patch::Merge(&body)).await {
-        ctx.metrics.api_error("patch");
+        ctx.deps.metrics.api_error("patch");
         return Err(crate::cluster::client::describe(&e));
     }
     Ok(())
@@ -168,28 +171,33 @@ const STATUS_OPTIONAL_FIELDS: [&str; 4] = [
 /// is empty (the caller bounds how long that may take).
 pub async fn pump_events(ctx: Arc<Ctx>) {
     let mut backoff = Backoff::new(Duration::from_millis(500), MAX_BACKOFF);
-    let mut recovered = ctx.recovered.subscribe();
+    let mut recovered = ctx.signals.recovered.subscribe();
     loop {
         let next = ctx
+            .signals
             .queued_events
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .front()
             .cloned();
         let Some(ev) = next else {
-            if *ctx.stopping.borrow() {
+            if *ctx.signals.stopping.borrow() {
                 return; // flushed
             }
-            let mut stopping = ctx.stopping.subscribe();
+            let mut stopping = ctx.signals.stopping.subscribe();
             tokio::select! {
-                _ = ctx.event_queued.notified() => {}
+                _ = ctx.signals.event_queued.notified() => {}
                 _ = stopping.wait_for(|s| *s) => {}
             }
             continue;
         };
-        match ctx.events.publish(&ev).await {
+        match ctx.deps.events.publish(&ev).await {
             Ok(()) => {
-                let mut q = ctx.queued_events.lock().unwrap_or_else(|e| e.into_inner());
+                let mut q = ctx
+                    .signals
+                    .queued_events
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
                 if q.front() == Some(&ev) {
                     q.pop_front();
                 }

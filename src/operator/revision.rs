@@ -31,12 +31,12 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
         Ok(c) => Arc::new(c),
         Err(e) => {
             // The server served it: crd-audit's own failure, counted; the others go on.
-            ctx.metrics.internal_errors.inc();
+            ctx.deps.metrics.internal_errors.inc();
             tracing::error!(crd = %e.name, reason = %e.reason, "{e}");
             return;
         }
     };
-    if !ctx.config.audits_group(&crd.group)
+    if !ctx.deps.config.audits_group(&crd.group)
         || crate::audit::schema_audit::is_report_crd(&crd.group, &crd.kind)
     {
         drop(raw);
@@ -73,7 +73,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
         report
     });
     if let Some(e) = &check.internal_error {
-        ctx.metrics.internal_errors.inc();
+        ctx.deps.metrics.internal_errors.inc();
         tracing::error!(crd = %crd.name, error = %e, "checking the CRD failed (internal error)");
     }
     let change = match &seen {
@@ -116,7 +116,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
         _ => None,
     };
     // What stays of the revision: its shell and its schemas packed. It is compiled only when
-    // its objects are judged (`objects`, through `ctx.validators`).
+    // its objects are judged (`objects`, through `ctx.deps.validators`).
     let name = crd.name.clone();
     let revision = blocking(ctx, move || {
         PackedCrd::pack(Arc::try_unwrap(crd).unwrap_or_else(|shared| Crd::clone(&shared)))
@@ -125,16 +125,17 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
     let revision = match revision {
         Ok(r) => Arc::new(r),
         Err(panic) => {
-            ctx.metrics.internal_errors.inc();
+            ctx.deps.metrics.internal_errors.inc();
             tracing::error!(crd = %name, panic = %panic, "packing the CRD failed (internal error)");
             return;
         }
     };
     let crd = revision.shell().clone();
-    ctx.validators.forget(&crd.name);
+    ctx.deps.validators.forget(&crd.name);
     if let Some(c) = &change {
         for e in &c.report.changes {
-            ctx.metrics
+            ctx.deps
+                .metrics
                 .schema_changes
                 .get_or_create(&super::metrics::ClassLabels {
                     crd: crd.name.clone(),
@@ -182,8 +183,9 @@ pub(super) fn report_crd_served(raw: &Value) -> Option<bool> {
 
 async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
     let report = ctx
+        .crds
         .earlier_reports
-        .take(&ctx.client, &ctx.metrics, &crd.name)
+        .take(&ctx.deps.client, &ctx.deps.metrics, &crd.name)
         .await?;
     let owned = report
         .metadata

@@ -46,7 +46,7 @@ pub struct Controller {
 impl Controller {
     pub fn start(ctx: Arc<Ctx>) -> Controller {
         let mut tasks = Vec::new();
-        if ctx.config.policy_reports {
+        if ctx.deps.config.policy_reports {
             tasks.push(tokio::spawn(super::policy_reporter::write_policy_reports(
                 ctx.clone(),
             )));
@@ -72,11 +72,12 @@ impl Controller {
         // The object audits stop too: they would queue more Events while the queue is flushed.
         // (A write in flight has its report built already.)
         self.stop_object_audits();
-        self.ctx.stopping.send_replace(true);
+        self.ctx.signals.stopping.send_replace(true);
         let finishing = futures::future::join_all(self.finishing.iter_mut());
         if tokio::time::timeout(grace, finishing).await.is_err() {
             let left = self
                 .ctx
+                .signals
                 .queued_events
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -155,6 +156,7 @@ pub(super) async fn run(ctx: Arc<Ctx>) {
             }
         });
     let triggered = ctx
+        .signals
         .triggered
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -164,7 +166,7 @@ pub(super) async fn run(ctx: Arc<Ctx>) {
         let r = rx.recv().await?;
         Some((r, Some(rx)))
     });
-    let mut stopping = ctx.stopping.subscribe();
+    let mut stopping = ctx.signals.stopping.subscribe();
     let finished = async move {
         let _ = stopping.wait_for(|s| *s).await;
     };
@@ -205,9 +207,9 @@ pub(super) async fn run(ctx: Arc<Ctx>) {
 
 /// Every CRD of the first LIST has been reconciled.
 async fn first_list_reconciled(ctx: &Ctx) {
-    ctx.earlier_reports.first_crds_done().await;
-    ctx.crds_listed.store(true, Ordering::Relaxed);
-    ctx.metrics.set_ready(true);
+    ctx.crds.earlier_reports.first_crds_done().await;
+    ctx.signals.crds_listed.store(true, Ordering::Relaxed);
+    ctx.deps.metrics.set_ready(true);
     tracing::info!(
         crds = ctx.registry().len(),
         "the first LIST of CRDs is reconciled"
@@ -220,7 +222,7 @@ fn crd_watch(
     ctx: Arc<Ctx>,
 ) -> impl futures::Stream<Item = Result<Event<CrdMeta>, watcher::Error>> + Send {
     // Metadata-only requests (`Api` of `PartialObjectMeta`).
-    let api: Api<CrdMeta> = Api::all(ctx.client.clone());
+    let api: Api<CrdMeta> = Api::all(ctx.deps.client.clone());
     let start = move |ctx: &Ctx| {
         let (config, streaming) = ctx.watch_config(CRD_PAGE);
         let stream = super::watch_backoff::with_backoff(
@@ -307,12 +309,12 @@ fn on_crd_event(
             None
         }
         Err(e) if super::watch_backoff::asks_to_retry(&e) => {
-            ctx.metrics.api_error("watch");
+            ctx.deps.metrics.api_error("watch");
             tracing::info!(error = %e, "the API server asks to retry the CRD watch later; retrying with backoff");
             None
         }
         Err(e) => {
-            ctx.metrics.api_error("watch");
+            ctx.deps.metrics.api_error("watch");
             tracing::error!(error = %e, "watching CRDs failed; retrying with backoff");
             None
         }

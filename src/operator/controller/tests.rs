@@ -34,11 +34,11 @@ async fn watches_stream_where_the_server_can_and_fall_back_to_pages() {
                 .boxed(),
         )
     };
-    ctx.release_minor.store(20, Ordering::Relaxed);
+    ctx.deps.release_minor.store(20, Ordering::Relaxed);
     assert!(!ctx.watch_config(7).1, "1.20 has no streaming lists");
-    ctx.release_minor.store(33, Ordering::Relaxed);
+    ctx.deps.release_minor.store(33, Ordering::Relaxed);
     assert!(!ctx.watch_config(7).1);
-    ctx.release_minor.store(34, Ordering::Relaxed);
+    ctx.deps.release_minor.store(34, Ordering::Relaxed);
     assert!(ctx.watch_config(7).1, "1.34 streams");
     // Other errors, or a watch that does not stream, change nothing.
     assert!(!ctx.refused_streaming(true, &refusal(500)));
@@ -199,7 +199,7 @@ async fn a_stop_flushes_the_queued_events() {
         .filter(|r| r.as_str().is_some_and(|r| r.starts_with("Test")))
         .collect();
     assert_eq!(reasons, [json!("Test0"), json!("Test1"), json!("Test2")]);
-    assert!(ctx.queued_events.lock().unwrap().is_empty());
+    assert!(ctx.signals.queued_events.lock().unwrap().is_empty());
     assert!(ctx.registry().is_empty(), "the object audits are stopped");
 }
 
@@ -248,16 +248,18 @@ async fn a_crd_is_compiled_only_when_its_objects_are_judged() {
         ctx.registry()["things.example.com"].audit.invalid_count(),
         1
     );
-    assert_eq!(ctx.metrics.validator_compilations.get(), 1);
-    assert_eq!(ctx.validators.usage().0, 1);
+    assert_eq!(ctx.deps.metrics.validator_compilations.get(), 1);
+    assert_eq!(ctx.deps.validators.usage().0, 1);
     let reg = ctx.registry();
     assert!(
-        ctx.validators
+        ctx.deps
+            .validators
             .get("things.example.com", reg["things.example.com"].epoch)
             .is_some()
     );
     assert!(
-        ctx.validators
+        ctx.deps
+            .validators
             .get("gadgets.example.com", reg["gadgets.example.com"].epoch)
             .is_none()
     );
@@ -385,7 +387,7 @@ async fn a_panicking_audit_is_reported_and_restarted() {
             (valid.status.as_str(), valid.reason.as_str()),
             ("Unknown", "InternalError")
         );
-        assert_eq!(ctx.metrics.internal_errors.get(), 1);
+        assert_eq!(ctx.deps.metrics.internal_errors.get(), 1);
         until("the restarted audit to clear it", || {
             ctx.registry()["things.example.com"].blocked.is_none()
         })

@@ -129,7 +129,7 @@ struct Writer {
 /// Writes the policy reports while the controller runs, to the APIs `policyReportsApi` says.
 pub async fn write_policy_reports(ctx: Arc<Ctx>) {
     let openreports = Arc::new(AtomicU8::new(UNKNOWN));
-    let writers = match ctx.config.policy_reports_api {
+    let writers = match ctx.deps.config.policy_reports_api {
         PolicyReportsApi::OpenReports => vec![(ReportApi::OpenReports, Role::Write)],
         PolicyReportsApi::WgPolicy => vec![(ReportApi::WgPolicy, Role::Write)],
         PolicyReportsApi::Both => vec![
@@ -183,7 +183,7 @@ impl Writer {
     async fn run(&mut self) {
         loop {
             tokio::select! {
-                _ = self.ctx.policy_changed.notified() => {}
+                _ = self.ctx.signals.policy_changed.notified() => {}
                 _ = tokio::time::sleep(Duration::from_secs(2)) => {}
             }
             // Let a burst of changes settle into one write.
@@ -195,7 +195,7 @@ impl Writer {
     /// One round: LIST when needed, rebuild the reports when the audits changed, write those
     /// that differ from what the server holds.
     async fn pass(&mut self) {
-        if !self.ctx.crds_listed.load(Ordering::Relaxed) {
+        if !self.ctx.signals.crds_listed.load(Ordering::Relaxed) {
             return;
         }
         // `auto`: the wgpolicyk8s.io writer waits until OpenReports is known to be usable or
@@ -286,32 +286,32 @@ impl Writer {
         }
         let ar = resource(self.api, placement);
         let api: Api<DynamicObject> = if placement.is_empty() {
-            Api::all_with(self.ctx.client.clone(), &ar)
+            Api::all_with(self.ctx.deps.client.clone(), &ar)
         } else {
-            Api::namespaced_with(self.ctx.client.clone(), placement, &ar)
+            Api::namespaced_with(self.ctx.deps.client.clone(), placement, &ar)
         };
-        self.ctx.limiter.acquire().await;
+        self.ctx.deps.limiter.acquire().await;
         let result = match want {
             Some(content) => {
-                self.ctx.metrics.api_write("patch");
+                self.ctx.deps.metrics.api_write("patch");
                 let params = PatchParams::apply(FIELD_MANAGER).force();
                 let body = content.object(placement, self.api);
                 api.patch(REPORT_NAME, &params, &Patch::Apply(&body))
                     .await
                     .map(|_| ())
                     .map_err(|e| {
-                        self.ctx.metrics.api_error("patch");
+                        self.ctx.deps.metrics.api_error("patch");
                         failure(&e)
                     })
             }
             None => {
-                self.ctx.metrics.api_write("delete");
+                self.ctx.deps.metrics.api_write("delete");
                 match api.delete(REPORT_NAME, &DeleteParams::default()).await {
                     Ok(_) => Ok(()),
                     // Already gone (deleted by someone, or with its namespace).
                     Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
                     Err(e) => {
-                        self.ctx.metrics.api_error("delete");
+                        self.ctx.deps.metrics.api_error("delete");
                         Err(failure(&e))
                     }
                 }
@@ -421,7 +421,7 @@ impl Writer {
     async fn served(&self, cluster: bool) -> bool {
         let placement = if cluster { "" } else { "ns" };
         let api: Api<DynamicObject> =
-            Api::all_with(self.ctx.client.clone(), &resource(self.api, placement));
+            Api::all_with(self.ctx.deps.client.clone(), &resource(self.api, placement));
         !matches!(
             api.list(&ListParams::default().limit(1)).await,
             Err(kube::Error::Api(s)) if s.code == 404
@@ -434,7 +434,7 @@ impl Writer {
         for cluster in [true, false] {
             let placement = if cluster { "" } else { "ns" };
             let api: Api<DynamicObject> =
-                Api::all_with(self.ctx.client.clone(), &resource(self.api, placement));
+                Api::all_with(self.ctx.deps.client.clone(), &resource(self.api, placement));
             let params = ListParams::default()
                 .labels(&format!("{MANAGED_BY}={POLICY}"))
                 .limit(500);
@@ -448,7 +448,7 @@ impl Writer {
             })
             .await
             .map_err(|e| {
-                self.ctx.metrics.api_error("list");
+                self.ctx.deps.metrics.api_error("list");
                 failure(&e)
             })?;
         }

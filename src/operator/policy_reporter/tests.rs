@@ -70,7 +70,7 @@ async fn audited_with(
         reg.len() == 2 && reg.values().all(|t| t.audited)
     })
     .await;
-    ctx.crds_listed.store(true, Ordering::Relaxed);
+    ctx.signals.crds_listed.store(true, Ordering::Relaxed);
     (ctx, fake)
 }
 
@@ -85,7 +85,7 @@ fn observe(ctx: &Ctx, crd: &str, o: Value) {
     let j = judge(&v, o, true, true);
     t.audit.record(j);
     drop(reg);
-    ctx.policy_changed.notify_one();
+    ctx.signals.policy_changed.notify_one();
 }
 
 fn report(fake: &fake_api::Shared, ns: &str) -> Option<Value> {
@@ -197,7 +197,7 @@ async fn results_follow_the_audit() {
             .audit
             .forget(&("ns1".into(), "a".into()), "v1");
     }
-    ctx.policy_changed.notify_one();
+    ctx.signals.policy_changed.notify_one();
     until("a's result to go", || {
         report(&fake, "ns1").is_some_and(|r| names(&r) == vec!["b"])
     })
@@ -205,7 +205,7 @@ async fn results_follow_the_audit() {
     assert_eq!(report(&fake, "ns1").unwrap()["summary"]["fail"], 1);
     // The cluster-scoped CRD goes: the ClusterPolicyReport goes with its results.
     ctx.registry().remove(NODES);
-    ctx.policy_changed.notify_one();
+    ctx.signals.policy_changed.notify_one();
     until("the ClusterPolicyReport to go", || {
         report(&fake, "").is_none()
     })
@@ -237,7 +237,7 @@ async fn a_restart_rewrites_nothing() {
     let writes = fake.lock().unwrap().policy_writes;
     // Same server, new operator; its audit of things is not complete yet.
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    let client = ctx.client.clone();
+    let client = ctx.deps.client.clone();
     let config = Config {
         policy_reports: true,
         ..Config::default()
@@ -248,7 +248,7 @@ async fn a_restart_rewrites_nothing() {
         ctx2.registry().get(THINGS).is_some_and(|t| t.audited)
     })
     .await;
-    ctx2.crds_listed.store(true, Ordering::Relaxed);
+    ctx2.signals.crds_listed.store(true, Ordering::Relaxed);
     let mut w = Writer::new(
         ctx2.clone(),
         ReportApi::WgPolicy,
