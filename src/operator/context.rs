@@ -248,7 +248,7 @@ impl Ctx {
         if served && !was {
             tracing::info!("the SchemaAudit CRD is served again; writing every report");
             for t in self.registry().values_mut() {
-                t.written = None;
+                super::state::on_report_gone(t);
             }
             self.api_recovered();
         } else if !served && was {

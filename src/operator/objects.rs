@@ -102,7 +102,7 @@ where
         let pause = pauses.next_delay();
         tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
         let blocked = ctx.with_current(crd, epoch, |t| {
-            t.blocked = Some(Blocked::AuditRestarted(message));
+            state::on_blocked(t, Blocked::AuditRestarted(message));
         });
         if blocked.is_none() {
             return;
@@ -114,7 +114,7 @@ where
 pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) {
     let crd = revision.shell().clone();
     let Some(storage) = crd.storage_version().map(|v| v.name.clone()) else {
-        ctx.with_current(&crd.name, epoch, |t| t.audited = true);
+        ctx.with_current(&crd.name, epoch, state::on_no_objects);
         return;
     };
     ctx.deps.metrics.watches.inc();
@@ -238,7 +238,7 @@ impl ObjectAudit {
                     let current = self
                         .ctx
                         .with_current(&self.crd.name, self.epoch, |t| {
-                            t.audit.forget(&key, &self.resource.version)
+                            state::on_object_deleted(t, &key, &self.resource.version)
                         })
                         .is_some();
                     if !current {
@@ -301,8 +301,7 @@ impl ObjectAudit {
                 self.ctx.deps.metrics.internal_errors.inc();
                 tracing::error!(crd = %self.crd.name, error = %e, "compiling the CRD failed (internal error)");
                 self.ctx.with_current(&self.crd.name, self.epoch, |t| {
-                    t.blocked = Some(Blocked::NotCompiled(e));
-                    t.audited = true;
+                    state::on_blocked(t, Blocked::NotCompiled(e));
                 });
                 self.ctx.changed(&self.crd.name);
                 None
@@ -477,8 +476,7 @@ impl ObjectAudit {
         }
         if status == Some(403) {
             self.ctx.with_current(&self.crd.name, self.epoch, |t| {
-                t.blocked = Some(Blocked::Forbidden(e.to_string()));
-                t.audited = true;
+                state::on_blocked(t, Blocked::Forbidden(e.to_string()));
             });
             self.ctx.changed(&self.crd.name);
         }
@@ -561,16 +559,7 @@ impl ObjectAudit {
             }
         };
         self.ctx.with_current(&self.crd.name, self.epoch, |t| {
-            let set = t
-                .audit
-                .unwritable
-                .entry(target.version.clone())
-                .or_default();
-            if refused && t.audit.invalid.contains_key(&key) {
-                set.insert(key);
-            } else if r.is_ok() {
-                set.remove(&key);
-            }
+            state::on_annotated(t, &target.version, key, refused, r.is_ok());
         });
         self.ctx.changed(&self.crd.name);
     }

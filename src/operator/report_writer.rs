@@ -14,6 +14,7 @@ use super::error::Error;
 use super::events::PendingEvent;
 use super::report_status;
 use super::reporter::{apply, desired, has_findings, publish_metrics, report_object};
+use super::state;
 use crate::audit::schema_audit::SchemaAudit;
 use futures::StreamExt;
 use kube::ResourceExt;
@@ -138,7 +139,7 @@ fn unwritten(ctx: &Ctx, missing: impl Fn(&str) -> bool) {
     let mut gone = Vec::new();
     for (name, t) in ctx.registry().iter_mut() {
         if t.written.is_some() && missing(name) {
-            t.written = None;
+            state::on_report_gone(t);
             gone.push(name.clone());
         }
     }
@@ -165,7 +166,7 @@ async fn write_report(ctx: &Ctx, name: &str) -> Result<(), Error> {
     object.spec.audited_revision = report_status::packed_revision(&revision);
     drop(revision);
     apply(ctx, &object).await.map_err(Error::WriteReport)?;
-    ctx.with_current(name, epoch, |t| t.written = Some(print));
+    ctx.with_current(name, epoch, |t| state::on_report_written(t, print));
     Ok(())
 }
 
@@ -176,21 +177,13 @@ fn observe(ctx: &Ctx, name: &str) -> Option<Due> {
     let t = reg.get_mut(name)?;
     let status = desired(ctx, t);
     publish_metrics(ctx, t, &status);
-    let unchanged = t
-        .evented
-        .as_ref()
-        .is_some_and(|e| report_status::same_condition_statuses(e, &status));
-    if t.audited && !unchanged {
-        for (warning, reason, note) in report_status::condition_events(t.evented.as_ref(), &status)
-        {
-            ctx.queue_event(PendingEvent {
-                warning,
-                reason: reason.into(),
-                note,
-                regarding: crd_reference(t.crd()),
-            });
-        }
-        t.evented = Some(report_status::condition_statuses(&status));
+    for (warning, reason, note) in state::on_report_status(t, &status) {
+        ctx.queue_event(PendingEvent {
+            warning,
+            reason: reason.into(),
+            note,
+            regarding: crd_reference(t.crd()),
+        });
     }
     if t.written == Some(report_status::fingerprint(&status)) {
         return None;

@@ -52,7 +52,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
             && let Some(t) = reg.get_mut(&crd.name)
         {
             // An update of what the audit does not read: nothing to check again.
-            t.resource_version = resource_version.clone();
+            super::state::on_reread(t, resource_version.clone());
         }
         seen
     };
@@ -81,11 +81,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
         Seen::StatusOnly => {
             let mut reg = ctx.registry();
             if let Some(t) = reg.get_mut(&crd.name) {
-                let revision = Arc::new(t.revision.with_status_of(&crd));
-                t.revision = revision;
-                t.check = check;
-                t.sizes = sizes;
-                t.resource_version = resource_version;
+                super::state::on_status(t, &crd, check, sizes, resource_version);
             }
             drop(reg);
             ctx.changed(&crd.name);
@@ -154,7 +150,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
         epoch,
     };
     let mut t = track(new, previous, change, earlier);
-    t.resource_version = resource_version;
+    super::state::on_reread(&mut t, resource_version);
     tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
     t.task = Some(tokio::spawn(super::objects::supervised_audit(
         ctx.clone(),

@@ -1,7 +1,8 @@
-//! The operator's decisions about one audited CRD, apart from any I/O: how a CRD event
-//! relates to what is tracked ([`on_crd`]), what history a new revision carries ([`track`]),
-//! and what a complete audit ([`on_audit_complete`]) or one object's change ([`on_object`])
-//! does to the tracked state. Each returns the effects to carry out (Events, annotations),
+//! The operator's decisions about one audited CRD, apart from any I/O, and the only place
+//! its tracked state changes (`tests/module_layers.rs` checks it): how a CRD event relates
+//! to what is tracked ([`on_crd`]), what history a new revision carries ([`track`]), what a
+//! new status, a complete audit ([`on_audit_complete`]), one object's change ([`on_object`]),
+//! a blocked audit or a written report does to the tracked state. Each returns the effects to carry out (Events, annotations),
 //! so the callers (`reconcile`, `objects`) only read the cluster, call these under the
 //! registry's lock, and carry them out; and each is tested here with no server and no sleep.
 
@@ -121,6 +122,87 @@ pub fn track(
         }
     }
     t
+}
+
+/// The CRD read again with the same revision and status (another `resourceVersion`: its
+/// labels, say): nothing to judge again.
+pub fn on_reread(t: &mut Tracked, resource_version: Option<String>) {
+    t.resource_version = resource_version;
+}
+
+/// The same revision with another status (stored versions, the server's conditions): checked
+/// again; the audit of the objects stands.
+pub fn on_status(
+    t: &mut Tracked,
+    crd: &Crd,
+    check: CheckReport,
+    sizes: Vec<size_limits::Finding>,
+    resource_version: Option<String>,
+) {
+    t.revision = Arc::new(t.revision.with_status_of(crd));
+    t.check = check;
+    t.sizes = sizes;
+    t.resource_version = resource_version;
+}
+
+/// The objects cannot be read or judged: the report says why. A refused LIST or a revision
+/// that cannot be compiled ends the audit; an audit restarted after a bug is still running.
+pub fn on_blocked(t: &mut Tracked, blocked: Blocked) {
+    if !matches!(blocked, Blocked::AuditRestarted(_)) {
+        t.audited = true;
+    }
+    t.blocked = Some(blocked);
+}
+
+/// The revision has no storage version: no objects to audit.
+pub fn on_no_objects(t: &mut Tracked) {
+    t.audited = true;
+}
+
+/// An object was deleted.
+pub fn on_object_deleted(t: &mut Tracked, key: &Key, version: &str) {
+    t.audit.forget(key, version);
+}
+
+/// The server answered the annotation of an invalid object: `refused` when it refused the
+/// write (the object is stuck), `written` when it took it.
+pub fn on_annotated(t: &mut Tracked, version: &str, key: Key, refused: bool, written: bool) {
+    let stuck = refused && t.audit.invalid.contains_key(&key);
+    let set = t.audit.unwritable.entry(version.to_string()).or_default();
+    if stuck {
+        set.insert(key);
+    } else if written {
+        set.remove(&key);
+    }
+}
+
+/// The report was written with this status (its fingerprint).
+pub fn on_report_written(t: &mut Tracked, fingerprint: u64) {
+    t.written = Some(fingerprint);
+}
+
+/// The report is gone (deleted behind the operator's back, or with the report CRD): it is
+/// written again.
+pub fn on_report_gone(t: &mut Tracked) {
+    t.written = None;
+}
+
+/// The status the report should have now: the Events of its conditions that changed (once
+/// the audit is complete).
+pub fn on_report_status(
+    t: &mut Tracked,
+    status: &crate::audit::schema_audit::SchemaAuditStatus,
+) -> Vec<report_status::ConditionEvent> {
+    let unchanged = t
+        .evented
+        .as_ref()
+        .is_some_and(|e| report_status::same_condition_statuses(e, status));
+    if !t.audited || unchanged {
+        return Vec::new();
+    }
+    let events = report_status::condition_events(t.evented.as_ref(), status);
+    t.evented = Some(report_status::condition_statuses(status));
+    events
 }
 
 /// Something to carry out after a decision.
