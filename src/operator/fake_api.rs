@@ -199,10 +199,18 @@ fn live_watch(state: &Shared, collection: &'static str) -> Response<FakeBody> {
 
 /// The controller's context on a client of the fake, with the default configuration.
 pub fn context(client: kube::Client) -> Arc<super::context::Ctx> {
+    context_with(client, crate::audit::config::Config::default())
+}
+
+/// The controller's context on a client of the fake, with `config`.
+pub fn context_with(
+    client: kube::Client,
+    config: crate::audit::config::Config,
+) -> Arc<super::context::Ctx> {
     super::context::Ctx::new(
         client,
         None,
-        crate::audit::config::Config::default(),
+        config,
         Arc::new(super::metrics::Metrics::new()),
         "test",
     )

@@ -114,13 +114,7 @@ mod tests {
             exclude_groups: vec!["*.internal.example.com".into()],
             ..Default::default()
         };
-        let ctx = Ctx::new(
-            client,
-            None,
-            config,
-            Arc::new(super::super::metrics::Metrics::new()),
-            "test",
-        );
+        let ctx = crate::operator::fake_api::context_with(client, config);
         assert!(may_audit(&ctx, "things.example.com"));
         assert!(!may_audit(&ctx, "things.a.internal.example.com"));
         assert!(may_audit(&ctx, REPORT_CRD.as_str()));

@@ -300,13 +300,7 @@ async fn reports_with_findings_are_written_first() {
         api_burst: 1,
         ..Default::default()
     };
-    let ctx = Ctx::new(
-        client,
-        None,
-        config,
-        Arc::new(super::super::metrics::Metrics::new()),
-        "test",
-    );
+    let ctx = crate::operator::fake_api::context_with(client, config);
     let controller = tokio::spawn(run(ctx.clone()));
     let invalid = |status: &Value| {
         status["conditions"].as_array().is_some_and(|c| {
