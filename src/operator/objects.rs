@@ -244,7 +244,6 @@ impl ObjectAudit {
                     if !current {
                         return;
                     }
-                    self.ctx.changed(&self.crd.name);
                 }
                 Err(e) if self.ctx.refused_streaming(self.streaming, &e) => {
                     stream = self.stream();
@@ -303,7 +302,6 @@ impl ObjectAudit {
                 self.ctx.with_current(&self.crd.name, self.epoch, |t| {
                     state::on_blocked(t, Blocked::NotCompiled(e));
                 });
-                self.ctx.changed(&self.crd.name);
                 None
             }
         }
@@ -414,7 +412,6 @@ impl ObjectAudit {
                 crd: self.crd.name.clone(),
             })
             .observe(secs);
-        self.ctx.changed(&self.crd.name);
         self.carry_out(effects).await;
         true
     }
@@ -445,7 +442,6 @@ impl ObjectAudit {
         else {
             return false;
         };
-        self.ctx.changed(&self.crd.name);
         self.carry_out(effects).await;
         true
     }
@@ -478,7 +474,6 @@ impl ObjectAudit {
             self.ctx.with_current(&self.crd.name, self.epoch, |t| {
                 state::on_blocked(t, Blocked::Forbidden(e.to_string()));
             });
-            self.ctx.changed(&self.crd.name);
         }
         tracing::error!(crd = %self.crd.name, error = %e, "reading objects failed; retrying with backoff");
     }
@@ -561,7 +556,6 @@ impl ObjectAudit {
         self.ctx.with_current(&self.crd.name, self.epoch, |t| {
             state::on_annotated(t, &target.version, key, refused, r.is_ok());
         });
-        self.ctx.changed(&self.crd.name);
     }
 }
 
