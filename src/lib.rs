@@ -6,6 +6,7 @@ pub mod audit;
 pub mod cli;
 pub mod cluster;
 pub mod command_line;
+pub mod gate;
 pub mod operator;
 pub mod packed_crd;
 pub mod program;

@@ -38,6 +38,31 @@ pub struct Config {
     /// CRD whose validator is not kept is compiled again when its objects change.
     #[serde(rename = "validatorCacheMiB")]
     pub validator_cache_mib: usize,
+    /// The CRD change gate: what the admission webhook does with a CRD change that makes
+    /// stored objects invalid.
+    pub gate: GateMode,
+    /// Where the API server reaches the gate, for an operator run outside the cluster
+    /// (default: the Service `crd-audit` of the operator's namespace).
+    pub gate_url: Option<String>,
+    /// A directory with `tls.crt`, `tls.key` and `ca.crt` (as cert-manager writes them) for
+    /// the gate's TLS (default: a self-managed CA and certificate in a Secret).
+    pub gate_cert_dir: Option<std::path::PathBuf>,
+    /// How long the gate judges stored objects before it answers with what it has.
+    #[serde(deserialize_with = "duration")]
+    pub gate_budget: Duration,
+}
+
+/// `gate`: the CRD change gate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateMode {
+    /// No webhook.
+    #[default]
+    Off,
+    /// Changes are allowed, with admission warnings naming the objects they strand.
+    Warn,
+    /// A change that makes a stored object stuck is refused.
+    Deny,
 }
 
 impl Default for Config {
@@ -57,6 +82,10 @@ impl Default for Config {
             policy_reports: false,
             policy_reports_api: PolicyReportsApi::Auto,
             validator_cache_mib: 16,
+            gate: GateMode::Off,
+            gate_url: None,
+            gate_cert_dir: None,
+            gate_budget: DEFAULT_GATE_BUDGET,
         }
     }
 }
@@ -79,6 +108,12 @@ pub enum PolicyReportsApi {
     #[serde(rename = "both")]
     Both,
 }
+
+/// `gateBudget` by default: the webhook's timeout is 10 s, and the answer must leave in time.
+pub const DEFAULT_GATE_BUDGET: Duration = Duration::from_secs(8);
+
+/// The longest `gateBudget`: the API server gives the webhook 10 s in all.
+pub const MAX_GATE_BUDGET: Duration = Duration::from_secs(9);
 
 /// The largest `validatorCacheMiB` (64 GiB).
 pub const MAX_VALIDATOR_CACHE_MIB: usize = 64 << 10;
@@ -114,12 +149,13 @@ fn duration_of(value: &serde_json::Value) -> Result<Duration, String> {
 }
 
 /// The allowed values of each numeric key, as its errors say them.
-const RANGES: [(&str, &str); 5] = [
+const RANGES: [(&str, &str); 6] = [
     ("apiQps", "0.01 to 10000 writes a second"),
     ("apiBurst", "1 to 10000"),
     ("maxListedObjects", "0 to 1000: a report must fit in etcd"),
     ("validatorCacheMiB", "0 to 65536 (64 GiB)"),
     ("fullResyncInterval", "1m to 720h"),
+    ("gateBudget", "100ms to 9s: the webhook's timeout is 10s"),
 ];
 
 /// The allowed range of a numeric key.
@@ -177,6 +213,22 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
         }
         "policyReportsApi" => read::<PolicyReportsApi>(v).err().map(|e| e.to_string()),
         "fullResyncInterval" => duration_of(value).err(),
+        "gateBudget" => duration_of(value).err().map(|_| {
+            format!(
+                "{} is not a duration ({})",
+                crd_audit_engine::render::json(value),
+                range(key)
+            )
+        }),
+        "gate" => read::<GateMode>(v).err().map(|e| e.to_string()),
+        "gateUrl" => match value.as_str() {
+            Some(u) if u.starts_with("https://") && u.len() > "https://".len() => None,
+            _ => Some(format!(
+                "{} is not an https:// URL (the API server calls webhooks over TLS only)",
+                crd_audit_engine::render::json(value)
+            )),
+        },
+        "gateCertDir" => read::<String>(v).err().map(|e| e.to_string()),
         _ => None,
     }?;
     Some(format!("{key}: {e}"))
@@ -238,6 +290,12 @@ impl Config {
             return Err(format!(
                 "fullResyncInterval: {}s is above the maximum of 720h (1m to 720h: 30 days)",
                 self.full_resync_interval.as_secs()
+            ));
+        }
+        if !(Duration::from_millis(100)..=MAX_GATE_BUDGET).contains(&self.gate_budget) {
+            return Err(out_of_range(
+                "gateBudget",
+                format!("{:?}", self.gate_budget),
             ));
         }
         for (key, globs) in [
@@ -325,6 +383,51 @@ mod tests {
                 .full_resync_interval,
             Duration::from_secs(7200)
         );
+    }
+
+    #[test]
+    fn gate_keys() {
+        let c = Config::default();
+        assert_eq!(c.gate, GateMode::Off);
+        assert_eq!(c.gate_budget, Duration::from_secs(8));
+        let c = Config::parse(
+            "c.yaml",
+            "gate: deny\ngateUrl: https://127.0.0.1:9443/validate-crd\ngateCertDir: /certs\ngateBudget: 2500ms\n",
+        )
+        .unwrap();
+        assert_eq!(c.gate, GateMode::Deny);
+        assert_eq!(
+            c.gate_url.as_deref(),
+            Some("https://127.0.0.1:9443/validate-crd")
+        );
+        assert_eq!(c.gate_cert_dir, Some(std::path::PathBuf::from("/certs")));
+        assert_eq!(c.gate_budget, Duration::from_millis(2500));
+        assert_eq!(
+            Config::parse("c.yaml", "gate: warn").unwrap().gate,
+            GateMode::Warn
+        );
+        for (bad, says) in [
+            ("gate: block", "c.yaml: gate: unknown variant `block`"),
+            (
+                "gateBudget: 10s",
+                "c.yaml: gateBudget: 10s is out of range (100ms to 9s",
+            ),
+            (
+                "gateBudget: 1ms",
+                "c.yaml: gateBudget: 1ms is out of range (100ms to 9s",
+            ),
+            (
+                "gateBudget: soon",
+                "c.yaml: gateBudget: \"soon\" is not a duration (100ms to 9s",
+            ),
+            (
+                "gateUrl: http://127.0.0.1/x",
+                "c.yaml: gateUrl: \"http://127.0.0.1/x\" is not an https:// URL",
+            ),
+        ] {
+            let e = Config::parse("c.yaml", bad).unwrap_err();
+            assert!(e.starts_with(says), "{bad}: {e}");
+        }
     }
 
     #[test]

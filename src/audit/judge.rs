@@ -182,6 +182,8 @@ pub struct Judgement {
     pub internal_error: bool,
     /// An invalid object that the server would refuse to update at all.
     pub updates_blocked: bool,
+    /// Why: the first error of its refused unchanged update (redacted when configured).
+    pub refusal: Option<String>,
 }
 
 /// The longest message a report, event or annotation carries (a bad value can be huge: an
@@ -222,6 +224,15 @@ pub fn judge(v: &CrdValidator, obj: Value, redact: bool, ratcheting: bool) -> Ju
     // A panic inside the engine becomes an InternalError cause for this object.
     let verdict = v.validate_stored(obj, ratcheting);
     let updates_blocked = verdict.update.as_ref().is_some_and(|u| !u.valid());
+    let refusal = verdict
+        .update
+        .as_ref()
+        .filter(|_| updates_blocked)
+        .and_then(|u| u.errors.first())
+        .map(|c| {
+            let m = if redact { redacted(c) } else { c.message() };
+            bounded(&m, MAX_MESSAGE_BYTES)
+        });
     let mut messages: Vec<String> = verdict
         .errors
         .iter()
@@ -241,6 +252,7 @@ pub fn judge(v: &CrdValidator, obj: Value, redact: bool, ratcheting: bool) -> Ju
         unknown_fields: !verdict.pruned.is_empty(),
         internal_error: verdict.internal_error,
         updates_blocked,
+        refusal,
     }
 }
 

@@ -20,6 +20,10 @@ pub struct Args {
     /// Address of the metrics and health endpoints.
     #[arg(long, default_value = "0.0.0.0:8080")]
     pub metrics_addr: String,
+    /// Address of the CRD change gate's HTTPS endpoint (`POST /validate-crd`), served when
+    /// the configuration's `gate` is `warn` or `deny`.
+    #[arg(long, default_value = "0.0.0.0:9443")]
+    pub webhook_addr: String,
     /// The operator's namespace, where its Lease lives (default: the pod's namespace, else
     /// `crd-audit`).
     #[arg(long)]
@@ -60,6 +64,7 @@ pub fn run(args: &Args) -> u8 {
         context: args.context.clone(),
         config,
         metrics_addr: args.metrics_addr.clone(),
+        webhook_addr: args.webhook_addr.clone(),
         namespace,
         identity,
         leader_elect: args.leader_elect,

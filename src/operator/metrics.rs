@@ -68,6 +68,9 @@ pub struct Metrics {
     /// CRD revisions compiled to judge their objects (a CRD is compiled again when its
     /// validator left the bounded cache).
     pub validator_compilations: Counter,
+    /// CRD change gate answers, by verdict (`allowed`, `warned`, `denied`, `timeout`,
+    /// `error`).
+    pub gate: crate::gate::GateMetrics,
     ready: AtomicBool,
 }
 
@@ -96,6 +99,7 @@ impl Metrics {
             leader: Gauge::default(),
             internal_errors: Counter::default(),
             validator_compilations: Counter::default(),
+            gate: crate::gate::GateMetrics::default(),
             ready: AtomicBool::new(false),
             registry: Registry::default(),
         };
@@ -123,6 +127,16 @@ impl Metrics {
             "crd_audit_schema_changes",
             "Schema changes observed, by class",
             m.schema_changes.clone(),
+        );
+        registry.register(
+            "crd_audit_gate_requests",
+            "CRD change gate answers, by verdict",
+            m.gate.requests.clone(),
+        );
+        registry.register(
+            "crd_audit_gate_duration_seconds",
+            "Time the CRD change gate took to answer",
+            m.gate.duration.clone(),
         );
         registry.register(
             "crd_audit_validations",

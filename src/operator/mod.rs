@@ -76,6 +76,21 @@ pub async fn run(opts: Options) -> Result<(), String> {
     let watch_clients = client::WatchClients::new(kube_config);
     let metrics = Arc::new(Metrics::new());
     metrics::serve(&opts.metrics_addr, metrics.clone()).await?;
+    // Every replica serves the gate; the leader keeps its webhook configuration.
+    let gate_cert = if crate::gate::review::serves(opts.config.gate) {
+        Some(
+            crate::gate::start(
+                &opts.webhook_addr,
+                client.clone(),
+                opts.config.clone(),
+                &opts.namespace,
+                metrics.gate.clone(),
+            )
+            .await?,
+        )
+    } else {
+        None
+    };
     let mut elect = opts
         .leader_elect
         .unwrap_or(origin == client::Origin::InCluster);
@@ -135,6 +150,14 @@ pub async fn run(opts: Options) -> Result<(), String> {
             "judging CRDs and updates by the API server's release"
         );
         let controller = Controller::start(ctx);
+        let webhook_config = tokio::spawn(crate::gate::webhook_config::keep(
+            client.clone(),
+            opts.config.clone(),
+            opts.namespace.clone(),
+            gate_cert
+                .clone()
+                .unwrap_or_else(crate::gate::tls::ServingCert::new),
+        ));
         let lost = async {
             if elect {
                 keep_leading(&mut elector).await
@@ -144,6 +167,7 @@ pub async fn run(opts: Options) -> Result<(), String> {
         };
         tokio::select! {
             _ = lost => {
+                webhook_config.abort();
                 // The write in flight and the queued Events finish before a standby can take
                 // the Lease (it waits a whole lease duration from the last renewal).
                 controller.stop(leader::LEASE_DURATION - leader::RENEW_DEADLINE - leader::RETRY).await;
@@ -151,6 +175,7 @@ pub async fn run(opts: Options) -> Result<(), String> {
                 tracing::error!("could not renew the Lease in time; stopped acting as leader and standing by");
             }
             _ = &mut shutdown => {
+                webhook_config.abort();
                 controller.stop(SHUTDOWN_GRACE).await;
                 stand_down(&metrics);
                 tracing::info!("stopping");

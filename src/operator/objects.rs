@@ -378,6 +378,7 @@ impl ObjectAudit {
                 unknown_fields: false,
                 internal_error: true,
                 updates_blocked: false,
+                refusal: None,
             },
         };
         if j.internal_error {

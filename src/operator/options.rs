@@ -10,6 +10,8 @@ pub struct Options {
     pub context: Option<String>,
     pub config: Config,
     pub metrics_addr: String,
+    /// Address of the CRD change gate (with `gate: warn` or `deny`).
+    pub webhook_addr: String,
     /// The operator's namespace (its leader-election Lease).
     pub namespace: String,
     pub identity: String,

@@ -370,6 +370,7 @@ mod tests {
             unknown_fields: false,
             internal_error: false,
             updates_blocked: stuck,
+            refusal: None,
         }
     }
 

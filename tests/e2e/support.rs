@@ -367,6 +367,8 @@ pub struct TestEnv {
     pub server: String,
     pub ca: PathBuf,
     pub admin_token: String,
+    /// kubectl of the server's release, built by the harness (`KUBE_TESTENV_KUBECTL`).
+    pub kubectl: PathBuf,
 }
 
 impl Drop for TestEnv {
@@ -419,6 +421,7 @@ pub fn start() -> Option<TestEnv> {
         server: var("KUBE_TESTENV_SERVER"),
         ca: PathBuf::from(var("KUBE_TESTENV_CA")),
         admin_token: var("KUBE_TESTENV_ADMIN_TOKEN"),
+        kubectl: PathBuf::from(var("KUBE_TESTENV_KUBECTL")),
         run_dir,
         kubeconfig,
         admin,
@@ -426,6 +429,26 @@ pub fn start() -> Option<TestEnv> {
 }
 
 impl TestEnv {
+    /// Runs the harness's kubectl with the admin kubeconfig: exit code, stdout, stderr.
+    pub fn kubectl(&self, args: &[&str]) -> (Option<i32>, String, String) {
+        assert!(
+            self.kubectl.is_file(),
+            "the harness's kubectl {} is missing (tests/testenv/up.sh builds it)",
+            self.kubectl.display()
+        );
+        let out = Command::new(&self.kubectl)
+            .args(args)
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("HOME", &self.run_dir)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
     /// A kubeconfig (in `dir`) whose user is a token of the shipped ServiceAccount (so that
     /// the shipped RBAC is what is tested).
     pub fn service_account_kubeconfig(&self, dir: &Path) -> PathBuf {

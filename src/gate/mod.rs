@@ -1,0 +1,209 @@
+//! The CRD change gate: a validating admission webhook that tells whoever changes a CRD which
+//! stored objects the new schema strands, before they are stranded (configuration key
+//! `gate`: `warn` or `deny`). Every replica of `crd-audit controller` serves it, so that it
+//! stays up while a standby waits for the Lease; the leader keeps its
+//! `ValidatingWebhookConfiguration`.
+//!
+//! Modules: `judgement` (what a change needs and the answer's texts, without I/O), `review`
+//! (one AdmissionReview: reading and judging the stored objects within the budget),
+//! `tls` (the serving certificate: files or a self-managed Secret), `webhook_config` (the
+//! configuration the leader keeps). This module serves `POST /validate-crd` over TLS.
+
+pub mod judgement;
+pub mod review;
+pub mod tls;
+pub mod webhook_config;
+
+use crate::audit::config::Config;
+use axum::body::Bytes;
+use axum::http::{StatusCode, header};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use std::sync::Arc;
+use std::time::Duration;
+use tls::ServingCert;
+
+/// The largest review body read: two CRDs of the largest size etcd stores, and room.
+const MAX_BODY: usize = 8 << 20;
+
+/// How often the serving certificate is read again (files or Secret).
+const RELOAD: Duration = Duration::from_secs(60);
+const RENEW_CHECK: Duration = Duration::from_secs(600);
+
+/// The gate's metrics (registered by the operator with the others).
+#[derive(Clone, Debug)]
+pub struct GateMetrics {
+    /// Answers by verdict (`allowed`, `warned`, `denied`, `timeout`, `error`).
+    pub requests: Family<VerdictLabels, Counter>,
+    /// Time from a request to its answer.
+    pub duration: Histogram,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct VerdictLabels {
+    pub verdict: String,
+}
+
+impl Default for GateMetrics {
+    fn default() -> Self {
+        GateMetrics {
+            requests: Family::default(),
+            duration: Histogram::new(exponential_buckets(0.001, 3.0, 10)),
+        }
+    }
+}
+
+/// Starts the gate on `addr`: its certificate (and the task that keeps it current) and its
+/// listener. Returns the certificate served, for the leader's webhook configuration.
+pub async fn start(
+    addr: &str,
+    client: kube::Client,
+    config: Config,
+    namespace: &str,
+    metrics: GateMetrics,
+) -> Result<Arc<ServingCert>, String> {
+    let cert = ServingCert::new();
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("listening on {addr} (--webhook-addr): {e}"))?;
+    match &config.gate_cert_dir {
+        Some(dir) => {
+            let mut last = None;
+            tls::load_dir(&cert, dir, &mut last).map_err(|e| format!("gateCertDir: {e}"))?;
+            tracing::info!(dir = %dir.display(), "the gate serves its certificate");
+            let (cert, dir) = (cert.clone(), dir.clone());
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(RELOAD).await;
+                    if let Err(e) = tls::load_dir(&cert, &dir, &mut last) {
+                        tracing::warn!(error = %e, "could not read the gate's certificate again; serving the one read before");
+                    }
+                }
+            });
+        }
+        None => {
+            let hosts = tls::serving_hosts(namespace, config.gate_url.as_deref());
+            let (cert, client, namespace) = (cert.clone(), client.clone(), namespace.to_string());
+            tokio::spawn(async move { keep_self_managed(cert, client, namespace, hosts).await });
+        }
+    }
+    let gate = Arc::new(review::Gate::new(client, config, metrics));
+    let app = axum::Router::new()
+        .route(
+            webhook_config::PATH,
+            axum::routing::post(move |body: Bytes| {
+                let gate = gate.clone();
+                async move {
+                    let (review, _) = gate.review(&body).await;
+                    match serde_json::to_vec(&review) {
+                        Ok(json) => (
+                            StatusCode::OK,
+                            [(header::CONTENT_TYPE, "application/json")],
+                            json,
+                        ),
+                        Err(e) => (
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            [(header::CONTENT_TYPE, "text/plain")],
+                            e.to_string().into_bytes(),
+                        ),
+                    }
+                }
+            }),
+        )
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY));
+    let acceptor = tokio_rustls::TlsAcceptor::from(tls::server_config(cert.clone()));
+    tokio::spawn(serve(listener, acceptor, app));
+    tracing::info!(
+        addr,
+        path = webhook_config::PATH,
+        "serving the CRD change gate"
+    );
+    Ok(cert)
+}
+
+/// Accepts TLS connections and serves HTTP/1.1 on each, one task a connection.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    app: axum::Router,
+) {
+    loop {
+        let tcp = match listener.accept().await {
+            Ok((tcp, _)) => tcp,
+            Err(e) => {
+                tracing::warn!(error = %e, "the gate could not accept a connection");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let (acceptor, app) = (acceptor.clone(), app.clone());
+        tokio::spawn(async move {
+            let tls =
+                match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(tcp)).await {
+                    Ok(Ok(tls)) => tls,
+                    Ok(Err(e)) => {
+                        tracing::debug!(error = %e, "a TLS handshake with the gate failed");
+                        return;
+                    }
+                    Err(_) => return,
+                };
+            let service = hyper_util::service::TowerToHyperService::new(app);
+            let served = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                .await;
+            if let Err(e) = served {
+                tracing::debug!(error = %e, "a gate connection ended with an error");
+            }
+        });
+    }
+}
+
+/// Loads the self-managed certificate from its Secret (creating or renewing it as needed),
+/// retrying with backoff until it can, then checks it every ten minutes.
+async fn keep_self_managed(
+    cert: Arc<ServingCert>,
+    client: kube::Client,
+    namespace: String,
+    hosts: Vec<String>,
+) {
+    let mut retry =
+        crate::cluster::backoff::Backoff::new(Duration::from_secs(1), Duration::from_secs(60))
+            .jittered();
+    let mut served = false;
+    loop {
+        let wait = match tls::ensure_secret(&client, &namespace, &hosts).await {
+            Ok(made) => {
+                let loaded = cert.load(
+                    made.cert.as_bytes(),
+                    made.key.as_bytes(),
+                    made.ca_bundle.as_bytes(),
+                );
+                match loaded {
+                    Ok(()) => {
+                        if !served {
+                            served = true;
+                            tracing::info!(
+                                expires = made.not_after,
+                                "the gate serves its certificate"
+                            );
+                        }
+                        retry.reset();
+                        RENEW_CHECK
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "the gate's Secret holds a certificate that cannot be served");
+                        retry.next_delay()
+                    }
+                }
+            }
+            Err(e) => {
+                let wait = retry.next_delay();
+                tracing::warn!(error = %e, retry_in = ?wait, "the gate has no certificate yet");
+                wait
+            }
+        };
+        tokio::time::sleep(wait).await;
+    }
+}

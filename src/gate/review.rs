@@ -1,0 +1,290 @@
+//! One admission review of a CRD change: decide whether it needs judging, read the stored
+//! objects of each changed version page by page (the next page is read while this one is
+//! judged, on a blocking thread), stop at `gateBudget`, and answer (allowed, warned or
+//! denied). The gate writes nothing.
+
+use super::judgement::{self, Answer, Decision, Judges, Tally};
+use super::{GateMetrics, VerdictLabels};
+use crate::audit::config::{Config, GateMode};
+use crate::cluster::resources::{object_resource, object_value};
+use crate::release::KubeVersion;
+use kube::api::{Api, DynamicObject, ListParams};
+use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Objects read in one LIST page.
+const PAGE: u32 = 500;
+
+/// How long the API server's release is taken as known.
+const RELEASE_KEPT: Duration = Duration::from_secs(600);
+
+/// What the gate needs: a client to read stored objects, the configuration, metrics.
+pub struct Gate {
+    pub client: kube::Client,
+    pub config: Config,
+    pub metrics: GateMetrics,
+    release: Mutex<Option<(Instant, KubeVersion)>>,
+}
+
+/// How a review ended, as the verdict metric counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    Warned,
+    Denied,
+    Timeout,
+    Error,
+}
+
+impl Verdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Allowed => "allowed",
+            Verdict::Warned => "warned",
+            Verdict::Denied => "denied",
+            Verdict::Timeout => "timeout",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+impl Gate {
+    pub fn new(client: kube::Client, config: Config, metrics: GateMetrics) -> Gate {
+        Gate {
+            client,
+            config,
+            metrics,
+            release: Mutex::new(None),
+        }
+    }
+
+    /// The API server's release, read again every ten minutes.
+    async fn release(&self) -> KubeVersion {
+        let kept = self.release.lock().ok().and_then(|r| *r);
+        if let Some((at, r)) = kept
+            && at.elapsed() < RELEASE_KEPT
+        {
+            return r;
+        }
+        let r = crate::release::of_cluster(&self.client).await;
+        if let Ok(mut kept) = self.release.lock() {
+            *kept = Some((Instant::now(), r));
+        }
+        r
+    }
+
+    /// Answers one AdmissionReview (its JSON body): the response review, and the verdict.
+    pub async fn review(&self, body: &[u8]) -> (AdmissionReview<DynamicObject>, Verdict) {
+        let started = Instant::now();
+        let request: Result<AdmissionRequest<DynamicObject>, String> =
+            serde_json::from_slice::<AdmissionReview<DynamicObject>>(body)
+                .map_err(|e| format!("not an AdmissionReview: {e}"))
+                .and_then(|r| r.try_into().map_err(|e| format!("{e}")));
+        let request = match request {
+            Ok(r) => r,
+            Err(e) => {
+                let verdict = Verdict::Error;
+                self.count(verdict, started);
+                return (AdmissionResponse::invalid(e).into_review(), verdict);
+            }
+        };
+        let deadline = started + self.config.gate_budget;
+        let (response, verdict) = match self.answer(&request, deadline).await {
+            Ok(Some(a)) => respond(&request, a),
+            Ok(None) => (AdmissionResponse::from(&request), Verdict::Allowed),
+            Err(e) => {
+                tracing::warn!(crd = %request.name, error = %e, "the gate could not judge a CRD change; allowed");
+                let mut r = AdmissionResponse::from(&request);
+                r.warnings = Some(vec![format!(
+                    "crd-audit: the stored objects could not be judged: {e}"
+                )]);
+                (r, Verdict::Error)
+            }
+        };
+        self.count(verdict, started);
+        if verdict != Verdict::Allowed {
+            tracing::info!(
+                crd = %request.name,
+                verdict = verdict.label(),
+                dry_run = request.dry_run,
+                seconds = started.elapsed().as_secs_f64(),
+                "judged a CRD change"
+            );
+        }
+        (response.into_review(), verdict)
+    }
+
+    fn count(&self, verdict: Verdict, started: Instant) {
+        self.metrics
+            .requests
+            .get_or_create(&VerdictLabels {
+                verdict: verdict.label().into(),
+            })
+            .inc();
+        self.metrics
+            .duration
+            .observe(started.elapsed().as_secs_f64());
+    }
+
+    /// The answer to a request: `None` when it needs no judging.
+    async fn answer(
+        &self,
+        request: &AdmissionRequest<DynamicObject>,
+        deadline: Instant,
+    ) -> Result<Option<Answer>, String> {
+        let (Some(proposed), current) = (&request.object, &request.old_object) else {
+            return Ok(None);
+        };
+        let operation = match request.operation {
+            kube::core::admission::Operation::Update => judgement::UPDATE,
+            _ => return Ok(None),
+        };
+        let to_value = |o: &DynamicObject| serde_json::to_value(o).map_err(|e| e.to_string());
+        let proposed = to_value(proposed)?;
+        let current = current.as_ref().map(to_value).transpose()?;
+        let config = self.config.clone();
+        let decision =
+            blocking(move || judgement::decide(operation, current.as_ref(), &proposed, &config))
+                .await??;
+        let change = match decision {
+            Decision::Allow => return Ok(None),
+            Decision::Judge(c) => Arc::new(*c),
+        };
+        let release = self.release().await;
+        let (c, config) = (change.clone(), self.config.clone());
+        let judges = Arc::new(blocking(move || Judges::compile(&c, release, &config)).await??);
+        let mut tallies = Vec::new();
+        let mut finished = true;
+        for version in &change.versions {
+            let (tally, done) = self
+                .judge_version(&change, version, &judges, deadline)
+                .await?;
+            tallies.push(tally);
+            if !done {
+                finished = false;
+                break;
+            }
+        }
+        Ok(Some(judgement::answer(
+            &change,
+            &tallies,
+            finished,
+            self.config.gate,
+        )))
+    }
+
+    /// Judges the stored objects of one version until the deadline: its tally, and whether
+    /// every object was judged.
+    async fn judge_version(
+        &self,
+        change: &Arc<judgement::Change>,
+        version: &str,
+        judges: &Arc<Judges>,
+        deadline: Instant,
+    ) -> Result<(Tally, bool), String> {
+        let resource = object_resource(&change.current, version);
+        let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &resource);
+        // The next page is read while this one is judged.
+        let (pages, mut received) = tokio::sync::mpsc::channel::<Result<Page, String>>(1);
+        let lister = tokio::spawn(async move {
+            let mut params = ListParams::default().limit(PAGE);
+            loop {
+                let page = match api.list(&params).await {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = pages.send(Err(format!("listing: {e}"))).await;
+                        return;
+                    }
+                };
+                let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
+                let remaining = page
+                    .metadata
+                    .remaining_item_count
+                    .and_then(|n| usize::try_from(n).ok());
+                let items = page
+                    .items
+                    .into_iter()
+                    .map(|o| object_value(o, &resource))
+                    .collect();
+                if pages.send(Ok(Page { items, remaining })).await.is_err() {
+                    return; // the judging stopped
+                }
+                match next {
+                    Some(token) => params = params.continue_token(&token),
+                    None => return,
+                }
+            }
+        });
+        let mut tally = Tally::new(version);
+        let mut listed = 0;
+        let deadline = tokio::time::Instant::from_std(deadline);
+        let finished = loop {
+            let page = match tokio::time::timeout_at(deadline, received.recv()).await {
+                Err(_) => break false,
+                Ok(None) => break true,
+                Ok(Some(page)) => page?,
+            };
+            listed += page.items.len();
+            tally.total = page.remaining.map(|r| listed + r);
+            let (judges, exclude) = (judges.clone(), self.config.clone());
+            let outcomes = blocking(move || {
+                page.items
+                    .into_iter()
+                    .filter(|o| {
+                        let ns = o.pointer("/metadata/namespace").and_then(|n| n.as_str());
+                        ns.is_none_or(|ns| exclude.audits_namespace(ns))
+                    })
+                    .map(|o| judges.judge(o))
+                    .collect::<Vec<_>>()
+            });
+            match tokio::time::timeout_at(deadline, outcomes).await {
+                Err(_) => break false,
+                Ok(outcomes) => outcomes?.into_iter().for_each(|o| tally.add(o)),
+            }
+        };
+        lister.abort();
+        if finished {
+            tally.total = Some(tally.judged);
+        }
+        Ok((tally, finished))
+    }
+}
+
+struct Page {
+    items: Vec<serde_json::Value>,
+    remaining: Option<usize>,
+}
+
+/// The response to a judged change, and its verdict.
+fn respond(request: &AdmissionRequest<DynamicObject>, a: Answer) -> (AdmissionResponse, Verdict) {
+    let mut r = AdmissionResponse::from(request);
+    let verdict = if a.denial.is_some() {
+        Verdict::Denied
+    } else if a.unfinished {
+        Verdict::Timeout
+    } else if a.warnings.is_empty() {
+        Verdict::Allowed
+    } else {
+        Verdict::Warned
+    };
+    if !a.warnings.is_empty() {
+        r.warnings = Some(a.warnings);
+    }
+    if let Some(message) = a.denial {
+        r = r.deny(message);
+    }
+    (r, verdict)
+}
+
+/// Runs CPU work on a blocking thread; a panic there is an error of this review.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| format!("internal error while judging: {e}"))
+}
+
+/// Whether a mode serves a gate at all.
+pub fn serves(mode: GateMode) -> bool {
+    mode != GateMode::Off
+}

@@ -1,0 +1,434 @@
+//! The gate's serving certificate. Either files (`gateCertDir`: `tls.crt`, `tls.key`,
+//! `ca.crt`, as cert-manager writes them; read again when they change) or self-managed: a CA
+//! and a serving certificate kept in the Secret `crd-audit-gate-tls` of the operator's
+//! namespace, created by the first replica that finds none and renewed by any replica
+//! before it expires (writes carry the Secret's `resourceVersion`, so two replicas never
+//! both win). Every replica serves what the Secret holds; the leader puts its CA in the
+//! webhook configuration.
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, ObjectMeta, PostParams};
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose,
+};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
+use tokio_rustls::rustls::sign::CertifiedKey;
+
+/// The Secret of the self-managed certificates.
+pub const SECRET: &str = "crd-audit-gate-tls";
+
+/// The Service the API server calls the gate through (in the operator's namespace).
+pub const SERVICE: &str = "crd-audit";
+
+/// How long a self-made serving certificate and CA are valid.
+const SERVING_VALIDITY: Duration = Duration::from_secs(365 * 24 * 3600);
+const CA_VALIDITY: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+/// A serving certificate is renewed when it has less than this left; the CA when it has less
+/// than a serving certificate's life left (the old CA stays in the bundle until it expires).
+const RENEW_BEFORE: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The annotations that record what the Secret's certificates are (so that they need not be
+/// parsed): when each expires (Unix seconds) and the serving certificate's names.
+const SERVING_NOT_AFTER: &str = "crd-audit.dev/serving-not-after";
+const CA_NOT_AFTER: &str = "crd-audit.dev/ca-not-after";
+const HOSTS: &str = "crd-audit.dev/serving-hosts";
+
+/// The common name of the self-made CA (a renewed serving certificate is signed by the same
+/// name and key).
+const CA_NAME: &str = "crd-audit gate CA";
+
+/// What the gate serves with: a certificate and its key, and the CA bundle the API server
+/// must trust. Swapped whole when the files or the Secret change.
+#[derive(Debug)]
+pub struct ServingCert {
+    key: RwLock<Option<Arc<CertifiedKey>>>,
+    ca_bundle: RwLock<Vec<u8>>,
+}
+
+impl ServingCert {
+    pub fn new() -> Arc<ServingCert> {
+        Arc::new(ServingCert {
+            key: RwLock::new(None),
+            ca_bundle: RwLock::new(Vec::new()),
+        })
+    }
+
+    /// The CA bundle (PEM) of the certificate served now (empty before the first).
+    pub fn ca_bundle(&self) -> Vec<u8> {
+        self.ca_bundle.read().map(|b| b.clone()).unwrap_or_default()
+    }
+
+    /// Whether a certificate is loaded.
+    pub fn loaded(&self) -> bool {
+        self.key.read().is_ok_and(|k| k.is_some())
+    }
+
+    /// Loads a certificate chain, its key and the CA bundle (PEM); an error names what could
+    /// not be read, and the certificate served so far stays.
+    pub fn load(&self, cert: &[u8], key: &[u8], ca: &[u8]) -> Result<(), String> {
+        let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("the certificate: {e}"))?;
+        if chain.is_empty() {
+            return Err("the certificate file holds no certificate".into());
+        }
+        let key = PrivateKeyDer::from_pem_slice(key).map_err(|e| format!("the key: {e}"))?;
+        if CertificateDer::pem_slice_iter(ca).next().is_none() {
+            return Err("the CA file holds no certificate".into());
+        }
+        let provider = tokio_rustls::rustls::crypto::ring::default_provider();
+        let certified = CertifiedKey::from_der(chain, key, &provider)
+            .map_err(|e| format!("the certificate and its key: {e}"))?;
+        if let Ok(mut k) = self.key.write() {
+            *k = Some(Arc::new(certified));
+        }
+        if let Ok(mut b) = self.ca_bundle.write() {
+            *b = ca.to_vec();
+        }
+        Ok(())
+    }
+}
+
+impl ResolvesServerCert for ServingCert {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        self.key.read().ok().and_then(|k| k.clone())
+    }
+}
+
+/// The TLS configuration of the gate's listener (HTTP/1.1 only).
+pub fn server_config(cert: Arc<ServingCert>) -> Arc<tokio_rustls::rustls::ServerConfig> {
+    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+    let mut config = tokio_rustls::rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("the ring provider supports the default TLS versions")
+        .with_no_client_auth()
+        .with_cert_resolver(cert);
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Arc::new(config)
+}
+
+/// Reads `tls.crt`, `tls.key` and `ca.crt` from a directory into `cert` when they changed
+/// since `last`; returns what was read.
+pub fn load_dir(
+    cert: &ServingCert,
+    dir: &std::path::Path,
+    last: &mut Option<[Vec<u8>; 3]>,
+) -> Result<(), String> {
+    let read =
+        |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("{}: {e}", dir.join(f).display()));
+    let files = [read("tls.crt")?, read("tls.key")?, read("ca.crt")?];
+    if last.as_ref() == Some(&files) {
+        return Ok(());
+    }
+    cert.load(&files[0], &files[1], &files[2])
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    *last = Some(files);
+    Ok(())
+}
+
+/// The names a self-made serving certificate carries: the Service's, and the host of
+/// `gateUrl` when set.
+pub fn serving_hosts(namespace: &str, gate_url: Option<&str>) -> Vec<String> {
+    let mut hosts = vec![
+        SERVICE.to_string(),
+        format!("{SERVICE}.{namespace}"),
+        format!("{SERVICE}.{namespace}.svc"),
+        format!("{SERVICE}.{namespace}.svc.cluster.local"),
+    ];
+    if let Some(host) = gate_url.and_then(url_host) {
+        hosts.push(host);
+    }
+    hosts
+}
+
+/// The host of an `https://` URL, without port or brackets.
+fn url_host(url: &str) -> Option<String> {
+    let rest = url.strip_prefix("https://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        v6.split(']').next()?
+    } else {
+        authority.split(':').next()?
+    };
+    (!host.is_empty()).then(|| host.to_string())
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn ca_params(not_after: u64) -> Result<CertificateParams, String> {
+    let mut p = CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
+    p.distinguished_name.push(DnType::CommonName, CA_NAME);
+    p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    p.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    set_validity(&mut p, not_after)?;
+    Ok(p)
+}
+
+fn set_validity(p: &mut CertificateParams, not_after: u64) -> Result<(), String> {
+    let at =
+        |s: u64| time::OffsetDateTime::from_unix_timestamp(s as i64).map_err(|e| e.to_string());
+    // An hour back, for clocks that lag.
+    p.not_before = at(now().saturating_sub(3600))?;
+    p.not_after = at(not_after)?;
+    Ok(())
+}
+
+/// The PEM texts and expiries of a self-made CA and serving certificate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfMade {
+    pub ca_cert: String,
+    pub ca_key: String,
+    /// The CAs to trust: this CA, then an earlier one that has not expired.
+    pub ca_bundle: String,
+    pub ca_not_after: u64,
+    pub cert: String,
+    pub key: String,
+    pub not_after: u64,
+    pub hosts: Vec<String>,
+}
+
+impl SelfMade {
+    /// A new CA and a serving certificate for `hosts`.
+    pub fn new(hosts: &[String]) -> Result<SelfMade, String> {
+        let ca_key = KeyPair::generate().map_err(|e| e.to_string())?;
+        let ca_not_after = now() + CA_VALIDITY.as_secs();
+        let ca = ca_params(ca_not_after)?
+            .self_signed(&ca_key)
+            .map_err(|e| e.to_string())?;
+        let mut made = SelfMade {
+            ca_cert: ca.pem(),
+            ca_key: ca_key.serialize_pem(),
+            ca_bundle: ca.pem(),
+            ca_not_after,
+            cert: String::new(),
+            key: String::new(),
+            not_after: 0,
+            hosts: Vec::new(),
+        };
+        made.issue(hosts)?;
+        Ok(made)
+    }
+
+    /// A serving certificate for `hosts`, signed by this CA.
+    fn issue(&mut self, hosts: &[String]) -> Result<(), String> {
+        let ca_key = KeyPair::from_pem(&self.ca_key).map_err(|e| format!("the CA key: {e}"))?;
+        let issuer = Issuer::new(ca_params(self.ca_not_after)?, ca_key);
+        let key = KeyPair::generate().map_err(|e| e.to_string())?;
+        let mut p = CertificateParams::new(hosts.to_vec()).map_err(|e| e.to_string())?;
+        p.distinguished_name.push(DnType::CommonName, &hosts[0]);
+        p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        let not_after = (now() + SERVING_VALIDITY.as_secs()).min(self.ca_not_after);
+        set_validity(&mut p, not_after)?;
+        let cert = p.signed_by(&key, &issuer).map_err(|e| e.to_string())?;
+        self.cert = cert.pem();
+        self.key = key.serialize_pem();
+        self.not_after = not_after;
+        self.hosts = hosts.to_vec();
+        Ok(())
+    }
+
+    /// What must change for these certificates to serve `hosts` for a while longer:
+    /// `None` when nothing; a renewed serving certificate (signed by a new CA when this one
+    /// is near its end) otherwise.
+    pub fn renewed(&self, hosts: &[String]) -> Result<Option<SelfMade>, String> {
+        let t = now();
+        let serving_ok = self.not_after > t + RENEW_BEFORE.as_secs()
+            && hosts.iter().all(|h| self.hosts.contains(h));
+        if serving_ok {
+            return Ok(None);
+        }
+        if self.ca_not_after > t + SERVING_VALIDITY.as_secs() + RENEW_BEFORE.as_secs() {
+            let mut next = self.clone();
+            next.issue(hosts)?;
+            return Ok(Some(next));
+        }
+        let mut next = SelfMade::new(hosts)?;
+        if self.ca_not_after > t {
+            next.ca_bundle = format!("{}{}", next.ca_cert, self.ca_cert);
+        }
+        Ok(Some(next))
+    }
+
+    fn to_secret(&self, namespace: &str, resource_version: Option<String>) -> Secret {
+        let bytes = |s: &str| ByteString(s.as_bytes().to_vec());
+        Secret {
+            metadata: ObjectMeta {
+                name: Some(SECRET.into()),
+                namespace: Some(namespace.into()),
+                resource_version,
+                labels: Some(BTreeMap::from([(
+                    "app.kubernetes.io/name".to_string(),
+                    "crd-audit".to_string(),
+                )])),
+                annotations: Some(BTreeMap::from([
+                    (SERVING_NOT_AFTER.to_string(), self.not_after.to_string()),
+                    (CA_NOT_AFTER.to_string(), self.ca_not_after.to_string()),
+                    (HOSTS.to_string(), self.hosts.join(",")),
+                ])),
+                ..ObjectMeta::default()
+            },
+            type_: Some("kubernetes.io/tls".into()),
+            data: Some(BTreeMap::from([
+                ("tls.crt".to_string(), bytes(&self.cert)),
+                ("tls.key".to_string(), bytes(&self.key)),
+                ("ca.crt".to_string(), bytes(&self.ca_bundle)),
+                ("ca-only.crt".to_string(), bytes(&self.ca_cert)),
+                ("ca.key".to_string(), bytes(&self.ca_key)),
+            ])),
+            ..Secret::default()
+        }
+    }
+
+    fn of_secret(s: &Secret) -> Option<SelfMade> {
+        let data = s.data.as_ref()?;
+        let text = |k: &str| {
+            data.get(k)
+                .and_then(|b| String::from_utf8(b.0.clone()).ok())
+        };
+        let notes = s.metadata.annotations.as_ref()?;
+        let number = |k: &str| notes.get(k).and_then(|v| v.parse::<u64>().ok());
+        Some(SelfMade {
+            ca_cert: text("ca-only.crt")?,
+            ca_key: text("ca.key")?,
+            ca_bundle: text("ca.crt")?,
+            ca_not_after: number(CA_NOT_AFTER)?,
+            cert: text("tls.crt")?,
+            key: text("tls.key")?,
+            not_after: number(SERVING_NOT_AFTER)?,
+            hosts: notes.get(HOSTS)?.split(',').map(str::to_string).collect(),
+        })
+    }
+}
+
+/// Makes sure the Secret holds certificates good for `hosts`, creating or renewing them;
+/// returns what it holds. A Secret that is not ours to read (made by hand, missing a key)
+/// is replaced.
+pub async fn ensure_secret(
+    client: &kube::Client,
+    namespace: &str,
+    hosts: &[String],
+) -> Result<SelfMade, String> {
+    let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    for _ in 0..3 {
+        let found = api
+            .get_opt(SECRET)
+            .await
+            .map_err(|e| format!("reading Secret {namespace}/{SECRET}: {e}"))?;
+        let (current, version) = match &found {
+            Some(s) => (SelfMade::of_secret(s), s.metadata.resource_version.clone()),
+            None => (None, None),
+        };
+        let next = match &current {
+            Some(c) => match c.renewed(hosts)? {
+                None => return Ok(c.clone()),
+                Some(n) => n,
+            },
+            None => SelfMade::new(hosts)?,
+        };
+        let secret = next.to_secret(namespace, version.clone());
+        let written = match found {
+            None => api.create(&PostParams::default(), &secret).await,
+            Some(_) => api.replace(SECRET, &PostParams::default(), &secret).await,
+        };
+        match written {
+            Ok(_) => {
+                tracing::info!(
+                    secret = %format!("{namespace}/{SECRET}"),
+                    expires = next.not_after,
+                    "wrote the gate's serving certificate"
+                );
+                return Ok(next);
+            }
+            // Another replica wrote it first: read what it wrote.
+            Err(kube::Error::Api(s)) if s.code == 409 => continue,
+            Err(e) => return Err(format!("writing Secret {namespace}/{SECRET}: {e}")),
+        }
+    }
+    Err(format!(
+        "Secret {namespace}/{SECRET} kept changing under three attempts to write it"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_hosts() {
+        assert_eq!(
+            url_host("https://127.0.0.1:9443/validate-crd").as_deref(),
+            Some("127.0.0.1")
+        );
+        assert_eq!(url_host("https://[::1]:9443/x").as_deref(), Some("::1"));
+        assert_eq!(
+            url_host("https://gate.example.com/x").as_deref(),
+            Some("gate.example.com")
+        );
+        assert_eq!(url_host("https://"), None);
+        assert_eq!(url_host("http://a/b"), None);
+    }
+
+    #[test]
+    fn self_made_certificates_load_and_renew() {
+        let hosts = serving_hosts("ops", Some("https://127.0.0.1:9443/validate-crd"));
+        assert!(hosts.contains(&"crd-audit.ops.svc".to_string()));
+        assert!(hosts.contains(&"127.0.0.1".to_string()));
+        let made = SelfMade::new(&hosts).unwrap();
+        let served = ServingCert::new();
+        served
+            .load(
+                made.cert.as_bytes(),
+                made.key.as_bytes(),
+                made.ca_bundle.as_bytes(),
+            )
+            .unwrap();
+        assert!(served.loaded());
+        assert_eq!(served.ca_bundle(), made.ca_cert.as_bytes());
+        // Good for a year: nothing to renew; another host: a new serving certificate from
+        // the same CA.
+        assert_eq!(made.renewed(&hosts).unwrap(), None);
+        let more = [hosts.clone(), vec!["gate.example.com".to_string()]].concat();
+        let next = made.renewed(&more).unwrap().unwrap();
+        assert_eq!(next.ca_cert, made.ca_cert);
+        assert_ne!(next.cert, made.cert);
+        assert_eq!(next.hosts, more);
+        // Near its end: renewed.
+        let old = SelfMade {
+            not_after: now() + 3600,
+            ..made.clone()
+        };
+        assert!(old.renewed(&hosts).unwrap().is_some());
+        // A CA near its end: a new CA, the old one still trusted.
+        let ending = SelfMade {
+            ca_not_after: now() + 3600,
+            not_after: now() + 60,
+            ..made.clone()
+        };
+        let next = ending.renewed(&hosts).unwrap().unwrap();
+        assert_ne!(next.ca_cert, made.ca_cert);
+        assert_eq!(next.ca_bundle, format!("{}{}", next.ca_cert, made.ca_cert));
+        // Through a Secret and back.
+        let s = next.to_secret("ops", None);
+        assert_eq!(SelfMade::of_secret(&s).unwrap(), next);
+        // Garbage is refused and the certificate served so far stays.
+        assert!(served.load(b"nope", b"nope", b"nope").is_err());
+        assert!(served.loaded());
+    }
+}
