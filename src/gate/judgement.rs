@@ -277,7 +277,12 @@ pub fn answer(change: &Change, tallies: &[Tally], finished: bool, mode: GateMode
     }
     if !finished {
         let judged: usize = tallies.iter().map(|t| t.judged).sum();
-        let total: Option<usize> = tallies.iter().map(|t| t.total).sum();
+        // Unknown when any version's total is (or nothing was read at all).
+        let total: Option<usize> = if tallies.is_empty() {
+            None
+        } else {
+            tallies.iter().map(|t| t.total).sum()
+        };
         let of = total.map_or_else(String::new, |m| format!(" of {m}"));
         warnings.push(format!(
             "crd-audit: judged {judged}{of} stored objects before the deadline; the rest are audited after the change"

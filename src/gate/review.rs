@@ -16,6 +16,10 @@ use std::time::{Duration, Instant};
 /// Objects read in one LIST page.
 const PAGE: u32 = 500;
 
+/// Changes judged at once (each holds two compiled revisions and a page or two of objects);
+/// a helm upgrade of a provider's 2,000 CRDs waits its turn, within each request's budget.
+const AT_ONCE: usize = 2;
+
 /// How long the API server's release is taken as known.
 const RELEASE_KEPT: Duration = Duration::from_secs(600);
 
@@ -25,6 +29,7 @@ pub struct Gate {
     pub config: Config,
     pub metrics: GateMetrics,
     release: Mutex<Option<(Instant, KubeVersion)>>,
+    judging: tokio::sync::Semaphore,
 }
 
 /// How a review ended, as the verdict metric counts it.
@@ -56,6 +61,7 @@ impl Gate {
             config,
             metrics,
             release: Mutex::new(None),
+            judging: tokio::sync::Semaphore::new(AT_ONCE),
         }
     }
 
@@ -150,6 +156,16 @@ impl Gate {
         let change = match decision {
             Decision::Allow => return Ok(None),
             Decision::Judge(c) => Arc::new(*c),
+        };
+        let at = tokio::time::Instant::from_std(deadline);
+        let Ok(Ok(_turn)) = tokio::time::timeout_at(at, self.judging.acquire()).await else {
+            // Other changes took the whole budget: nothing judged.
+            return Ok(Some(judgement::answer(
+                &change,
+                &[],
+                false,
+                self.config.gate,
+            )));
         };
         let release = self.release().await;
         let (c, config) = (change.clone(), self.config.clone());

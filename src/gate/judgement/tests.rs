@@ -190,4 +190,13 @@ fn the_budget_line_and_unserved_stored_versions() {
     );
     assert!(a.unfinished);
     assert!(a.warnings[0].starts_with("crd-audit: 2 of 10000 stored widgets"));
+    // Nothing judged (other changes took the budget): said so, never refused.
+    let a = answer(&c, &[], false, GateMode::Deny);
+    assert_eq!(
+        a.warnings,
+        [
+            "crd-audit: judged 0 stored objects before the deadline; the rest are audited after the change"
+        ]
+    );
+    assert_eq!(a.denial, None);
 }
