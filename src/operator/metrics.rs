@@ -58,6 +58,9 @@ pub struct Metrics {
     pub validations: Counter,
     pub validation_duration: Histogram,
     pub audit_duration: Family<CrdLabels, Histogram, fn() -> Histogram>,
+    /// When the last complete audit (a full LIST judged) of a CRD's objects ended, in Unix
+    /// seconds: what a stale-audit alert looks at.
+    pub last_audit: Family<CrdLabels, Gauge<f64, std::sync::atomic::AtomicU64>>,
     pub watches: Gauge,
     pub api_errors: Family<VerbLabels, Counter>,
     pub api_writes: Family<VerbLabels, Counter>,
@@ -92,6 +95,7 @@ impl Metrics {
             validations: Counter::default(),
             validation_duration: Histogram::new(exponential_buckets(0.000_01, 4.0, 10)),
             audit_duration: Family::new_with_constructor(audit_histogram),
+            last_audit: Family::default(),
             watches: Gauge::default(),
             api_errors: Family::default(),
             api_writes: Family::default(),
@@ -137,6 +141,11 @@ impl Metrics {
             "crd_audit_gate_duration_seconds",
             "Time the CRD change gate took to answer",
             m.gate.duration.clone(),
+        );
+        registry.register(
+            "crd_audit_last_audit_timestamp_seconds",
+            "When the last complete audit of a CRD's objects ended (Unix seconds)",
+            m.last_audit.clone(),
         );
         registry.register(
             "crd_audit_validations",
@@ -231,6 +240,7 @@ impl Metrics {
         let l = CrdLabels { crd: crd.into() };
         self.nonstructural_versions.remove(&l);
         self.audit_duration.remove(&l);
+        self.last_audit.remove(&l);
     }
 
     /// Drops the series of every CRD: a replica that stops leading reports no CRD, so that a
@@ -242,6 +252,7 @@ impl Metrics {
         self.nonstructural_versions.clear();
         self.schema_changes.clear();
         self.audit_duration.clear();
+        self.last_audit.clear();
     }
 
     /// Whether `/readyz` answers `ok`: see [`super::run`] for when it does.

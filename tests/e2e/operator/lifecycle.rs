@@ -131,6 +131,17 @@ fn controller_audits_a_real_api_server() {
         Some(3.0),
         "{text}"
     );
+    // When the last complete audit ended: a moment ago (what the stale-audit alert reads).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let last = metric(
+        &text,
+        &format!("crd_audit_last_audit_timestamp_seconds{{crd=\"{crd}\"}}"),
+    )
+    .unwrap_or_else(|| panic!("no last-audit time: {text}"));
+    assert!((now - 600.0..=now + 1.0).contains(&last), "{last} vs {now}");
     assert_eq!(
         metric(
             &text,
