@@ -8,6 +8,7 @@ use super::{GateMetrics, VerdictLabels};
 use crate::audit::config::{Config, GateMode};
 use crate::cluster::resources::{object_resource, object_value};
 use crate::release::KubeVersion;
+use futures::StreamExt;
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview};
 use std::sync::{Arc, Mutex};
@@ -15,6 +16,10 @@ use std::time::{Duration, Instant};
 
 /// Objects read in one LIST page.
 const PAGE: u32 = 500;
+
+/// The most a version's objects may take (as JSON, estimated from its first page) to be read
+/// at once from the API server's cache.
+const CACHED_LIST_MAX_BYTES: usize = 8 << 20;
 
 /// Changes judged at once (each holds two compiled revisions and a page or two of objects);
 /// a helm upgrade of a provider's 2,000 CRDs waits its turn, within each request's budget.
@@ -201,62 +206,47 @@ impl Gate {
     ) -> Result<(Tally, bool), String> {
         let resource = object_resource(&change.current, version);
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &resource);
-        // The next page is read while this one is judged.
-        let (pages, mut received) = tokio::sync::mpsc::channel::<Result<Page, String>>(1);
-        let lister = tokio::spawn(async move {
-            let mut params = ListParams::default().limit(PAGE);
-            loop {
-                let page = match api.list(&params).await {
-                    Ok(p) => p,
-                    Err(e) => {
-                        let _ = pages.send(Err(format!("listing: {e}"))).await;
-                        return;
-                    }
-                };
-                let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
-                let remaining = page
-                    .metadata
-                    .remaining_item_count
-                    .and_then(|n| usize::try_from(n).ok());
-                let items = page
-                    .items
-                    .into_iter()
-                    .map(|o| object_value(o, &resource))
-                    .collect();
-                if pages.send(Ok(Page { items, remaining })).await.is_err() {
-                    return; // the judging stopped
-                }
-                match next {
-                    Some(token) => params = params.continue_token(&token),
-                    None => return,
-                }
+        // Pages are read while earlier ones are judged, two at a time on blocking threads.
+        let (pages, received) = tokio::sync::mpsc::channel::<Result<Page, String>>(2);
+        let lister = tokio::spawn(list_pages(api, resource, pages));
+        let (judges, config) = (judges.clone(), self.config.clone());
+        let judged = futures::stream::unfold(received, |mut rx| async move {
+            rx.recv().await.map(|page| (page, rx))
+        })
+        .map(move |page| {
+            let (judges, config) = (judges.clone(), config.clone());
+            async move {
+                let page = page?;
+                let (read, remaining) = (page.items.len(), page.remaining);
+                let outcomes = blocking(move || {
+                    page.items
+                        .into_iter()
+                        .filter(|o| {
+                            let ns = o.pointer("/metadata/namespace").and_then(|n| n.as_str());
+                            ns.is_none_or(|ns| config.audits_namespace(ns))
+                        })
+                        .map(|o| judges.judge(o))
+                        .collect::<Vec<_>>()
+                })
+                .await?;
+                Ok::<_, String>((read, remaining, outcomes))
             }
-        });
+        })
+        .buffered(2);
+        tokio::pin!(judged);
         let mut tally = Tally::new(version);
         let mut listed = 0;
         let deadline = tokio::time::Instant::from_std(deadline);
         let finished = loop {
-            let page = match tokio::time::timeout_at(deadline, received.recv()).await {
+            match tokio::time::timeout_at(deadline, judged.next()).await {
                 Err(_) => break false,
                 Ok(None) => break true,
-                Ok(Some(page)) => page?,
-            };
-            listed += page.items.len();
-            tally.total = page.remaining.map(|r| listed + r);
-            let (judges, exclude) = (judges.clone(), self.config.clone());
-            let outcomes = blocking(move || {
-                page.items
-                    .into_iter()
-                    .filter(|o| {
-                        let ns = o.pointer("/metadata/namespace").and_then(|n| n.as_str());
-                        ns.is_none_or(|ns| exclude.audits_namespace(ns))
-                    })
-                    .map(|o| judges.judge(o))
-                    .collect::<Vec<_>>()
-            });
-            match tokio::time::timeout_at(deadline, outcomes).await {
-                Err(_) => break false,
-                Ok(outcomes) => outcomes?.into_iter().for_each(|o| tally.add(o)),
+                Ok(Some(page)) => {
+                    let (read, remaining, outcomes) = page?;
+                    listed += read;
+                    tally.total = remaining.map(|r| listed + r);
+                    outcomes.into_iter().for_each(|o| tally.add(o));
+                }
             }
         };
         lister.abort();
@@ -269,7 +259,106 @@ impl Gate {
 
 struct Page {
     items: Vec<serde_json::Value>,
+    /// Objects left to read after this page, when known.
     remaining: Option<usize>,
+}
+
+/// Reads a version's stored objects into `pages`. The first page comes from etcd (`limit`)
+/// and says how many objects remain; when they are few enough to hold at once
+/// ([`CACHED_LIST_MAX_BYTES`], estimated from the first page), the rest is read with one LIST
+/// from the API server's watch cache (`resourceVersion=0`), which old servers answer several
+/// times faster than pages from etcd; otherwise page by page.
+async fn list_pages(
+    api: Api<DynamicObject>,
+    resource: kube::core::ApiResource,
+    pages: tokio::sync::mpsc::Sender<Result<Page, String>>,
+) {
+    let key = |o: &serde_json::Value| {
+        let meta = |k: &str| {
+            o.pointer(&format!("/metadata/{k}"))
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        (meta("namespace"), meta("name"))
+    };
+    let mut params = ListParams::default().limit(PAGE);
+    let mut first = true;
+    loop {
+        let page = match api.list(&params).await {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = pages.send(Err(format!("listing: {e}"))).await;
+                return;
+            }
+        };
+        let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
+        let remaining = page
+            .metadata
+            .remaining_item_count
+            .and_then(|n| usize::try_from(n).ok());
+        let items: Vec<serde_json::Value> = page
+            .items
+            .into_iter()
+            .map(|o| object_value(o, &resource))
+            .collect();
+        let from_cache = first
+            && next.is_some()
+            && !items.is_empty()
+            && remaining.is_some_and(|r| {
+                let bytes: usize = items
+                    .iter()
+                    .map(|o| serde_json::to_vec(o).map_or(0, |v| v.len()))
+                    .sum();
+                bytes.saturating_mul(r) / items.len() <= CACHED_LIST_MAX_BYTES
+            });
+        let seen: std::collections::HashSet<(String, String)> = if from_cache {
+            items.iter().map(key).collect()
+        } else {
+            Default::default()
+        };
+        if pages.send(Ok(Page { items, remaining })).await.is_err() {
+            return; // the judging stopped
+        }
+        first = false;
+        if from_cache {
+            match api.list(&ListParams::default().at("0")).await {
+                Ok(all) => {
+                    let mut rest: Vec<serde_json::Value> = all
+                        .items
+                        .into_iter()
+                        .map(|o| object_value(o, &resource))
+                        .filter(|o| !seen.contains(&key(o)))
+                        .collect();
+                    // The cache answers in no order; pages from etcd come by namespace and
+                    // name, and the first objects named should not depend on the path.
+                    rest.sort_by_cached_key(key);
+                    let mut left = rest.len();
+                    let mut rest = rest.into_iter();
+                    loop {
+                        let items: Vec<_> = rest.by_ref().take(PAGE as usize).collect();
+                        if items.is_empty() {
+                            return;
+                        }
+                        left -= items.len();
+                        let page = Page {
+                            items,
+                            remaining: Some(left),
+                        };
+                        if pages.send(Ok(page)).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                // Page by page from etcd, then.
+                Err(e) => tracing::debug!(error = %e, "the cached LIST failed; reading pages"),
+            }
+        }
+        match next {
+            Some(token) => params = params.continue_token(&token),
+            None => return,
+        }
+    }
 }
 
 /// The response to a judged change, and its verdict.

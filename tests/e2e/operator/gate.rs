@@ -326,3 +326,107 @@ fn the_gates_stuck_objects_are_the_ones_a_ratcheting_server_refuses() {
         "{response}"
     );
 }
+
+/// A CRD of the scenario's group named `plural`, whose `spec.n` is an integer (at most
+/// `maximum` when given).
+fn numbered_crd(s: &Scenario, plural: &str, maximum: Option<u64>) -> Value {
+    let mut n = json!({"type": "integer"});
+    if let Some(m) = maximum {
+        n["maximum"] = json!(m);
+    }
+    let kind = format!(
+        "{}{}",
+        plural[..1].to_uppercase(),
+        &plural[1..plural.len() - 1]
+    );
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.{}", s.group)},
+        "spec": {"group": s.group, "scope": "Namespaced",
+            "names": {"plural": plural, "singular": &plural[..plural.len() - 1], "kind": kind},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object",
+                    "properties": {"n": n, "blob": {"type": "string"}}}}}}}]}})
+}
+
+/// More objects than a page, read both ways: small ones (the rest of the first page read at
+/// once from the API server's cache) and large ones (over 8 MiB in all: page by page from
+/// etcd). Every object is judged once.
+#[test]
+fn many_objects_are_judged_once_whether_read_from_the_cache_or_in_pages() {
+    let Some(s) = Scenario::shared("gatepages") else {
+        return;
+    };
+    let objects = 1_100;
+    // bigs: 600 objects of 16 kB after the first page, 9.6 MB: over the 8 MiB of a cached LIST.
+    for (plural, blob) in [("smalls", 1), ("bigs", 16_000)] {
+        let loose = numbered_crd(&s, plural, None);
+        apply(s.admin(), &loose);
+        apply(
+            s.admin(),
+            &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": s.namespace}}),
+        );
+        let path = format!("/apis/{}/v1/namespaces/{}/{plural}", s.group, s.namespace);
+        wait_for("the CRD to be served", || s.admin().get(&path).ok());
+        let kind = loose["spec"]["names"]["kind"].as_str().unwrap().to_string();
+        for i in 0..objects {
+            s.admin()
+                .create(
+                    &path,
+                    &json!({"apiVersion": format!("{}/v1", s.group), "kind": kind,
+                        "metadata": {"name": format!("o{i:04}")},
+                        "spec": {"n": i, "blob": "x".repeat(blob)}}),
+                )
+                .unwrap();
+        }
+        let name = format!("{plural}.{}", s.group);
+        let current = s
+            .admin()
+            .get(&format!(
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+            ))
+            .unwrap();
+        let mut proposed = current.clone();
+        proposed["spec"] = numbered_crd(&s, plural, Some(549))["spec"].clone();
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": "1", "operation": "UPDATE", "name": name,
+                "kind": {"group": "apiextensions.k8s.io", "version": "v1", "kind": "CustomResourceDefinition"},
+                "resource": {"group": "apiextensions.k8s.io", "version": "v1", "resource": "customresourcedefinitions"},
+                "userInfo": {"username": "admin"}, "object": proposed, "oldObject": current}});
+        let config = crd_audit::audit::config::Config {
+            gate: crd_audit::audit::config::GateMode::Warn,
+            ..Default::default()
+        };
+        let kubeconfig = s.env.kubeconfig.clone();
+        let (review, verdict) = tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(async move {
+                let (client, _) = crd_audit::cluster::client::connect(Some(&kubeconfig), None)
+                    .await
+                    .unwrap();
+                let gate = crd_audit::gate::review::Gate::new(
+                    client,
+                    config,
+                    crd_audit::gate::GateMetrics::default(),
+                );
+                gate.review(&serde_json::to_vec(&body).unwrap()).await
+            });
+        let response = serde_json::to_value(review.response.unwrap()).unwrap();
+        assert_eq!(verdict.label(), "warned", "{plural}: {response}");
+        let warnings = response["warnings"].as_array().unwrap();
+        assert_eq!(
+            warnings[0],
+            format!(
+                "crd-audit: 550 of 1100 stored {plural} become invalid under v1: 550 stuck (every update refused), 0 tolerated"
+            ),
+            "{response}"
+        );
+        assert_eq!(
+            warnings[1],
+            format!(
+                "crd-audit: stuck {}/o0550: spec.n: Invalid value: <number>: spec.n in body should be less than or equal to 549",
+                s.namespace
+            ),
+            "{response}"
+        );
+    }
+}
