@@ -371,6 +371,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn certificate_files_are_read_again_when_they_change() {
+        let dir = std::env::temp_dir().join(format!("crd-audit-gate-certs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |m: &SelfMade| {
+            std::fs::write(dir.join("tls.crt"), &m.cert).unwrap();
+            std::fs::write(dir.join("tls.key"), &m.key).unwrap();
+            std::fs::write(dir.join("ca.crt"), &m.ca_cert).unwrap();
+        };
+        let hosts = serving_hosts("ops", None);
+        let (one, two) = (
+            SelfMade::new(&hosts).unwrap(),
+            SelfMade::new(&hosts).unwrap(),
+        );
+        let served = ServingCert::new();
+        let mut last = None;
+        let e = load_dir(&served, &dir, &mut last).unwrap_err();
+        assert!(e.contains("tls.crt"), "{e}");
+        write(&one);
+        load_dir(&served, &dir, &mut last).unwrap();
+        assert_eq!(served.ca_bundle(), one.ca_cert.as_bytes());
+        // cert-manager renews the files: the next read serves the new ones.
+        write(&two);
+        load_dir(&served, &dir, &mut last).unwrap();
+        assert_eq!(served.ca_bundle(), two.ca_cert.as_bytes());
+        // A half-written renewal (a key that does not parse) keeps what was served.
+        std::fs::write(dir.join("tls.key"), "garbage").unwrap();
+        assert!(load_dir(&served, &dir, &mut last).is_err());
+        assert_eq!(served.ca_bundle(), two.ca_cert.as_bytes());
+        assert!(served.loaded());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
     fn url_hosts() {
         assert_eq!(
             url_host("https://127.0.0.1:9443/validate-crd").as_deref(),
