@@ -393,3 +393,6 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 pub fn serves(mode: GateMode) -> bool {
     mode != GateMode::Off
 }
+
+#[cfg(test)]
+mod tests;
