@@ -169,6 +169,43 @@ fn the_gate_warns_denies_and_steps_aside() {
     assert_eq!(generation(&s), before + 1);
 }
 
+/// The gate's answer (its response, and the verdict's label) to an UPDATE of `current` to
+/// `proposed`, judged in this process against the server of `kubeconfig`.
+fn judged_in_process(
+    kubeconfig: &std::path::Path,
+    mode: crd_audit::audit::config::GateMode,
+    current: &Value,
+    proposed: &Value,
+) -> (Value, &'static str) {
+    let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "request": {"uid": "1", "operation": "UPDATE", "name": current["metadata"]["name"],
+            "kind": {"group": "apiextensions.k8s.io", "version": "v1", "kind": "CustomResourceDefinition"},
+            "resource": {"group": "apiextensions.k8s.io", "version": "v1", "resource": "customresourcedefinitions"},
+            "userInfo": {"username": "admin"}, "object": proposed, "oldObject": current}});
+    let config = crd_audit::audit::config::Config {
+        gate: mode,
+        ..Default::default()
+    };
+    let kubeconfig = kubeconfig.to_path_buf();
+    let (review, verdict) = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async move {
+            let (client, _) = crd_audit::cluster::client::connect(Some(&kubeconfig), None)
+                .await
+                .unwrap();
+            let gate = crd_audit::gate::review::Gate::new(
+                client,
+                config,
+                crd_audit::gate::GateMetrics::default(),
+            );
+            gate.review(&serde_json::to_vec(&body).unwrap()).await
+        });
+    (
+        serde_json::to_value(review.response.unwrap()).unwrap(),
+        verdict.label(),
+    )
+}
+
 /// The gizmos CRD on the 1.36 server: loose, or tightened in ways ratcheting tolerates (a
 /// lower maximum, a narrower enum, a status enum) and one it cannot (a rule at the root).
 fn gizmos_crd(tight: bool) -> Value {
@@ -239,30 +276,12 @@ fn the_gates_stuck_objects_are_the_ones_a_ratcheting_server_refuses() {
         .unwrap();
     let mut proposed = current.clone();
     proposed["spec"] = gizmos_crd(true)["spec"].clone();
-    let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-        "request": {"uid": "1", "operation": "UPDATE", "name": "gizmos.gate.crd-audit.dev",
-            "kind": {"group": "apiextensions.k8s.io", "version": "v1", "kind": "CustomResourceDefinition"},
-            "resource": {"group": "apiextensions.k8s.io", "version": "v1", "resource": "customresourcedefinitions"},
-            "userInfo": {"username": "admin"}, "object": proposed, "oldObject": current}});
-    let config = crd_audit::audit::config::Config {
-        gate: crd_audit::audit::config::GateMode::Deny,
-        ..Default::default()
-    };
-    let kubeconfig = server.kubeconfig.clone();
-    let (review, verdict) = tokio::runtime::Runtime::new()
-        .unwrap()
-        .block_on(async move {
-            let (client, _) = crd_audit::cluster::client::connect(Some(&kubeconfig), None)
-                .await
-                .unwrap();
-            let gate = crd_audit::gate::review::Gate::new(
-                client,
-                config,
-                crd_audit::gate::GateMetrics::default(),
-            );
-            gate.review(&serde_json::to_vec(&body).unwrap()).await
-        });
-    let response = serde_json::to_value(review.response.unwrap()).unwrap();
+    let (response, verdict) = judged_in_process(
+        &server.kubeconfig,
+        crd_audit::audit::config::GateMode::Deny,
+        &current,
+        &proposed,
+    );
     std::fs::write(dir.join("gate-response.json"), response.to_string()).unwrap();
 
     // What the server says once the change is made.
@@ -289,7 +308,7 @@ fn the_gates_stuck_objects_are_the_ones_a_ratcheting_server_refuses() {
     refused.sort();
     assert_eq!(refused, ["default/nobody", "default/nobody-huge"]);
 
-    assert_eq!(verdict.label(), "denied", "{response}");
+    assert_eq!(verdict, "denied", "{response}");
     let warnings: Vec<&str> = response["warnings"]
         .as_array()
         .unwrap()
@@ -387,31 +406,13 @@ fn many_objects_are_judged_once_whether_read_from_the_cache_or_in_pages() {
             .unwrap();
         let mut proposed = current.clone();
         proposed["spec"] = numbered_crd(&s, plural, Some(549))["spec"].clone();
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-            "request": {"uid": "1", "operation": "UPDATE", "name": name,
-                "kind": {"group": "apiextensions.k8s.io", "version": "v1", "kind": "CustomResourceDefinition"},
-                "resource": {"group": "apiextensions.k8s.io", "version": "v1", "resource": "customresourcedefinitions"},
-                "userInfo": {"username": "admin"}, "object": proposed, "oldObject": current}});
-        let config = crd_audit::audit::config::Config {
-            gate: crd_audit::audit::config::GateMode::Warn,
-            ..Default::default()
-        };
-        let kubeconfig = s.env.kubeconfig.clone();
-        let (review, verdict) = tokio::runtime::Runtime::new()
-            .unwrap()
-            .block_on(async move {
-                let (client, _) = crd_audit::cluster::client::connect(Some(&kubeconfig), None)
-                    .await
-                    .unwrap();
-                let gate = crd_audit::gate::review::Gate::new(
-                    client,
-                    config,
-                    crd_audit::gate::GateMetrics::default(),
-                );
-                gate.review(&serde_json::to_vec(&body).unwrap()).await
-            });
-        let response = serde_json::to_value(review.response.unwrap()).unwrap();
-        assert_eq!(verdict.label(), "warned", "{plural}: {response}");
+        let (response, verdict) = judged_in_process(
+            &s.env.kubeconfig,
+            crd_audit::audit::config::GateMode::Warn,
+            &current,
+            &proposed,
+        );
+        assert_eq!(verdict, "warned", "{plural}: {response}");
         let warnings = response["warnings"].as_array().unwrap();
         assert_eq!(
             warnings[0],
