@@ -2,9 +2,10 @@
 //! the shipped RBAC (a ServiceAccount token): `kubectl apply` of a tightened CRD prints the
 //! warnings; a loosening and an opted-out CRD print nothing; deny mode refuses the change and
 //! the CRD's generation stays; with the operator stopped the change goes through
-//! (`failurePolicy: Ignore`); the metrics count each verdict. 1.20 has no ratcheting: every
-//! object a change invalidates is stuck. On the standalone apiextensions-apiserver 1.36 the
-//! gate's judging is checked against what a ratcheting server refuses.
+//! (`failurePolicy: Ignore`); a standby answers while another replica leads; the metrics
+//! count each verdict. 1.20 has no ratcheting: every object a change invalidates is stuck. On
+//! the standalone apiextensions-apiserver 1.36 the gate's judging is checked against what a
+//! ratcheting server refuses.
 
 use super::*;
 
@@ -162,6 +163,72 @@ fn the_gate_warns_denies_and_steps_aside() {
     );
     let log = c.stop_cleanly();
     assert!(error_lines(&log).is_empty(), "{log}");
+
+    // Two leader-elected replicas: the configuration the leader keeps points at the standby
+    // (gateUrl), which answers with the certificate of the same Secret.
+    let standby_addr = format!("127.0.0.1:{}", free_port());
+    let standby_url = format!("https://{standby_addr}/validate-crd");
+    let config = s.config(
+        "gate-ha.yaml",
+        &format!("gate: warn\ngateUrl: {standby_url}\n"),
+    );
+    let replica = |name: &str, addr: &str| {
+        s.controller(
+            name,
+            &[
+                "--kubeconfig",
+                &kc,
+                "--config",
+                &config,
+                "--namespace",
+                &s.namespace,
+                "--leader-elect",
+                "--webhook-addr",
+                addr,
+            ],
+        )
+    };
+    let leader = replica("gate-leader", &format!("127.0.0.1:{}", free_port()));
+    let lease = format!(
+        "/apis/coordination.k8s.io/v1/namespaces/{}/leases/crd-audit",
+        s.namespace
+    );
+    wait_for("gate-leader to lead", || {
+        let l = s.admin().get(&lease).ok()?;
+        (l["spec"]["holderIdentity"] == "gate-leader").then_some(())
+    });
+    let standby = replica("gate-standby", &standby_addr);
+    wait_for("the standby's certificate", || {
+        standby
+            .log_text()
+            .contains("the gate serves its certificate")
+            .then_some(())
+    });
+    wait_for("the configuration pointing at the standby", || {
+        let w = s
+            .admin()
+            .get("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit")
+            .ok()?;
+        (w["webhooks"][0]["clientConfig"]["url"] == standby_url.as_str()).then_some(())
+    });
+    let (code, err) = kubectl_apply(&s, 2, false);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(gate_lines(&err).len(), 4, "{err}");
+    let metrics = standby.scrape().unwrap();
+    assert_eq!(metric(&metrics, "crd_audit_leader"), Some(0.0), "{metrics}");
+    assert_eq!(
+        metric(
+            &metrics,
+            "crd_audit_gate_requests_total{verdict=\"warned\"}"
+        ),
+        Some(1.0),
+        "{metrics}"
+    );
+    let (code, err) = kubectl_apply(&s, 1, false);
+    assert_eq!((code, gate_lines(&err)), (Some(0), vec![]), "{err}");
+    standby.stop_cleanly();
+    leader.stop_cleanly();
+    let before = generation(&s);
 
     // The operator stopped, its configuration left: the API server ignores the gate.
     let (code, err) = kubectl_apply(&s, 2, false);
