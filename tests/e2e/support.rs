@@ -171,6 +171,19 @@ impl Rest {
         )
     }
 
+    /// A server-side apply under the field manager `e2e` that the server checks and does not
+    /// store (`?dryRun=All`).
+    pub fn apply_dry_run(&self, path: &str, body: &Value) -> Result<Value, ApiError> {
+        self.send(
+            "PATCH",
+            &format!("{path}?fieldManager=e2e&force=true&dryRun=All"),
+            Some((
+                "application/apply-patch+yaml",
+                body.to_string().into_bytes(),
+            )),
+        )
+    }
+
     /// A server-side dry-run PUT (`?dryRun=All`): the status code and the Warning headers'
     /// texts.
     pub fn put_dry_run(&self, path: &str, body: &Value) -> (u16, Vec<String>) {
