@@ -31,13 +31,17 @@ fn review_of(operation: &str, old: Option<Value>, new: Value) -> Vec<u8> {
     .unwrap()
 }
 
-/// A client of a mock server: `/version` is 1.20; LISTs get an empty list, or no answer.
-fn client(lists_answer: bool) -> kube::Client {
+/// A client of a mock server: `/version` is 1.20 (or, `silent`, nothing ever answers); LISTs
+/// get an empty list, or no answer.
+fn client(lists_answer: bool, silent: bool) -> kube::Client {
     let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
     tokio::spawn(async move {
         let mut unanswered = Vec::new();
         while let Some((req, send)) = handle.next_request().await {
-            let body = if req.uri().path() == "/version" {
+            let body = if silent {
+                unanswered.push(send);
+                continue;
+            } else if req.uri().path() == "/version" {
                 json!({"major": "1", "minor": "20", "gitVersion": "v1.20.2"})
             } else if lists_answer {
                 json!({"apiVersion": "gate.test/v1", "kind": "WidgetList", "metadata": {}, "items": []})
@@ -54,12 +58,16 @@ fn client(lists_answer: bool) -> kube::Client {
 }
 
 fn gate(lists_answer: bool, budget_ms: u64) -> Gate {
+    gate_of(client(lists_answer, false), budget_ms)
+}
+
+fn gate_of(client: kube::Client, budget_ms: u64) -> Gate {
     let config = Config {
         gate: GateMode::Deny,
         gate_budget: Duration::from_millis(budget_ms),
         ..Config::default()
     };
-    Gate::new(client(lists_answer), config, GateMetrics::default())
+    Gate::new(client, config, GateMetrics::default())
 }
 
 fn counted(g: &Gate, verdict: &str) -> u64 {
@@ -141,4 +149,21 @@ async fn a_list_that_outlasts_the_budget_is_a_timeout_never_a_denial() {
         ]
     );
     assert_eq!(counted(&g, "timeout"), 1);
+}
+
+#[tokio::test]
+async fn a_server_that_does_not_say_its_release_in_time_is_an_error_not_a_guess() {
+    let g = gate_of(client(false, true), 200);
+    let (r, v) = g
+        .review(&review_of("UPDATE", Some(crd(None)), crd(Some(3))))
+        .await;
+    assert_eq!(v, Verdict::Error);
+    let r = r.response.unwrap();
+    assert!(r.allowed);
+    assert_eq!(
+        r.warnings.unwrap(),
+        [
+            "crd-audit: the stored objects could not be judged: the API server's /version did not answer in time"
+        ]
+    );
 }
