@@ -20,6 +20,26 @@ impl Drop for WebhookConfiguration<'_> {
     }
 }
 
+/// Waits until a replica serves the gate with its certificate.
+fn serving(c: &Controller) {
+    wait_for("the gate's certificate", || {
+        c.log_text()
+            .contains("the gate serves its certificate")
+            .then_some(())
+    });
+}
+
+/// Waits until the webhook configuration sends CRD changes to `url`.
+fn configured(s: &Scenario, url: &str) {
+    wait_for("the gate's webhook configuration at the URL", || {
+        let w = s
+            .admin()
+            .get("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit")
+            .ok()?;
+        (w["webhooks"][0]["clientConfig"]["url"] == url).then_some(())
+    });
+}
+
 fn generation(s: &Scenario) -> i64 {
     s.admin()
         .get(&format!(
@@ -86,18 +106,8 @@ fn the_gate_warns_denies_and_steps_aside() {
                 &addr,
             ],
         );
-        wait_for("the gate's certificate", || {
-            c.log_text()
-                .contains("the gate serves its certificate")
-                .then_some(())
-        });
-        wait_for("the gate's webhook configuration", || {
-            let w = s
-                .admin()
-                .get("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit")
-                .ok()?;
-            (w["webhooks"][0]["clientConfig"]["url"] == url.as_str()).then_some(())
-        });
+        serving(&c);
+        configured(&s, &url);
         c
     };
 
@@ -198,19 +208,8 @@ fn the_gate_warns_denies_and_steps_aside() {
         (l["spec"]["holderIdentity"] == "gate-leader").then_some(())
     });
     let standby = replica("gate-standby", &standby_addr);
-    wait_for("the standby's certificate", || {
-        standby
-            .log_text()
-            .contains("the gate serves its certificate")
-            .then_some(())
-    });
-    wait_for("the configuration pointing at the standby", || {
-        let w = s
-            .admin()
-            .get("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit")
-            .ok()?;
-        (w["webhooks"][0]["clientConfig"]["url"] == standby_url.as_str()).then_some(())
-    });
+    serving(&standby);
+    configured(&s, &standby_url);
     let (code, err) = kubectl_apply(&s, 2, false);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(gate_lines(&err).len(), 4, "{err}");
