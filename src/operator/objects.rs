@@ -484,7 +484,7 @@ impl ObjectAudit {
         }
         if status == Some(403) {
             self.ctx.with_current(&self.crd.name, self.epoch, |t| {
-                state::on_blocked(t, Blocked::Forbidden(e.to_string()));
+                state::on_blocked(t, Blocked::Forbidden(forbidden_text(&self.crd, &e)));
             });
         }
         tracing::error!(crd = %self.crd.name, error = %e, "reading objects failed; retrying with backoff");
@@ -569,6 +569,17 @@ impl ObjectAudit {
             state::on_annotated(t, &target.version, key, refused, r.is_ok());
         });
     }
+}
+
+/// Why a CRD's objects cannot be read, with the rule that would let the operator read them.
+fn forbidden_text(crd: &crd_audit_engine::Crd, e: &impl std::fmt::Display) -> String {
+    format!(
+        "{}; to audit these objects, grant get, list and watch on them: a ClusterRole labelled \
+         rbac.authorization.k8s.io/aggregate-to-view: \"true\" with the rule {{apiGroups: [\"{}\"], \
+         resources: [\"{}\"], verbs: [get, list, watch]}} (the chart's rbac.mode aggregate), or \
+         {} in the chart's rbac.groups",
+        e, crd.group, crd.plural, crd.group
+    )
 }
 
 fn key_of(obj: &DynamicObject) -> Key {
