@@ -1,7 +1,8 @@
 //! What the CRD change gate decides, without I/O: whether a CRD change needs its stored
 //! objects judged ([`decide`]), how one stored object fares under the proposed revision
 //! ([`Judges::judge`], the judgement `validate --stored`, `plan` and the reports give), the
-//! tally per version and the texts of the answer (DESIGN.md, "CRD change gate").
+//! tally per version and the texts of the answer (docs/reference/configuration.md, "The CRD
+//! change gate").
 
 use crate::audit::config::{Config, GateMode};
 use crate::audit::judge::{Judgement, judge};

@@ -47,7 +47,8 @@ fn audit_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.01, 4.0, 10))
 }
 
-/// Every metric DESIGN.md names, plus leadership, API requests and build information.
+/// Every metric docs/reference/metrics.md names: the audit's, leadership, API requests, the
+/// gate's and build information.
 pub struct Metrics {
     registry: Registry,
     pub objects: Family<VersionLabels, Gauge>,

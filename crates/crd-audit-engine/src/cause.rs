@@ -353,7 +353,8 @@ impl Cause {
         format!("{}: {}", self.field, self.body())
     }
 
-    /// The JSON shape of DESIGN.md (a `StatusCause` plus detail and badValue).
+    /// The JSON shape of docs/reference/json-output.md (a `StatusCause` plus detail and
+    /// badValue).
     pub fn to_json(&self) -> Value {
         serde_json::json!({
             "field": self.field.to_string(),

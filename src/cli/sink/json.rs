@@ -1,6 +1,6 @@
-//! `--output json`, for machines: one JSON object a line (DESIGN.md fixes their keys), each
-//! with the positions of what it names when it comes from a file. `audit` writes records
-//! (`"record": "crd"`, `"object"`, `"crdSummary"`, `"summary"`).
+//! `--output json`, for machines: one JSON object a line (docs/reference/json-output.md fixes
+//! their keys), each with the positions of what it names when it comes from a file. `audit`
+//! writes records (`"record": "crd"`, `"object"`, `"crdSummary"`, `"summary"`).
 
 use super::found::{
     AuditedCrd, CheckedCrd, ObjectVerdict, PlannedObject, Row, SchemaChange, Totals,
@@ -29,7 +29,7 @@ impl<W: Write> Json<W> {
 }
 
 /// The JSON line of `crd-audit validate --output json` (without `source`), which `plan` and
-/// `audit` extend: the verdict as DESIGN.md fixes it.
+/// `audit` extend: the verdict as docs/reference/json-output.md fixes it.
 fn verdict_json(v: &Verdict) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("apiVersion".into(), json!(v.api_version));
