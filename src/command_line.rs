@@ -3,6 +3,7 @@
 
 use crate::cli::{audit, check, completions, diff, manifests, plan, validate};
 use crate::operator::command as controller;
+use crate::operator::uninstall_cleanup;
 use crate::program::{KUBECTL_PLUGIN_FILE, VERSION};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
@@ -54,6 +55,15 @@ pub enum Command {
     /// Run the in-cluster operator: audit every CRD and its objects continuously and keep a
     /// SchemaAudit report per CRD.
     Controller(controller::Args),
+    /// Remove what the operator wrote outside its manifests: the crd-audit.dev/violations
+    /// annotations on custom resources, its policy reports, the SchemaAudit reports, the
+    /// gate's webhook configuration and Secret. Run before uninstalling (the Helm chart's
+    /// pre-delete hook does).
+    ///
+    /// It first takes the operator's Lease for an hour, so that no replica writes again.
+    /// Exit code 0: all removed; 1: something could not be read or removed (said on stderr);
+    /// 2: no cluster to talk to.
+    UninstallCleanup(uninstall_cleanup::Args),
     /// Print the SchemaAudit CRD (what manifests/ installs), or with --rbac-for-cluster a
     /// ClusterRole that reads only the CRD groups present in the cluster.
     Manifests(manifests::Args),
@@ -110,6 +120,7 @@ pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
         Command::Plan(args) => plan::run(&args),
         Command::Audit(args) => audit::run(&args),
         Command::Controller(args) => controller::run(&args),
+        Command::UninstallCleanup(args) => uninstall_cleanup::run(&args),
         Command::Manifests(args) => manifests::run(&args),
     };
     ExitCode::from(code)

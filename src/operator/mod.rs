@@ -44,6 +44,7 @@ pub mod revision;
 mod shutdown;
 pub mod state;
 pub mod tracked;
+pub mod uninstall_cleanup;
 pub mod validators;
 pub mod watch_backoff;
 pub mod write_limit;
