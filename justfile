@@ -38,9 +38,14 @@ static:
 run:
     cargo run --release -- controller --config config/crd-audit.yaml --metrics-addr 127.0.0.1:8080
 
-# Regenerate the report CRD in manifests/.
+# Regenerate the report CRD in the chart, and manifests/ from the chart (helm template).
 manifests:
-    cargo run --release -- manifests > manifests/schemaaudit-crd.yaml
+    cargo run --release -- manifests > charts/crd-audit/crds/schemaaudit-crd.yaml
+    CRD_AUDIT_UPDATE_MANIFESTS=1 cargo test --test chart manifests_are_what_the_chart_renders
+
+# Regenerate the command-line reference (docs/cli) and the man pages (docs/man) from clap.
+docs:
+    CRD_AUDIT_UPDATE_DOCS=1 cargo test --test cli_reference
 
 # Schema and CEL validation throughput (compare with `oracle bench`).
 bench:

@@ -11,6 +11,7 @@
 
 mod support;
 
+mod chart;
 mod cli;
 mod manifests;
 mod operator;

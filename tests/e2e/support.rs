@@ -171,6 +171,23 @@ impl Rest {
         )
     }
 
+    /// Server-side apply under the field manager `manager`.
+    pub fn send_patch_apply_as(
+        &self,
+        path: &str,
+        manager: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        self.send(
+            "PATCH",
+            &format!("{path}?fieldManager={manager}&force=true"),
+            Some((
+                "application/apply-patch+yaml",
+                body.to_string().into_bytes(),
+            )),
+        )
+    }
+
     /// A server-side apply under the field manager `e2e` that the server checks and does not
     /// store (`?dryRun=All`).
     pub fn apply_dry_run(&self, path: &str, body: &Value) -> Result<Value, ApiError> {
@@ -246,6 +263,7 @@ pub fn path_of(obj: &Value) -> String {
         "RoleBinding" => "rolebindings".to_string(),
         "ConfigMap" => "configmaps".to_string(),
         "CustomResourceDefinition" => "customresourcedefinitions".to_string(),
+        "NetworkPolicy" => "networkpolicies".to_string(),
         other => format!("{}s", other.to_lowercase()),
     };
     match ns {
@@ -663,5 +681,45 @@ pub fn error_lines(log: &str) -> Vec<String> {
     log.lines()
         .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v["level"] == "ERROR"))
         .map(str::to_string)
+        .collect()
+}
+
+/// Helm 3 (`scripts/install-helm.sh` builds it from its Go module the first time and caches it).
+pub fn helm_binary() -> PathBuf {
+    let out = Command::new("bash")
+        .arg("scripts/install-helm.sh")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "scripts/install-helm.sh: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// The objects `helm template` renders of the chart in `namespace` with these arguments.
+pub fn chart_objects(namespace: &str, args: &[&str]) -> Vec<Value> {
+    let out = Command::new(helm_binary())
+        .args([
+            "template",
+            "crd-audit",
+            "charts/crd-audit",
+            "--namespace",
+            namespace,
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "helm template {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    crd_audit_engine::load::parse_str("helm template", &text)
+        .into_iter()
+        .map(|d| d.unwrap().value)
+        .filter(|v| !v.is_null())
         .collect()
 }

@@ -77,6 +77,20 @@ fn the_gate_warns_denies_and_steps_aside() {
         return;
     };
     install(&s);
+    // With the gate on, the chart's Role (bound by install) also grants the gate's Secret.
+    for role in chart_objects(
+        &s.namespace,
+        &[
+            "--set",
+            "gate.mode=warn",
+            "--show-only",
+            "templates/rbac.yaml",
+        ],
+    ) {
+        if role["kind"] == "Role" {
+            apply(s.admin(), &role);
+        }
+    }
     things(&s, 1);
     create_things(&s);
     let kc = s

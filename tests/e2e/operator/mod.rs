@@ -126,7 +126,9 @@ impl<'a> Scenario<'a> {
 }
 
 /// The shipped manifests, and the scenario's namespace with the shipped Lease Role bound there
-/// (the operator's namespace is the scenario's).
+/// (the operator's namespace is the scenario's). The scenario's API group is readable and
+/// annotatable as a well-behaved CRD owner makes it: ClusterRoles that aggregate to `view` and
+/// `edit`, which the shipped ClusterRoles aggregate in turn.
 fn install(s: &Scenario) {
     for f in [
         "manifests/namespace.yaml",
@@ -136,6 +138,7 @@ fn install(s: &Scenario) {
     ] {
         apply_file(s.admin(), f);
     }
+    grant_like_a_crd_owner(s.admin(), &s.group);
     apply(
         s.admin(),
         &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": s.namespace}}),
@@ -147,6 +150,45 @@ fn install(s: &Scenario) {
             v["metadata"]["namespace"] = json!(s.namespace);
             apply(s.admin(), &v);
         }
+    }
+}
+
+/// ClusterRoles for `group` labelled to aggregate to `view` (get, list, watch) and `edit`
+/// (patch), as CRD owners ship them; returns once the shipped aggregating ClusterRoles carry
+/// their rules (kube-controller-manager's aggregation controller fills them in).
+fn grant_like_a_crd_owner(admin: &Rest, group: &str) {
+    for (role, label, verbs) in [
+        (
+            "view",
+            "rbac.authorization.k8s.io/aggregate-to-view",
+            json!(["get", "list", "watch"]),
+        ),
+        (
+            "edit",
+            "rbac.authorization.k8s.io/aggregate-to-edit",
+            json!(["patch"]),
+        ),
+    ] {
+        apply(
+            admin,
+            &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": format!("{group}-{role}"), "labels": {label: "true"}},
+                "rules": [{"apiGroups": [group], "resources": ["*"], "verbs": verbs}]}),
+        );
+    }
+    for aggregating in ["crd-audit-read", "crd-audit-annotate"] {
+        wait_for(&format!("{aggregating} to aggregate {group}"), || {
+            let role = admin
+                .get(&format!(
+                    "/apis/rbac.authorization.k8s.io/v1/clusterroles/{aggregating}"
+                ))
+                .ok()?;
+            role["rules"]
+                .as_array()?
+                .iter()
+                .any(|r| r["apiGroups"] == json!([group]))
+                .then_some(())
+        });
     }
 }
 

@@ -13,18 +13,22 @@ fn revoked_and_narrowed_rbac_is_survived() {
     let Some(env) = start() else { return };
     let s = Scenario::on_own(&env, "rbac", turn);
     let admin = &env.admin;
-    let admin_kc = env.kubeconfig.display().to_string();
     let (c, _) = leader_with_clean_report(&s, "replica-c");
     // RBAC revoked mid-run: the controller keeps running (backing off), and picks up again
     // when access is restored.
-    let binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/crd-audit";
-    let saved = admin.get(binding).unwrap();
-    admin.delete(binding).unwrap();
+    let bindings = [
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/crd-audit",
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/crd-audit-read",
+    ];
+    let saved: Vec<Value> = bindings.iter().map(|b| admin.get(b).unwrap()).collect();
+    for b in bindings {
+        admin.delete(b).unwrap();
+    }
     apply(
         admin,
         &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "later.e2e.crd-audit.dev"},
-        "spec": {"group": "e2e.crd-audit.dev", "scope": "Cluster", "names": {"plural": "later", "kind": "Later"},
+        "metadata": {"name": format!("later.{}", s.group)},
+        "spec": {"group": s.group, "scope": "Cluster", "names": {"plural": "later", "kind": "Later"},
             "versions": [{"name": "v1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {"type": "object"}}}]}}),
     );
@@ -34,45 +38,29 @@ fn revoked_and_narrowed_rbac_is_survived() {
         c.child.try_wait().unwrap().is_none(),
         "the controller died without RBAC"
     );
-    let mut restored = saved.clone();
-    if let Some(m) = restored["metadata"].as_object_mut() {
-        m.retain(|k, _| k == "name");
+    for binding in saved {
+        let mut restored = binding.clone();
+        if let Some(m) = restored["metadata"].as_object_mut() {
+            m.retain(|k, _| k == "name");
+        }
+        apply(admin, &restored);
     }
-    apply(admin, &restored);
-    wait_for("the report of a CRD created while forbidden", || {
-        report(admin, "later.e2e.crd-audit.dev").ok()
+    let later = format!("later.{}", s.group);
+    wait_for("a clean report of a CRD created while forbidden", || {
+        report(admin, &later)
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|(status, _)| status == "True"))
     });
 
-    // With a ClusterRole narrowed to the CRD groups present (what `manifests
-    // --rbac-for-cluster` prints), a CRD of another group cannot be read: its report says
-    // Forbidden instead of the controller failing.
-    let (code, narrowed, stderr) = cli(
-        &["manifests", "--rbac-for-cluster", "--kubeconfig", &admin_kc],
-        &[],
-    );
-    assert_eq!(code, Some(0), "{stderr}");
-    let mut narrowed: Value = serde_json::from_str(&narrowed).unwrap();
-    let mut role = admin
-        .get("/apis/rbac.authorization.k8s.io/v1/clusterroles/crd-audit")
-        .unwrap();
-    let mut rules: Vec<Value> = role["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["apiGroups"] != json!(["*"]))
-        .cloned()
-        .collect();
-    rules.push(narrowed["rules"][0].take());
-    role["rules"] = Value::Array(rules);
-    if let Some(m) = role["metadata"].as_object_mut() {
-        m.retain(|k, _| k == "name");
-    }
-    apply(admin, &role);
+    // A CRD whose owner grants nobody `view` of its objects (no ClusterRole aggregating to
+    // view names its group): its report says Forbidden, with the rule to add, instead of the
+    // controller failing; once the owner's role exists, the report becomes clean.
+    let forbidden_group = "forbidden.crd-audit.test";
     apply(
         admin,
         &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "secrets.forbidden.crd-audit.test"},
-        "spec": {"group": "forbidden.crd-audit.test", "scope": "Cluster",
+        "spec": {"group": forbidden_group, "scope": "Cluster",
             "names": {"plural": "secrets", "kind": "Secret"},
             "versions": [{"name": "v1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {"type": "object"}}}]}}),
@@ -87,7 +75,19 @@ fn revoked_and_narrowed_rbac_is_survived() {
                 })
             })
     });
-    assert_eq!(condition(&r, "InstancesValid").unwrap().0, "Unknown");
+    let (status, message) = condition(&r, "InstancesValid").unwrap();
+    assert_eq!(status, "Unknown");
+    assert!(
+        message.contains("rbac.authorization.k8s.io/aggregate-to-view: \"true\"")
+            && message.contains("{apiGroups: [\"forbidden.crd-audit.test\"], resources: [\"secrets\"], verbs: [get, list, watch]}"),
+        "{message}"
+    );
+    grant_like_a_crd_owner(admin, forbidden_group);
+    wait_for("the report clean once the owner grants view", || {
+        report(admin, "secrets.forbidden.crd-audit.test")
+            .ok()
+            .filter(|r| condition(r, "InstancesValid").is_some_and(|(s, _)| s == "True"))
+    });
     assert!(c.child.try_wait().unwrap().is_none());
     // Graceful shutdown on SIGTERM.
     let log_text = c.stop_cleanly();
