@@ -50,6 +50,9 @@ pub struct Config {
     /// How long the gate judges stored objects before it answers with what it has.
     #[serde(deserialize_with = "duration")]
     pub gate_budget: Duration,
+    /// Per-CRD metric series (about 15 a CRD). `false` sums them into one cluster-wide series
+    /// each (`crd=""`), for very large clusters.
+    pub per_crd_metrics: bool,
 }
 
 /// `gate`: the CRD change gate.
@@ -86,6 +89,7 @@ impl Default for Config {
             gate_url: None,
             gate_cert_dir: None,
             gate_budget: DEFAULT_GATE_BUDGET,
+            per_crd_metrics: true,
         }
     }
 }

@@ -76,6 +76,18 @@ pub struct Metrics {
     /// `error`).
     pub gate: crate::gate::GateMetrics,
     ready: AtomicBool,
+    /// With `perCrdMetrics: false`, the per-CRD series are one cluster-wide series each
+    /// (`crd=""`, `version=""`), from these per-CRD values.
+    totals: Option<std::sync::Mutex<Totals>>,
+}
+
+/// The per-CRD values behind the cluster-wide series (`perCrdMetrics: false`).
+#[derive(Debug, Default)]
+struct Totals {
+    /// (objects, invalid, blocked) per CRD and version.
+    versions: std::collections::HashMap<(String, String), [i64; 3]>,
+    nonstructural: std::collections::HashMap<String, i64>,
+    last_audit: std::collections::HashMap<String, f64>,
 }
 
 impl Default for Metrics {
@@ -107,6 +119,7 @@ impl Metrics {
             gate: crate::gate::GateMetrics::default(),
             ready: AtomicBool::new(false),
             registry: Registry::default(),
+            totals: None,
         };
         registry.register(
             "crd_audit_objects",
@@ -209,6 +222,127 @@ impl Metrics {
         Metrics { registry, ..m }
     }
 
+    /// Metrics whose per-CRD series are kept (`per_crd`, the default) or summed into one
+    /// cluster-wide series each (`crd=""`, `version=""`: objects, invalid and blocked objects
+    /// and non-structural versions summed, the audit durations in one histogram, the schema
+    /// changes in one counter per class, and the oldest of the CRDs' last complete audits).
+    pub fn with_per_crd_series(per_crd: bool) -> Metrics {
+        let m = Metrics::new();
+        Metrics {
+            totals: (!per_crd).then(|| std::sync::Mutex::new(Totals::default())),
+            ..m
+        }
+    }
+
+    fn crd_label(&self, crd: &str) -> CrdLabels {
+        CrdLabels {
+            crd: if self.totals.is_some() {
+                String::new()
+            } else {
+                crd.into()
+            },
+        }
+    }
+
+    fn totals(&self) -> Option<std::sync::MutexGuard<'_, Totals>> {
+        self.totals
+            .as_ref()
+            .map(|t| t.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Publishes a CRD version's counts: stored, invalid and blocked (stuck) objects.
+    pub fn set_version_counts(&self, crd: &str, version: &str, counts: [i64; 3]) {
+        if let Some(mut t) = self.totals() {
+            t.versions.insert((crd.into(), version.into()), counts);
+            self.publish_version_totals(&t);
+            return;
+        }
+        let l = VersionLabels {
+            crd: crd.into(),
+            version: version.into(),
+        };
+        self.objects.get_or_create(&l).set(counts[0]);
+        self.invalid_objects.get_or_create(&l).set(counts[1]);
+        self.blocked_objects.get_or_create(&l).set(counts[2]);
+    }
+
+    fn publish_version_totals(&self, t: &Totals) {
+        let mut sum = [0i64; 3];
+        for counts in t.versions.values() {
+            for (s, c) in sum.iter_mut().zip(counts) {
+                *s += c;
+            }
+        }
+        let l = VersionLabels {
+            crd: String::new(),
+            version: String::new(),
+        };
+        if t.versions.is_empty() {
+            self.objects.remove(&l);
+            self.invalid_objects.remove(&l);
+            self.blocked_objects.remove(&l);
+            return;
+        }
+        self.objects.get_or_create(&l).set(sum[0]);
+        self.invalid_objects.get_or_create(&l).set(sum[1]);
+        self.blocked_objects.get_or_create(&l).set(sum[2]);
+    }
+
+    /// Publishes how many versions of a CRD have a non-structural schema.
+    pub fn set_nonstructural_versions(&self, crd: &str, n: i64) {
+        if let Some(mut t) = self.totals() {
+            t.nonstructural.insert(crd.into(), n);
+            self.publish_crd_totals(&t);
+            return;
+        }
+        self.nonstructural_versions
+            .get_or_create(&self.crd_label(crd))
+            .set(n);
+    }
+
+    fn publish_crd_totals(&self, t: &Totals) {
+        let l = self.crd_label("");
+        if t.nonstructural.is_empty() {
+            self.nonstructural_versions.remove(&l);
+        } else {
+            let n = t.nonstructural.values().sum();
+            self.nonstructural_versions.get_or_create(&l).set(n);
+        }
+        match t.last_audit.values().copied().reduce(f64::min) {
+            Some(oldest) => {
+                self.last_audit.get_or_create(&l).set(oldest);
+            }
+            None => {
+                self.last_audit.remove(&l);
+            }
+        }
+    }
+
+    /// A complete audit of a CRD's objects took `seconds` and ended at `unix` (seconds).
+    pub fn audit_completed(&self, crd: &str, seconds: f64, unix: f64) {
+        self.audit_duration
+            .get_or_create(&self.crd_label(crd))
+            .observe(seconds);
+        if let Some(mut t) = self.totals() {
+            t.last_audit.insert(crd.into(), unix);
+            self.publish_crd_totals(&t);
+            return;
+        }
+        self.last_audit
+            .get_or_create(&self.crd_label(crd))
+            .set(unix);
+    }
+
+    /// A schema change of a CRD, by class.
+    pub fn schema_changed(&self, crd: &str, class: &str) {
+        self.schema_changes
+            .get_or_create(&ClassLabels {
+                crd: self.crd_label(crd).crd,
+                class: class.into(),
+            })
+            .inc();
+    }
+
     pub fn reconcile_error(&self, kind: &str) {
         self.reconcile_errors
             .get_or_create(&KindLabels { kind: kind.into() })
@@ -229,6 +363,14 @@ impl Metrics {
 
     /// Drops every series of a CRD that went away.
     pub fn forget_crd(&self, crd: &str, versions: &[String]) {
+        if let Some(mut t) = self.totals() {
+            t.versions.retain(|(c, _), _| c != crd);
+            t.nonstructural.remove(crd);
+            t.last_audit.remove(crd);
+            self.publish_version_totals(&t);
+            self.publish_crd_totals(&t);
+            return;
+        }
         for v in versions {
             let l = VersionLabels {
                 crd: crd.into(),
@@ -247,6 +389,9 @@ impl Metrics {
     /// Drops the series of every CRD: a replica that stops leading reports no CRD, so that a
     /// sum over the pods counts each CRD once (the leader's).
     pub fn forget_every_crd(&self) {
+        if let Some(mut t) = self.totals() {
+            *t = Totals::default();
+        }
         self.objects.clear();
         self.invalid_objects.clear();
         self.blocked_objects.clear();
@@ -321,6 +466,67 @@ pub async fn serve(addr: &str, metrics: Arc<Metrics>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `perCrdMetrics: false`: one series per metric, whatever the number of CRDs; sums of
+    /// the CRDs' counts, the oldest last audit, kept right as CRDs change and go.
+    #[test]
+    fn without_per_crd_series_every_crd_counts_in_one_series() {
+        let m = Metrics::with_per_crd_series(false);
+        m.set_version_counts("a.example.com", "v1", [10, 3, 1]);
+        m.set_version_counts("a.example.com", "v2", [5, 0, 0]);
+        m.set_version_counts("b.example.com", "v1", [7, 2, 2]);
+        m.set_nonstructural_versions("a.example.com", 1);
+        m.set_nonstructural_versions("b.example.com", 2);
+        m.audit_completed("a.example.com", 0.5, 2000.0);
+        m.audit_completed("b.example.com", 1.5, 1000.0);
+        m.schema_changed("a.example.com", "tightening");
+        m.schema_changed("b.example.com", "tightening");
+        let text = m.encode();
+        for needle in [
+            "crd_audit_objects{crd=\"\",version=\"\"} 22",
+            "crd_audit_invalid_objects{crd=\"\",version=\"\"} 5",
+            "crd_audit_blocked_objects{crd=\"\",version=\"\"} 3",
+            "crd_audit_nonstructural_versions{crd=\"\"} 3",
+            "crd_audit_last_audit_timestamp_seconds{crd=\"\"} 1000.0",
+            "crd_audit_audit_duration_seconds_count{crd=\"\"} 2",
+            "crd_audit_schema_changes_total{crd=\"\",class=\"tightening\"} 2",
+        ] {
+            assert!(text.contains(needle), "{needle} missing in\n{text}");
+        }
+        assert!(!text.contains("example.com"), "{text}");
+        // A CRD's new counts replace its old ones; a CRD that goes leaves the sums.
+        m.set_version_counts("b.example.com", "v1", [7, 0, 0]);
+        m.forget_crd("a.example.com", &["v1".into(), "v2".into()]);
+        let text = m.encode();
+        for needle in [
+            "crd_audit_objects{crd=\"\",version=\"\"} 7",
+            "crd_audit_invalid_objects{crd=\"\",version=\"\"} 0",
+            "crd_audit_nonstructural_versions{crd=\"\"} 2",
+            "crd_audit_last_audit_timestamp_seconds{crd=\"\"} 1000.0",
+        ] {
+            assert!(text.contains(needle), "{needle} missing in\n{text}");
+        }
+        m.forget_crd("b.example.com", &["v1".into()]);
+        let text = m.encode();
+        assert!(!text.contains("crd_audit_objects{"), "{text}");
+        assert!(
+            !text.contains("crd_audit_last_audit_timestamp_seconds{"),
+            "{text}"
+        );
+        // The default keeps a series per CRD.
+        let m = Metrics::with_per_crd_series(true);
+        m.set_version_counts("a.example.com", "v1", [10, 3, 1]);
+        m.audit_completed("a.example.com", 0.5, 2000.0);
+        let text = m.encode();
+        assert!(
+            text.contains("crd_audit_objects{crd=\"a.example.com\",version=\"v1\"} 10"),
+            "{text}"
+        );
+        assert!(
+            text.contains("crd_audit_last_audit_timestamp_seconds{crd=\"a.example.com\"} 2000.0"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn exposition_names_match_the_design() {

@@ -75,7 +75,7 @@ pub async fn run(opts: Options) -> Result<(), String> {
         client::config(opts.kubeconfig.as_deref(), opts.context.as_deref()).await?;
     let client = client::multiplexed(&kube_config)?;
     let watch_clients = client::WatchClients::new(kube_config);
-    let metrics = Arc::new(Metrics::new());
+    let metrics = Arc::new(Metrics::with_per_crd_series(opts.config.per_crd_metrics));
     metrics::serve(&opts.metrics_addr, metrics.clone()).await?;
     // Every replica serves the gate; the leader keeps its webhook configuration.
     let gate_cert = if crate::gate::review::serves(opts.config.gate) {

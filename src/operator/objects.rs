@@ -405,25 +405,13 @@ impl ObjectAudit {
         }) else {
             return false;
         };
-        self.ctx
-            .deps
-            .metrics
-            .audit_duration
-            .get_or_create(&super::metrics::CrdLabels {
-                crd: self.crd.name.clone(),
-            })
-            .observe(secs);
         let unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
         self.ctx
             .deps
             .metrics
-            .last_audit
-            .get_or_create(&super::metrics::CrdLabels {
-                crd: self.crd.name.clone(),
-            })
-            .set(unix);
+            .audit_completed(&self.crd.name, secs, unix);
         self.carry_out(effects).await;
         true
     }

@@ -3,7 +3,6 @@
 
 use super::context::Ctx;
 use super::error::{FIRST_BACKOFF, MAX_BACKOFF};
-use super::metrics::CrdLabels;
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::backoff::Backoff;
 use kube::api::{Api, DeleteParams};
@@ -21,10 +20,6 @@ pub(crate) fn remove(ctx: &Arc<Ctx>, name: &str) {
     let versions: Vec<String> = t.crd().versions.iter().map(|v| v.name.clone()).collect();
     drop(t);
     ctx.deps.metrics.forget_crd(name, &versions);
-    ctx.deps
-        .metrics
-        .nonstructural_versions
-        .remove(&CrdLabels { crd: name.into() });
     ctx.signals.policy_changed.notify_one();
     let (ctx, name) = (ctx.clone(), name.to_string());
     tokio::spawn(async move { delete_report(&ctx, &name).await });

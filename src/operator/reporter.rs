@@ -5,7 +5,6 @@
 //! is retried; none is dropped). When a report is written is `report_writer`'s to decide.
 
 use super::context::Ctx;
-use super::metrics::{CrdLabels, VersionLabels};
 use super::report_status::{self, Inputs};
 use super::tracked::Tracked;
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
@@ -46,30 +45,13 @@ pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
 }
 
 pub(super) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
+    let m = &ctx.deps.metrics;
     for v in &s.versions {
-        let l = VersionLabels {
-            crd: t.crd().name.clone(),
-            version: v.name.clone(),
-        };
-        ctx.deps.metrics.objects.get_or_create(&l).set(v.objects);
-        ctx.deps
-            .metrics
-            .invalid_objects
-            .get_or_create(&l)
-            .set(v.invalid_objects);
-        ctx.deps
-            .metrics
-            .blocked_objects
-            .get_or_create(&l)
-            .set(v.blocked_objects);
+        let counts = [v.objects, v.invalid_objects, v.blocked_objects];
+        m.set_version_counts(&t.crd().name, &v.name, counts);
     }
-    ctx.deps
-        .metrics
-        .nonstructural_versions
-        .get_or_create(&CrdLabels {
-            crd: t.crd().name.clone(),
-        })
-        .set(s.versions.iter().filter(|v| !v.structural).count() as i64);
+    let nonstructural = s.versions.iter().filter(|v| !v.structural).count() as i64;
+    m.set_nonstructural_versions(&t.crd().name, nonstructural);
 }
 
 /// The report object to apply, with its status stamped.

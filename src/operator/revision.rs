@@ -130,14 +130,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
     ctx.deps.validators.forget(&crd.name);
     if let Some(c) = &change {
         for e in &c.report.changes {
-            ctx.deps
-                .metrics
-                .schema_changes
-                .get_or_create(&super::metrics::ClassLabels {
-                    crd: crd.name.clone(),
-                    class: e.class.clone(),
-                })
-                .inc();
+            ctx.deps.metrics.schema_changed(&crd.name, &e.class);
         }
     }
     let epoch = ctx.epoch();

@@ -29,6 +29,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if include "crd-audit.gateCertManager" . -}}
 {{- $_ := set $config "gateCertDir" "/etc/crd-audit-gate-tls" -}}
 {{- end -}}
+{{- $_ := set $config "perCrdMetrics" .Values.metrics.perCrd -}}
 {{ toYaml $config }}
 {{- end }}
 
