@@ -246,3 +246,27 @@ fn the_docs_point_only_inside_the_repository() {
         }
     }
 }
+
+/// The engine crate's README quotes the agreement figures of the repository's README (which
+/// the tests that produce them assert): the same ones.
+#[test]
+fn the_engine_readme_quotes_the_figures_of_the_readme() {
+    let engine = std::fs::read_to_string(root().join("crates/crd-audit-engine/README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut quoted = 0;
+    for word in engine.split(|c: char| c.is_whitespace() || c == '|') {
+        let word = word.trim_matches(|c: char| !c.is_ascii_digit());
+        let Some((a, b)) = word.split_once('/') else {
+            continue;
+        };
+        if a.is_empty() || b.is_empty() || !a.chars().chain(b.chars()).all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        assert!(
+            readme.contains(word),
+            "the engine README quotes {word}, which README.md does not"
+        );
+        quoted += 1;
+    }
+    assert!(quoted >= 8, "{quoted} figures quoted");
+}

@@ -73,6 +73,11 @@
 // `internals` feature opens undocumented internal modules to the project's tests).
 #![cfg_attr(not(feature = "internals"), warn(missing_docs))]
 
+// The crate README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
+
 /// Declares engine modules that are internal, unless the `internals` feature is on.
 macro_rules! internal_modules {
     ($($name:ident),* $(,)?) => {$(
