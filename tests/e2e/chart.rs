@@ -36,19 +36,6 @@ fn helm(env: &TestEnv, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn drop_keys(v: &mut Value, keys: &[&str]) {
-    match v {
-        Value::Object(m) => {
-            for k in keys {
-                m.remove(*k);
-            }
-            m.values_mut().for_each(|x| drop_keys(x, keys));
-        }
-        Value::Array(a) => a.iter_mut().for_each(|x| drop_keys(x, keys)),
-        _ => {}
-    }
-}
-
 fn documents(name: &str, text: &str) -> Vec<Value> {
     crd_audit_engine::load::parse_str(name, text)
         .into_iter()
@@ -99,17 +86,11 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
 
     // What the optional parts need: the Prometheus Operator's CRDs (from the corpus, without
     // the `default: ""` this server reads as null) and the wgpolicyk8s.io report CRDs.
-    let corpus = crd_audit_engine::testing::conformance_dir()
-        .expect("the conformance corpus (its Prometheus Operator CRDs)");
     for case in [
         "prometheus-operator-servicemonitors",
         "prometheus-operator-prometheusrules",
     ] {
-        let file = corpus.join("cases").join(case).join("crd.yaml");
-        let text = std::fs::read_to_string(&file).unwrap();
-        let mut crd = documents(case, &text).remove(0);
-        crate::manifests::drop_empty_defaults(&mut crd);
-        apply(admin, &crd);
+        apply(admin, &corpus_crd_for_1_20(case));
     }
     for f in [
         "tests/data/policyreport/policyreport-crd.yaml",
@@ -184,25 +165,13 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
     let (owned, unowned) = ("owned.example.com", "unowned.example.com");
     apply(admin, &widgets_crd(owned, "widgets", "Widget", 10));
     apply(admin, &widgets_crd(unowned, "gadgets", "Gadget", 10));
-    for (role, label, verbs) in [
-        (
-            "view",
-            "rbac.authorization.k8s.io/aggregate-to-view",
-            json!(["get", "list", "watch"]),
-        ),
-        (
-            "edit",
-            "rbac.authorization.k8s.io/aggregate-to-edit",
-            json!(["create", "update", "patch", "delete"]),
-        ),
-    ] {
-        apply(
-            admin,
-            &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-                "metadata": {"name": format!("widgets-{role}"), "labels": {label: "true"}},
-                "rules": [{"apiGroups": [owned], "resources": ["widgets"], "verbs": verbs}]}),
-        );
-    }
+    owner_roles(
+        admin,
+        "widgets",
+        owned,
+        "widgets",
+        &["create", "update", "patch", "delete"],
+    );
     wait_for("view to aggregate into crd-audit-read", || {
         sa_can(&env, "list", "widgets.owned.example.com", &["-A"]).then_some(())
     });
@@ -273,25 +242,7 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
     // and remove the mark itself), readable and patchable by aggregation.
     let leftovers = "other.test";
     apply(admin, &widgets_crd(leftovers, "leftovers", "Leftover", 10));
-    for (role, label, verbs) in [
-        (
-            "view",
-            "rbac.authorization.k8s.io/aggregate-to-view",
-            json!(["get", "list", "watch"]),
-        ),
-        (
-            "edit",
-            "rbac.authorization.k8s.io/aggregate-to-edit",
-            json!(["patch"]),
-        ),
-    ] {
-        apply(
-            admin,
-            &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-                "metadata": {"name": format!("leftovers-{role}"), "labels": {label: "true"}},
-                "rules": [{"apiGroups": [leftovers], "resources": ["leftovers"], "verbs": verbs}]}),
-        );
-    }
+    owner_roles(admin, "leftovers", leftovers, "leftovers", &["patch"]);
     wait_for("leftovers to be served", || {
         admin.get("/apis/other.test/v1/leftovers").ok()
     });
@@ -407,11 +358,7 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
     // The gate's certificate from cert-manager (gate.certManager.enabled): its Issuers and
     // Certificates are accepted by cert-manager's CRDs (from the corpus).
     for case in ["cert-manager-certificates", "cert-manager-issuers"] {
-        let file = corpus.join("cases").join(case).join("crd.yaml");
-        let mut crd = documents(case, &std::fs::read_to_string(&file).unwrap()).remove(0);
-        crate::manifests::drop_empty_defaults(&mut crd);
-        // What 1.20 does not know: CEL rules (1.23) and selectable fields (1.30).
-        drop_keys(&mut crd, &["x-kubernetes-validations", "selectableFields"]);
+        let mut crd = corpus_crd_for_1_20(case);
         // The Issuer's ACME solvers have list-map keys whose `default: ""` this server reads
         // as null and refuses; the chart's Issuers are self-signed and CA ones.
         for v in crd["spec"]["versions"].as_array_mut().unwrap() {

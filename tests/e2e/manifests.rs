@@ -5,19 +5,6 @@
 
 use crate::support::*;
 
-pub(crate) fn drop_empty_defaults(v: &mut serde_json::Value) {
-    match v {
-        serde_json::Value::Object(m) => {
-            if m.get("default").is_some_and(|d| d == "") {
-                m.remove("default");
-            }
-            m.values_mut().for_each(drop_empty_defaults);
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(drop_empty_defaults),
-        _ => {}
-    }
-}
-
 /// Whether `api_version` is a version this server does not serve of a group it serves at an
 /// older version.
 fn newer_than_this_server(admin: &Rest, api_version: &str) -> bool {
@@ -36,24 +23,12 @@ fn every_shipped_manifest_is_accepted_by_the_api_server() {
         return;
     };
     let admin = &env.admin;
-    let corpus = crd_audit_engine::testing::conformance_dir()
-        .expect("the conformance corpus (its Prometheus Operator CRDs)");
-    // The current CRDs, without their `default: ""` (this test server reads an empty string
-    // in a request as null, and refuses those defaults).
+    // The current CRDs, as this server takes them (support::corpus_crd_for_1_20).
     for case in [
         "prometheus-operator-servicemonitors",
         "prometheus-operator-prometheusrules",
     ] {
-        let file = corpus.join("cases").join(case).join("crd.yaml");
-        let text = std::fs::read_to_string(&file).unwrap();
-        let doc = crd_audit_engine::load::parse_str(case, &text)
-            .into_iter()
-            .next()
-            .unwrap()
-            .unwrap();
-        let mut crd = doc.value;
-        drop_empty_defaults(&mut crd);
-        apply(admin, &crd);
+        apply(admin, &corpus_crd_for_1_20(case));
     }
     for plural in ["servicemonitors", "prometheusrules"] {
         wait_for(&format!("{plural} to be served"), || {

@@ -723,3 +723,58 @@ pub fn chart_objects(namespace: &str, args: &[&str]) -> Vec<Value> {
         .filter(|v| !v.is_null())
         .collect()
 }
+
+/// ClusterRoles for `resources` of `group` labelled to aggregate to `view` (get, list, watch)
+/// and `edit` (`edit_verbs`), as CRD owners ship them, named `{name}-view` and `{name}-edit`.
+pub fn owner_roles(admin: &Rest, name: &str, group: &str, resources: &str, edit_verbs: &[&str]) {
+    for (role, label, verbs) in [
+        (
+            "view",
+            "rbac.authorization.k8s.io/aggregate-to-view",
+            json!(["get", "list", "watch"]),
+        ),
+        (
+            "edit",
+            "rbac.authorization.k8s.io/aggregate-to-edit",
+            json!(edit_verbs),
+        ),
+    ] {
+        apply(
+            admin,
+            &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": format!("{name}-{role}"), "labels": {label: "true"}},
+                "rules": [{"apiGroups": [group], "resources": [resources], "verbs": verbs}]}),
+        );
+    }
+}
+
+/// A CRD of the conformance corpus (`cases/CASE/crd.yaml`) as this 1.20 server takes it:
+/// without the `default: ""` it reads as null, and without what 1.20 does not know (CEL
+/// rules, 1.23; selectable fields, 1.30).
+pub fn corpus_crd_for_1_20(case: &str) -> Value {
+    let corpus = crd_audit_engine::testing::conformance_dir().expect("the conformance corpus");
+    let file = corpus.join("cases").join(case).join("crd.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut crd = crd_audit_engine::load::parse_str(case, &text)
+        .into_iter()
+        .next()
+        .unwrap()
+        .unwrap()
+        .value;
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                if m.get("default").is_some_and(|d| d == "") {
+                    m.remove("default");
+                }
+                m.remove("x-kubernetes-validations");
+                m.remove("selectableFields");
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut crd);
+    crd
+}

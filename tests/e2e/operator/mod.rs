@@ -157,25 +157,7 @@ fn install(s: &Scenario) {
 /// (patch), as CRD owners ship them; returns once the shipped aggregating ClusterRoles carry
 /// their rules (kube-controller-manager's aggregation controller fills them in).
 fn grant_like_a_crd_owner(admin: &Rest, group: &str) {
-    for (role, label, verbs) in [
-        (
-            "view",
-            "rbac.authorization.k8s.io/aggregate-to-view",
-            json!(["get", "list", "watch"]),
-        ),
-        (
-            "edit",
-            "rbac.authorization.k8s.io/aggregate-to-edit",
-            json!(["patch"]),
-        ),
-    ] {
-        apply(
-            admin,
-            &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-                "metadata": {"name": format!("{group}-{role}"), "labels": {label: "true"}},
-                "rules": [{"apiGroups": [group], "resources": ["*"], "verbs": verbs}]}),
-        );
-    }
+    owner_roles(admin, group, group, "*", &["patch"]);
     for aggregating in ["crd-audit-read", "crd-audit-annotate"] {
         wait_for(&format!("{aggregating} to aggregate {group}"), || {
             let role = admin
