@@ -6,7 +6,6 @@
 
 use saphyr_parser::Parser;
 use serde_json::Value;
-use std::borrow::Cow;
 
 mod json;
 pub mod list;
@@ -142,11 +141,6 @@ pub fn parse_str_at(
             .with_line_offset(line_offset)
             .collect()
     }
-}
-
-/// A readable name for a `Cow<str>` source.
-pub fn source_label(s: Cow<'_, str>) -> String {
-    s.into_owned()
 }
 
 #[cfg(test)]
