@@ -3,8 +3,6 @@
 
 /// The newest Kubernetes minor release whose rules the engine models.
 pub const NEWEST_MINOR: u32 = crd_audit_engine::Release::NEWEST.minor();
-/// The first minor release that validates updates with ratcheting (beta, on by default).
-pub const RATCHETING_SINCE: u32 = 30;
 
 /// The first minor release that serves streaming lists (`sendInitialEvents` on a watch: the
 /// WatchList feature, on by default).
@@ -52,7 +50,7 @@ impl std::str::FromStr for KubeVersion {
 impl KubeVersion {
     /// Whether the release validates updates with ratcheting.
     pub fn ratchets(self) -> bool {
-        self.minor >= RATCHETING_SINCE
+        self.engine().ratchets()
     }
 
     /// Whether the release's API server streams a watch's initial state (WatchList), so

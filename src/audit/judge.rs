@@ -203,9 +203,9 @@ pub fn bounded(s: &str, max: usize) -> String {
 }
 
 /// Judges an object as stored data, and an invalid one also as a no-op update (is it stuck?),
-/// with validation ratcheting when the server has it. A panic inside the engine becomes an
-/// InternalError message for this object; the caller goes on with the others.
-pub fn judge(v: &CrdValidator, obj: Value, redact: bool, ratcheting: bool) -> Judgement {
+/// with validation ratcheting when the validator's release has it. A panic inside the engine
+/// becomes an InternalError message for this object; the caller goes on with the others.
+pub fn judge(v: &CrdValidator, obj: Value, redact: bool) -> Judgement {
     let meta = |k: &str| {
         obj.get("metadata")
             .and_then(|m| m.get(k))
@@ -222,7 +222,7 @@ pub fn judge(v: &CrdValidator, obj: Value, redact: bool, ratcheting: bool) -> Ju
         .to_string();
     let version = api_version.rsplit('/').next().unwrap_or("").to_string();
     // A panic inside the engine becomes an InternalError cause for this object.
-    let verdict = v.validate_stored(obj, ratcheting);
+    let verdict = v.validate_stored(obj);
     let updates_blocked = verdict.update.as_ref().is_some_and(|u| !u.valid());
     let refusal = verdict
         .update
@@ -353,8 +353,12 @@ mod tests {
     #[test]
     fn transitions_and_redaction() {
         let v = CrdValidator::new(&crd()).expect("compiles");
+        // The same CRD judged by a release before ratcheting (1.29): every invalid object stuck.
+        let before_ratcheting =
+            CrdValidator::for_release(&crd(), crd_audit_engine::Release::new(29))
+                .expect("compiles");
         let mut a = Audit::default();
-        let observe = |a: &mut Audit, o| a.record(judge(&v, o, true, true));
+        let observe = |a: &mut Audit, o| a.record(judge(&v, o, true));
         assert_eq!(observe(&mut a, obj("abc", "Ready")), Transition::None);
         // Stored data: the status is judged too.
         assert_eq!(
@@ -389,12 +393,12 @@ mod tests {
             o
         };
         assert_eq!(
-            a.record(judge(&v, stored("Broken"), true, true)),
+            a.record(judge(&v, stored("Broken"), true)),
             Transition::BecameInvalid
         );
         assert!(!a.invalid[&("ns".to_string(), "a".to_string())].updates_blocked);
         assert_eq!(
-            a.record(judge(&v, stored("Broken"), true, false)),
+            a.record(judge(&before_ratcheting, stored("Broken"), true)),
             Transition::BecameBlocked
         );
         assert_eq!(a.blocked_count(), 1);

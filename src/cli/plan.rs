@@ -58,8 +58,6 @@ struct Planner<'s> {
     write_error: Option<std::io::Error>,
     /// The CRD's name.
     crd: String,
-    /// The API server validates updates with ratcheting.
-    ratcheting: bool,
 }
 
 /// Where an object of a file stands: its file, its path in its document (for the items of
@@ -81,7 +79,7 @@ impl Planner<'_> {
             .current
             .as_ref()
             .map(|v| v.validate(obj.clone(), Mode::Stored));
-        let verdict = self.new.validate_stored(obj, self.ratcheting);
+        let verdict = self.new.validate_stored(obj);
         let s = self
             .summaries
             .entry(verdict.api_version.clone())
@@ -245,7 +243,6 @@ pub fn run(args: &Args) -> u8 {
         summaries: BTreeMap::new(),
         write_error: None,
         crd: new.name.clone(),
-        ratcheting: release.ratchets(),
     };
     let mut input_errors = 0;
     if let Some(cluster) = &cluster {

@@ -105,6 +105,6 @@ impl Judging {
         if self.mode != Mode::Stored {
             return v.validate(obj, self.mode);
         }
-        v.validate_stored(obj, self.release.ratchets())
+        v.validate_stored(obj)
     }
 }

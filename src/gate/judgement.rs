@@ -97,7 +97,6 @@ pub fn decide(
 pub struct Judges {
     current: CrdValidator,
     proposed: CrdValidator,
-    ratcheting: bool,
     redact: bool,
 }
 
@@ -158,7 +157,6 @@ impl Judges {
         Ok(Judges {
             current: compile(&change.current)?,
             proposed: compile(&change.proposed)?,
-            ratcheting: release.ratchets(),
             redact: config.redact_values,
         })
     }
@@ -167,7 +165,7 @@ impl Judges {
     /// object invalid under both revisions counts against the change only when the change
     /// makes its updates refused.
     pub fn judge(&self, obj: Value) -> Outcome {
-        let proposed = judge(&self.proposed, obj.clone(), self.redact, self.ratcheting);
+        let proposed = judge(&self.proposed, obj.clone(), self.redact);
         if proposed.messages.is_empty() && !proposed.internal_error {
             return Outcome::Valid;
         }
@@ -176,7 +174,7 @@ impl Judges {
             || (proposed.updates_blocked
                 && self
                     .current
-                    .validate_stored(obj, self.ratcheting)
+                    .validate_stored(obj)
                     .update
                     .is_some_and(|u| u.valid()));
         match (worse, proposed.updates_blocked) {

@@ -320,13 +320,12 @@ impl ObjectAudit {
         let n = objects.len();
         let permit = self.ctx.deps.judges.clone().acquire_owned().await;
         let redact = self.ctx.deps.config.redact_values;
-        let ratcheting = self.ctx.ratcheting();
         let started = Instant::now();
         let job = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             objects
                 .into_iter()
-                .map(|o| judge(&v, o, redact, ratcheting))
+                .map(|o| judge(&v, o, redact))
                 .collect::<Vec<_>>()
         });
         match job.await {
@@ -353,7 +352,6 @@ impl ObjectAudit {
         let v = self.validator().await?;
         let permit = self.ctx.deps.judges.clone().acquire_owned().await;
         let redact = self.ctx.deps.config.redact_values;
-        let ratcheting = self.ctx.ratcheting();
         let started = Instant::now();
         let key = (
             obj["metadata"]["namespace"]
@@ -364,7 +362,7 @@ impl ObjectAudit {
         );
         let job = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            judge(&v, obj, redact, ratcheting)
+            judge(&v, obj, redact)
         });
         let j = match job.await {
             Ok(j) => j,

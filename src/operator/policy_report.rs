@@ -419,7 +419,6 @@ mod tests {
                 json!({"apiVersion": format!("{}/v1", c.group), "kind": "Thing",
                     "metadata": meta, "spec": {"size": size}}),
                 true,
-                true,
             ));
         }
         a
@@ -624,7 +623,6 @@ mod tests {
                     "metadata": {"name": name, "namespace": ns, "uid": format!("{i:036}")},
                     "spec": {"size": "\"".repeat(2000)}}),
                 false,
-                true,
             ));
         }
         let d = desired(

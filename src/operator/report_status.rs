@@ -557,10 +557,14 @@ mod tests {
             json!({"apiVersion": "example.com/v1", "kind": "Thing",
                 "metadata": {"name": name, "namespace": "ns", "resourceVersion": "7"}, "spec": {"n": n}})
         };
+        // The same CRD judged by a release before ratcheting (1.29).
+        let before_ratcheting =
+            CrdValidator::for_release(&crd, crd_audit_engine::Release::new(29)).expect("compiles");
         let report = |ratcheting: bool| {
+            let v = if ratcheting { &v } else { &before_ratcheting };
             let mut audit = Audit::default();
             for (name, n) in [("a-too-big", 9), ("forbidden", 1), ("ok", 1)] {
-                audit.record(judge(&v, object(name, n), false, ratcheting));
+                audit.record(judge(v, object(name, n), false));
             }
             status(&Inputs {
                 crd: &crd,
@@ -625,7 +629,7 @@ mod tests {
             let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing",
                 "metadata": {"name": format!("o-{i:05}"), "namespace": "ns", "uid": format!("uid-{i}")},
                 "spec": {"mode": "x".repeat(10_000)}});
-            let j: Judgement = judge(&v, obj, false, true);
+            let j: Judgement = judge(&v, obj, false);
             audit.record(j);
         }
         let check = crd_audit_engine::check_crd(&new, crd_audit_engine::Release::NEWEST);

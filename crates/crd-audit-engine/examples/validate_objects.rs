@@ -49,7 +49,7 @@ fn run(crd_file: &str, object_files: &[String]) -> Result<bool, Box<dyn std::err
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         for document in load::parse_str(file, &text) {
             let document = document?;
-            let verdict = validator.validate_stored(document.value, true);
+            let verdict = validator.validate_stored(document.value);
             if verdict.valid() {
                 continue;
             }

@@ -29,6 +29,9 @@ pub struct Release {
     minor: u32,
 }
 
+/// The first release that ratchets updates (`CRDValidationRatcheting`, on by default).
+const RATCHETING_SINCE: u32 = 30;
+
 impl Default for Release {
     /// [`Release::NEWEST`].
     fn default() -> Self {
@@ -59,6 +62,13 @@ impl Release {
         self.minor
     }
 
+    /// Whether the release validates updates with ratcheting (an update that leaves invalid
+    /// values unchanged is accepted): from 1.30, where the `CRDValidationRatcheting` feature
+    /// gate is on by default.
+    pub const fn ratchets(self) -> bool {
+        self.minor >= RATCHETING_SINCE
+    }
+
     /// The CEL environment CRD validation compiles new rules in.
     pub(crate) const fn new_expressions(self) -> Env {
         Env::new_expressions(self.minor)
@@ -72,7 +82,7 @@ impl Release {
     /// Whether the server keeps a rule's `optionalOldSelf` when it is given a CRD (its
     /// feature gate, `CRDValidationRatcheting`, is on by default from 1.30).
     pub(crate) const fn keeps_optional_old_self(self) -> bool {
-        self.minor >= 30
+        self.minor >= RATCHETING_SINCE
     }
 
     /// Drops from a schema of a CRD what the server of this release drops from a CRD it is
@@ -106,6 +116,36 @@ fn drop_optional_old_self(s: &mut Props) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The release decides whether a stored invalid object's no-op update is ratcheted:
+    /// tolerated by a 1.30+ validator, stuck before.
+    #[test]
+    fn the_release_decides_ratcheting() {
+        assert!(!Release::new(29).ratchets());
+        assert!(Release::new(30).ratchets() && Release::NEWEST.ratchets());
+        let crd = crate::Crd::from_value(&serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Thing", "plural": "things"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                        "spec": {"type": "object", "properties": {
+                            "n": {"type": "integer", "maximum": 3}}}}}}}]}}))
+        .unwrap();
+        let stored = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Thing",
+            "metadata": {"name": "a", "namespace": "ns", "resourceVersion": "5"},
+            "spec": {"n": 9}});
+        let updatable = |minor| {
+            let v = crate::CrdValidator::for_release(&crd, Release::new(minor)).unwrap();
+            assert_eq!(v.release(), Release::new(minor));
+            let verdict = v.validate_stored(stored.clone());
+            assert!(!verdict.valid());
+            verdict.update.unwrap().valid()
+        };
+        assert!(updatable(30) && updatable(36));
+        assert!(!updatable(29) && !updatable(27));
+    }
 
     #[test]
     fn releases_newer_than_modelled_are_the_newest() {

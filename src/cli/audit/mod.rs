@@ -305,7 +305,6 @@ fn audit_crd(
     progress: &Progress,
     release: KubeVersion,
 ) -> std::io::Result<Row> {
-    let ratcheting = release.ratchets();
     let found = crd_findings::list(&c.report, &c.sizes);
     let mut row = Row::new(&c.revision.shell().name, &found);
     if c.report.internal_error.is_some() {
@@ -371,7 +370,7 @@ fn audit_crd(
                 continue;
             };
             for obj in batch {
-                let verdict = validator.validate_stored(obj, ratcheting);
+                let verdict = validator.validate_stored(obj);
                 row.objects += 1;
                 if verdict.update.as_ref().is_some_and(|u| !u.valid()) {
                     row.blocked += 1;

@@ -82,7 +82,7 @@ fn observe(ctx: &Ctx, crd: &str, o: Value) {
     o["apiVersion"] = json!("example.com/v1");
     o["kind"] = json!(t.crd().kind.clone());
     let v = crd_audit_engine::CrdValidator::new(&t.revision.unpack().unwrap()).expect("compiles");
-    let j = judge(&v, o, true, true);
+    let j = judge(&v, o, true);
     t.audit.record(j);
     drop(reg);
     ctx.signals.policy_changed.notify_one();

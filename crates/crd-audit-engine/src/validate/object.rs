@@ -138,6 +138,8 @@ pub struct CrdValidator {
     pub(super) namespaced: bool,
     pub(super) preserve_unknown_fields: bool,
     pub(super) versions: Vec<VersionValidator>,
+    /// The release judged by: its CEL environment, and whether it ratchets updates.
+    pub(super) release: Release,
 }
 
 /// Compiling a CRD's validator hit a bug in crd-audit (a panic, caught): its message and
@@ -167,8 +169,8 @@ impl CrdValidator {
     /// (every library it has, whatever release the CRD was written on; a rule using one it
     /// lacks fails to compile, and objects then get that error), and a rule's
     /// `optionalOldSelf` is dropped before 1.30, as the server drops it from the CRDs it is
-    /// given. Whether updates are ratcheted is the caller's to say
-    /// ([`CrdValidator::validate_stored`]...). See [`Release`].
+    /// given; [`CrdValidator::validate_stored`] ratchets the no-op update exactly when the
+    /// release does ([`Release::ratchets`]). See [`Release`].
     ///
     /// Problems of the CRD itself (a schema that cannot be served, a rule that does not
     /// compile) are not errors here: objects get them as the server would answer them. The
@@ -220,7 +222,13 @@ impl CrdValidator {
             namespaced: crd.scope == Scope::Namespaced,
             preserve_unknown_fields: crd.preserve_unknown_fields,
             versions,
+            release,
         }
+    }
+
+    /// The release this validator judges by ([`CrdValidator::for_release`]).
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// Stops evaluating CEL rules (the operator's `celEnabled: false`).

@@ -213,12 +213,13 @@ impl CrdValidator {
 
     /// Judges a stored object as stored data ([`Mode::Stored`]) and, when it is invalid, also
     /// the no-op update of it ([`Verdict::update`]): accepted means its invalid values are
-    /// tolerated, refused means it is stuck (every write to it is refused). With `ratcheting`
-    /// false (a server before 1.30), an invalid object is never updatable. An object without
+    /// tolerated, refused means it is stuck (every write to it is refused). Before 1.30 (a
+    /// validator compiled for a release that does not ratchet, [`crate::Release::ratchets`]), an
+    /// invalid object is never updatable. An object without
     /// `resourceVersion` (or, for a namespaced CRD, without namespace) is judged as the server
     /// holds it, with both.
-    pub fn validate_stored(&self, obj: Value, ratcheting: bool) -> Verdict {
-        let stored = ratcheting.then(|| self.as_stored(&obj));
+    pub fn validate_stored(&self, obj: Value) -> Verdict {
+        let stored = self.release.ratchets().then(|| self.as_stored(&obj));
         let mut verdict = self.validate(obj, Mode::Stored);
         if verdict.valid() || verdict.request_error.is_some() {
             return verdict;
