@@ -145,13 +145,10 @@ impl Judges {
         config: &Config,
     ) -> Result<Judges, String> {
         let compile = |crd: &Crd| {
-            CrdValidator::for_release(crd, release.engine())
-                .map(|mut v| {
-                    if !config.cel_enabled {
-                        v.disable_cel();
-                    }
-                    v
-                })
+            CrdValidator::options()
+                .release(release.engine())
+                .cel(config.cel_enabled)
+                .build(crd)
                 .map_err(|e| format!("{}: {e}", crd.name))
         };
         Ok(Judges {

@@ -275,13 +275,11 @@ impl ObjectAudit {
         );
         let compiled = super::context::blocking(&self.ctx, move || {
             let crd = revision.unpack()?;
-            CrdValidator::for_release(&crd, release)
-                .map(|mut v| {
-                    if !cel {
-                        v.disable_cel();
-                    }
-                    Arc::new(v)
-                })
+            CrdValidator::options()
+                .release(release)
+                .cel(cel)
+                .build(&crd)
+                .map(Arc::new)
                 .map_err(|e| e.to_string())
         })
         .await

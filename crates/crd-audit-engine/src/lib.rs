@@ -108,7 +108,7 @@ pub use crd::{Crd, CrdError, Scale, Scope, SpecFacts, Version};
 pub use diff::{Change, Class, diff};
 pub use release::Release;
 pub use structural::check::{CheckInput, CheckReport, Condition, Warning, check_crd};
-pub use validate::{CompileError, CrdValidator, Mode, Subresource, Verdict};
+pub use validate::{CompileError, CrdValidator, Mode, Subresource, ValidatorOptions, Verdict};
 
 /// Go's renderings of values, as upstream's messages print them: for callers that word
 /// findings of their own the way the API server would.

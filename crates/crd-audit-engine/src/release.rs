@@ -117,6 +117,31 @@ fn drop_optional_old_self(s: &mut Props) {
 mod tests {
     use super::*;
 
+    /// `CrdValidator::options()` builds what it names: the release, CEL on or off.
+    #[test]
+    fn validator_options_build_what_they_name() {
+        let crd = crate::Crd::from_value(&serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {"group": "example.com", "scope": "Cluster",
+                "names": {"kind": "Thing", "plural": "things"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "x-kubernetes-validations": [{"rule": "self.metadata.name != 'no'"}]}}}]}}))
+        .unwrap();
+        let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Thing",
+            "metadata": {"name": "no"}});
+        let build = |o: crate::ValidatorOptions| o.build(&crd).unwrap();
+        let default = build(crate::CrdValidator::options());
+        assert_eq!(default.release(), Release::NEWEST);
+        assert!(!default.validate(obj.clone(), crate::Mode::Create).valid());
+        let without = build(crate::CrdValidator::options().cel(false));
+        assert!(without.validate(obj.clone(), crate::Mode::Create).valid());
+        let old = build(crate::CrdValidator::options().release(Release::new(28)));
+        assert_eq!(old.release(), Release::new(28));
+        assert!(!old.validate(obj, crate::Mode::Create).valid());
+    }
+
     /// The release decides whether a stored invalid object's no-op update is ratcheted:
     /// tolerated by a 1.30+ validator, stuck before.
     #[test]

@@ -320,13 +320,10 @@ fn audit_crd(
     let mut validator: Option<Result<CrdValidator, String>> = None;
     let compile = || {
         let crd = c.revision.unpack()?;
-        CrdValidator::for_release(&crd, release.engine())
-            .map(|mut v| {
-                if !config.cel_enabled {
-                    v.disable_cel();
-                }
-                v
-            })
+        CrdValidator::options()
+            .release(release.engine())
+            .cel(config.cel_enabled)
+            .build(&crd)
             .map_err(|e| e.to_string())
     };
     // One thread reads pages while this one judges what was read: the LIST's transfer and

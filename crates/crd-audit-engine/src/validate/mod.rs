@@ -17,5 +17,5 @@ pub mod schema_tree;
 pub mod schema_validator;
 pub mod update;
 
-pub use object::{CompileError, CrdValidator, Mode, Verdict};
+pub use object::{CompileError, CrdValidator, Mode, ValidatorOptions, Verdict};
 pub use update::Subresource;

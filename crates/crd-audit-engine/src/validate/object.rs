@@ -142,6 +142,42 @@ pub struct CrdValidator {
     pub(super) release: Release,
 }
 
+/// How [`CrdValidator::options`] compiles a CRD: the release judged by ([`Release::NEWEST`]
+/// unless set) and whether `x-kubernetes-validations` rules run (they do unless turned off;
+/// off, objects are judged without them, as with the operator's `celEnabled: false`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValidatorOptions {
+    release: Release,
+    cel: bool,
+}
+
+impl Default for ValidatorOptions {
+    fn default() -> Self {
+        ValidatorOptions {
+            release: Release::NEWEST,
+            cel: true,
+        }
+    }
+}
+
+impl ValidatorOptions {
+    /// Judge as a kube-apiserver of `release` does (see [`CrdValidator::for_release`]).
+    pub fn release(self, release: Release) -> ValidatorOptions {
+        ValidatorOptions { release, ..self }
+    }
+
+    /// Whether CEL rules are evaluated.
+    pub fn cel(self, cel: bool) -> ValidatorOptions {
+        ValidatorOptions { cel, ..self }
+    }
+
+    /// Compiles `crd` with these options.
+    pub fn build(self, crd: &Crd) -> Result<CrdValidator, CompileError> {
+        let v = CrdValidator::for_release(crd, self.release)?;
+        Ok(if self.cel { v } else { v.without_cel() })
+    }
+}
+
 /// Compiling a CRD's validator hit a bug in crd-audit (a panic, caught): its message and
 /// location.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -231,13 +267,21 @@ impl CrdValidator {
         self.release
     }
 
-    /// Stops evaluating CEL rules (the operator's `celEnabled: false`).
-    pub fn disable_cel(&mut self) {
+    /// Options to compile a validator with: the release judged by, whether CEL rules run.
+    /// `CrdValidator::options().release(r).cel(false).build(&crd)`.
+    pub fn options() -> ValidatorOptions {
+        ValidatorOptions::default()
+    }
+
+    /// The same validator without its CEL rules (what `.cel(false)` builds): objects are
+    /// judged without `x-kubernetes-validations`.
+    pub fn without_cel(mut self) -> CrdValidator {
         for v in &mut self.versions {
             if let Ok(Some(s)) = &mut v.schema {
                 s.cel = None;
             }
         }
+        self
     }
 
     /// `Kind.group`, as Status messages name the resource.
