@@ -125,6 +125,22 @@ pub struct CrdError {
     pub message: String,
 }
 
+/// A CRD as kube-rs users hold it (feature `k8s-openapi`): the same as [`Crd::from_value`]
+/// of its JSON.
+#[cfg(feature = "k8s-openapi")]
+impl TryFrom<&k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>
+    for Crd
+{
+    type Error = CrdError;
+
+    fn try_from(
+        crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    ) -> Result<Crd, CrdError> {
+        let value = serde_json::to_value(crd).map_err(|e| err("<root>", e.to_string()))?;
+        Crd::from_value(&value)
+    }
+}
+
 fn err(path: &str, message: impl Into<String>) -> CrdError {
     CrdError {
         path: path.to_string(),
@@ -474,6 +490,28 @@ impl Crd {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// k8s-openapi's CustomResourceDefinition (what kube-rs users hold) becomes the same
+    /// `Crd` as its JSON.
+    #[cfg(feature = "k8s-openapi")]
+    #[test]
+    fn a_typed_crd_is_the_crd_of_its_json() {
+        use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+        let doc = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                        "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
+                    "subresources": {"status": {}}}]}});
+        let typed: CustomResourceDefinition = serde_json::from_value(doc.clone()).unwrap();
+        let from_typed = Crd::try_from(&typed).unwrap();
+        let from_json = Crd::from_value(&doc).unwrap();
+        assert_eq!(format!("{from_typed:?}"), format!("{from_json:?}"));
+        assert_eq!(from_typed.plural, "widgets");
+        assert!(from_typed.versions[0].status_subresource);
+    }
 
     #[test]
     fn v1beta1_is_converted() {
