@@ -117,61 +117,6 @@ fn drop_optional_old_self(s: &mut Props) {
 mod tests {
     use super::*;
 
-    /// `CrdValidator::options()` builds what it names: the release, CEL on or off.
-    #[test]
-    fn validator_options_build_what_they_name() {
-        let crd = crate::Crd::from_value(&serde_json::json!({
-            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": "things.example.com"},
-            "spec": {"group": "example.com", "scope": "Cluster",
-                "names": {"kind": "Thing", "plural": "things"},
-                "versions": [{"name": "v1", "served": true, "storage": true,
-                    "schema": {"openAPIV3Schema": {"type": "object",
-                        "x-kubernetes-validations": [{"rule": "self.metadata.name != 'no'"}]}}}]}}))
-        .unwrap();
-        let obj = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Thing",
-            "metadata": {"name": "no"}});
-        let build = |o: crate::ValidatorOptions| o.build(&crd).unwrap();
-        let default = build(crate::CrdValidator::options());
-        assert_eq!(default.release(), Release::NEWEST);
-        assert!(!default.validate(obj.clone(), crate::Mode::Create).valid());
-        let without = build(crate::CrdValidator::options().cel(false));
-        assert!(without.validate(obj.clone(), crate::Mode::Create).valid());
-        let old = build(crate::CrdValidator::options().release(Release::new(28)));
-        assert_eq!(old.release(), Release::new(28));
-        assert!(!old.validate(obj, crate::Mode::Create).valid());
-    }
-
-    /// The release decides whether a stored invalid object's no-op update is ratcheted:
-    /// tolerated by a 1.30+ validator, stuck before.
-    #[test]
-    fn the_release_decides_ratcheting() {
-        assert!(!Release::new(29).ratchets());
-        assert!(Release::new(30).ratchets() && Release::NEWEST.ratchets());
-        let crd = crate::Crd::from_value(&serde_json::json!({
-            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": "things.example.com"},
-            "spec": {"group": "example.com", "scope": "Namespaced",
-                "names": {"kind": "Thing", "plural": "things"},
-                "versions": [{"name": "v1", "served": true, "storage": true,
-                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-                        "spec": {"type": "object", "properties": {
-                            "n": {"type": "integer", "maximum": 3}}}}}}}]}}))
-        .unwrap();
-        let stored = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Thing",
-            "metadata": {"name": "a", "namespace": "ns", "resourceVersion": "5"},
-            "spec": {"n": 9}});
-        let updatable = |minor| {
-            let v = crate::CrdValidator::for_release(&crd, Release::new(minor)).unwrap();
-            assert_eq!(v.release(), Release::new(minor));
-            let verdict = v.validate_stored(stored.clone());
-            assert!(!verdict.valid());
-            verdict.update.unwrap().valid()
-        };
-        assert!(updatable(30) && updatable(36));
-        assert!(!updatable(29) && !updatable(27));
-    }
-
     #[test]
     fn releases_newer_than_modelled_are_the_newest() {
         assert_eq!(Release::new(30).minor(), 30);
