@@ -20,6 +20,19 @@ pub enum Origin {
     InCluster,
 }
 
+/// The flags that choose the cluster, for the commands that always talk to one (`audit`,
+/// `controller`, `uninstall-cleanup`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClusterArgs {
+    /// Kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster
+    /// ServiceAccount).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// Kubeconfig context (default: the current one).
+    #[arg(long)]
+    pub context: Option<String>,
+}
+
 /// A client for the context the user chose: `--kubeconfig FILE` (else `KUBECONFIG`, whose
 /// files are merged as kubectl merges them, else `~/.kube/config`, else the in-cluster
 /// ServiceAccount), and `--context` (else the current context).

@@ -10,13 +10,8 @@ pub struct Args {
     /// Configuration file (see config/crd-audit.yaml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster
-    /// ServiceAccount).
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-    /// Kubeconfig context (default: the current one).
-    #[arg(long)]
-    pub context: Option<String>,
+    #[command(flatten)]
+    pub cluster: crate::cluster::client::ClusterArgs,
     /// Address of the metrics and health endpoints.
     #[arg(long, default_value = "0.0.0.0:8080")]
     pub metrics_addr: String,
@@ -60,8 +55,8 @@ pub fn run(args: &Args) -> u8 {
         .or_else(|_| std::env::var("HOSTNAME"))
         .unwrap_or_else(|_| format!("crd-audit-{}", std::process::id()));
     let opts = Options {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
+        kubeconfig: args.cluster.kubeconfig.clone(),
+        context: args.cluster.context.clone(),
         config,
         metrics_addr: args.metrics_addr.clone(),
         webhook_addr: args.webhook_addr.clone(),

@@ -14,7 +14,7 @@ use super::leader::{LEASE_NAME, RENEW_DEADLINE, RETRY, leases_served};
 use super::policy_report::{MANAGED_BY, POLICY, REPORT_NAME, ReportApi};
 use crate::audit::judge::ANNOTATION;
 use crate::audit::schema_audit::SchemaAudit;
-use crate::cluster::client::{cli_runtime, connect, describe, status_code};
+use crate::cluster::client::{ClusterArgs, cli_runtime, connect, describe, status_code};
 use crate::cluster::resources::crd_resource;
 use crate::gate::tls::SECRET as SECRET_NAME;
 use crate::gate::webhook_config::NAME as CONFIGURATION_NAME;
@@ -27,7 +27,6 @@ use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
 };
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// The identity that holds the Lease while (and after) the cleanup runs.
@@ -37,13 +36,8 @@ const HOLD: Duration = Duration::from_secs(3600);
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster
-    /// ServiceAccount).
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-    /// Kubeconfig context (default: the current one).
-    #[arg(long)]
-    pub context: Option<String>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// The operator's namespace: its Lease and the gate's Secret (default: the pod's
     /// namespace, else `crd-audit`).
     #[arg(long)]
@@ -74,7 +68,7 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     runtime.block_on(async {
-        let client = match connect(args.kubeconfig.as_deref(), args.context.as_deref()).await {
+        let client = match connect(args.cluster.kubeconfig.as_deref(), args.cluster.context.as_deref()).await {
             Ok((c, _)) => c,
             Err(e) => {
                 eprintln!("error: {e}");

@@ -31,13 +31,8 @@ const BATCH: usize = 128;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster
-    /// ServiceAccount).
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-    /// Kubeconfig context (default: the current one).
-    #[arg(long)]
-    pub context: Option<String>,
+    #[command(flatten)]
+    pub cluster: crate::cluster::client::ClusterArgs,
     /// The operator's configuration file: its `includeGroups`, `excludeGroups`,
     /// `excludeNamespaces`, `celEnabled` and `redactValues` apply.
     #[arg(long, value_name = "FILE")]
@@ -160,7 +155,10 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_INPUT_ERROR;
         }
     };
-    let cluster = match Cluster::connect(args.kubeconfig.as_deref(), args.context.as_deref()) {
+    let cluster = match Cluster::connect(
+        args.cluster.kubeconfig.as_deref(),
+        args.cluster.context.as_deref(),
+    ) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
