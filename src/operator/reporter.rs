@@ -32,13 +32,15 @@ pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
         internal_errors: t.audit.internal_errors(),
         sizes: &t.sizes,
     });
-    if let (Some(blocked), Some(c)) = (
-        &t.blocked,
-        s.conditions
+    // Why the objects could not be judged: the reason of both conditions about them.
+    if let Some(blocked) = &t.blocked {
+        for c in s
+            .conditions
             .iter_mut()
-            .find(|c| c.type_ == "InstancesValid"),
-    ) {
-        c.reason = blocked.reason().to_string();
+            .filter(|c| c.type_ == "InstancesValid" || c.type_ == "UpdatesAccepted")
+        {
+            c.reason = blocked.reason().to_string();
+        }
     }
     s.last_audit_time = t.audited_at.clone();
     s

@@ -381,6 +381,16 @@ async fn a_panicking_audit_is_reported_and_restarted() {
             (valid.status.as_str(), valid.reason.as_str()),
             ("Unknown", "InternalError")
         );
+        // Updates cannot be judged either, for the same reason.
+        let updates = status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "UpdatesAccepted")
+            .unwrap();
+        assert_eq!(
+            (updates.status.as_str(), updates.reason.as_str()),
+            ("Unknown", "InternalError")
+        );
         assert_eq!(ctx.deps.metrics.internal_errors.get(), 1);
         until("the restarted audit to clear it", || {
             ctx.registry()["things.example.com"].blocked.is_none()
