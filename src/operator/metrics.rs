@@ -86,8 +86,41 @@ pub struct Metrics {
 struct Totals {
     /// (objects, invalid, blocked) per CRD and version.
     versions: std::collections::HashMap<(String, String), [i64; 3]>,
+    /// Their sums, kept as they change (a report write costs no pass over every CRD).
+    version_sums: [i64; 3],
     nonstructural: std::collections::HashMap<String, i64>,
+    nonstructural_sum: i64,
     last_audit: std::collections::HashMap<String, f64>,
+}
+
+impl Totals {
+    fn set_counts(&mut self, key: (String, String), counts: [i64; 3]) {
+        let old = self.versions.insert(key, counts).unwrap_or_default();
+        for ((s, new), old) in self.version_sums.iter_mut().zip(counts).zip(old) {
+            *s += new - old;
+        }
+    }
+
+    fn set_nonstructural(&mut self, crd: &str, n: i64) {
+        let old = self.nonstructural.insert(crd.into(), n).unwrap_or_default();
+        self.nonstructural_sum += n - old;
+    }
+
+    fn forget(&mut self, crd: &str) {
+        let gone: Vec<(String, String)> = self
+            .versions
+            .keys()
+            .filter(|(c, _)| c == crd)
+            .cloned()
+            .collect();
+        for key in gone {
+            self.set_counts(key.clone(), [0; 3]);
+            self.versions.remove(&key);
+        }
+        self.set_nonstructural(crd, 0);
+        self.nonstructural.remove(crd);
+        self.last_audit.remove(crd);
+    }
 }
 
 impl Default for Metrics {
@@ -253,7 +286,7 @@ impl Metrics {
     /// Publishes a CRD version's counts: stored, invalid and blocked (stuck) objects.
     pub fn set_version_counts(&self, crd: &str, version: &str, counts: [i64; 3]) {
         if let Some(mut t) = self.totals() {
-            t.versions.insert((crd.into(), version.into()), counts);
+            t.set_counts((crd.into(), version.into()), counts);
             self.publish_version_totals(&t);
             return;
         }
@@ -267,12 +300,7 @@ impl Metrics {
     }
 
     fn publish_version_totals(&self, t: &Totals) {
-        let mut sum = [0i64; 3];
-        for counts in t.versions.values() {
-            for (s, c) in sum.iter_mut().zip(counts) {
-                *s += c;
-            }
-        }
+        let sum = t.version_sums;
         let l = VersionLabels {
             crd: String::new(),
             version: String::new(),
@@ -291,7 +319,7 @@ impl Metrics {
     /// Publishes how many versions of a CRD have a non-structural schema.
     pub fn set_nonstructural_versions(&self, crd: &str, n: i64) {
         if let Some(mut t) = self.totals() {
-            t.nonstructural.insert(crd.into(), n);
+            t.set_nonstructural(crd, n);
             self.publish_crd_totals(&t);
             return;
         }
@@ -305,8 +333,9 @@ impl Metrics {
         if t.nonstructural.is_empty() {
             self.nonstructural_versions.remove(&l);
         } else {
-            let n = t.nonstructural.values().sum();
-            self.nonstructural_versions.get_or_create(&l).set(n);
+            self.nonstructural_versions
+                .get_or_create(&l)
+                .set(t.nonstructural_sum);
         }
         match t.last_audit.values().copied().reduce(f64::min) {
             Some(oldest) => {
@@ -364,9 +393,7 @@ impl Metrics {
     /// Drops every series of a CRD that went away.
     pub fn forget_crd(&self, crd: &str, versions: &[String]) {
         if let Some(mut t) = self.totals() {
-            t.versions.retain(|(c, _), _| c != crd);
-            t.nonstructural.remove(crd);
-            t.last_audit.remove(crd);
+            t.forget(crd);
             self.publish_version_totals(&t);
             self.publish_crd_totals(&t);
             return;
