@@ -372,25 +372,15 @@ async fn a_panicking_audit_is_reported_and_restarted() {
         })
         .await;
         let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
-        let valid = status
-            .conditions
-            .iter()
-            .find(|c| c.type_ == "InstancesValid")
-            .unwrap();
-        assert_eq!(
-            (valid.status.as_str(), valid.reason.as_str()),
-            ("Unknown", "InternalError")
-        );
-        // Updates cannot be judged either, for the same reason.
-        let updates = status
-            .conditions
-            .iter()
-            .find(|c| c.type_ == "UpdatesAccepted")
-            .unwrap();
-        assert_eq!(
-            (updates.status.as_str(), updates.reason.as_str()),
-            ("Unknown", "InternalError")
-        );
+        // Neither the objects nor their updates could be judged, for the same reason.
+        for ty in ["InstancesValid", "UpdatesAccepted"] {
+            let c = status.conditions.iter().find(|c| c.type_ == ty).unwrap();
+            assert_eq!(
+                (c.status.as_str(), c.reason.as_str()),
+                ("Unknown", "InternalError"),
+                "{ty}"
+            );
+        }
         assert_eq!(ctx.deps.metrics.internal_errors.get(), 1);
         until("the restarted audit to clear it", || {
             ctx.registry()["things.example.com"].blocked.is_none()
