@@ -17,7 +17,7 @@ CEL_SUITE_FILES=$(echo "$@" | tr ' ' ',')
 export CEL_SUITE_FILES
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-CRD_AUDIT_E2E=off CEL_SUITE_EMIT="$work" cargo test -q -p crd-audit-engine --test cel_suite -- --exact emit_inputs >/dev/null
+CRD_AUDIT_E2E=off CEL_SUITE_EMIT="$work" cargo test -q -p crd-audit-engine --test engine -- --exact cel_suite::emit_inputs >/dev/null
 n=0
 for d in "$work"/*/*/; do
   if ! "$ORACLE" structural "$d/crd.yaml" > "$d/structural.json" 2>"$d/err" ||
@@ -37,5 +37,5 @@ for d in "$work"/*/*/; do
   fi
   n=$((n + 1))
 done
-CRD_AUDIT_E2E=off CEL_SUITE_ASSEMBLE="$work" cargo test -q -p crd-audit-engine --test cel_suite -- --exact assemble_expectations >/dev/null
+CRD_AUDIT_E2E=off CEL_SUITE_ASSEMBLE="$work" cargo test -q -p crd-audit-engine --test engine -- --exact cel_suite::assemble_expectations >/dev/null
 echo "cel-suite-expect: $n cases judged by $ORACLE" >&2

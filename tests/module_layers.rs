@@ -2,7 +2,7 @@
 //! commands (`cli`) and the operator share the cluster and audit core and never use each
 //! other; only the command line reaches both.
 
-#[path = "../crates/crd-audit-engine/tests/layers/mod.rs"]
+#[path = "../crates/crd-audit-engine/tests/engine/layers.rs"]
 mod layers;
 
 use std::path::Path;

@@ -140,7 +140,7 @@ fn duration_of(value: &serde_json::Value) -> Result<Duration, String> {
             .as_u64()
             .map(Duration::from_secs)
             .ok_or_else(|| format!("invalid duration {n} ({expected})")),
-        serde_json::Value::String(t) => crd_audit_engine::parse_duration(t)
+        serde_json::Value::String(t) => crd_audit_engine::parse::duration(t)
             .ok()
             .filter(|ns| *ns >= 0)
             .map(|ns| Duration::from_nanos(ns.unsigned_abs()))

@@ -3,9 +3,10 @@
 //! objects (or objects with unknown fields) their key, version and first errors. Valid
 //! objects leave nothing behind.
 
+use crate::audit::shown_verdict::ShownVerdict;
 use crd_audit_engine::Crd;
 use crd_audit_engine::CrdValidator;
-use crd_audit_engine::{BadValue, Cause, Verdict};
+use crd_audit_engine::{BadValue, Cause};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -142,7 +143,7 @@ pub fn redacted_cause(c: &Cause) -> Cause {
 /// A verdict with the bad values of its causes, and of those of its no-op update, replaced
 /// by their type and length (see [`redacted`]): what is said about the object then holds
 /// none of its values, whatever part of the verdict a writer shows.
-pub fn redact_verdict(v: &mut Verdict) {
+pub fn redact_verdict(v: &mut ShownVerdict) {
     for c in &mut v.errors {
         *c = redacted_cause(c);
     }
@@ -222,7 +223,7 @@ pub fn judge(v: &CrdValidator, obj: Value, redact: bool) -> Judgement {
         .to_string();
     let version = api_version.rsplit('/').next().unwrap_or("").to_string();
     // A panic inside the engine becomes an InternalError cause for this object.
-    let verdict = v.validate_stored(obj);
+    let verdict = ShownVerdict::from(v.validate_stored(obj));
     let updates_blocked = verdict.update.as_ref().is_some_and(|u| !u.valid());
     let refusal = verdict
         .update

@@ -1,10 +1,12 @@
 //! What an audit of a cluster is, shared by `crd-audit audit` and the operator: its
 //! configuration (`config`), judging one stored object and the per-CRD tally of
 //! judgements with redaction (`judge`), reading a CRD the server served (`read_crd`: one
-//! policy for a CRD that cannot be read), and the `SchemaAudit` report types and CRD
-//! (`schema_audit`). No I/O: the callers read the cluster (`crate::cluster`) and write.
+//! policy for a CRD that cannot be read), the `SchemaAudit` report types and CRD
+//! (`schema_audit`), and a verdict as the program shows it (`shown_verdict`). No I/O: the
+//! callers read the cluster (`crate::cluster`) and write.
 
 pub mod config;
 pub mod judge;
 pub mod read_crd;
 pub mod schema_audit;
+pub mod shown_verdict;

@@ -276,7 +276,7 @@ mod tests {
         report.status = Some(status);
         let obj = serde_json::to_value(&report).unwrap();
         let verdict = v.validate(obj, crd_audit_engine::Mode::Stored);
-        assert!(verdict.valid(), "{:?}", verdict.errors);
+        assert!(verdict.is_admitted(), "{:?}", verdict.outcome);
         assert!(verdict.pruned.is_empty(), "{:?}", verdict.pruned);
     }
 }

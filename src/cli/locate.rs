@@ -2,7 +2,7 @@
 //! (the deepest node of it that exists), found by reading a document's text again only
 //! when it has findings.
 
-use crd_audit_engine::Verdict;
+use crate::audit::shown_verdict::ShownVerdict;
 use crd_audit_engine::load::positions::{DocumentPositions, Position};
 use serde_json::Value;
 use std::sync::Arc;
@@ -122,7 +122,7 @@ pub struct Located {
 /// `List` item at `prefix`), each finding at the deepest node of its field that exists.
 /// Documents without findings are not read again (`positions` is not called).
 pub fn locate<'p>(
-    v: &Verdict,
+    v: &ShownVerdict,
     prefix: &str,
     doc_line: usize,
     positions: impl FnOnce() -> Option<&'p DocumentPositions>,

@@ -10,6 +10,7 @@ use super::inputs;
 use super::locate::{self, LazyPositions};
 use super::sink::{self, Format, PlanSummary, PlannedObject, Sink, Totals};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
+use crate::audit::shown_verdict::ShownVerdict;
 use crate::cluster::reader::Cluster;
 use crd_audit_engine::Crd;
 use crd_audit_engine::{CrdValidator, Mode};
@@ -78,8 +79,8 @@ impl Planner<'_> {
         let before = self
             .current
             .as_ref()
-            .map(|v| v.validate(obj.clone(), Mode::Stored));
-        let verdict = self.new.validate_stored(obj);
+            .map(|v| ShownVerdict::from(v.validate(obj.clone(), Mode::Stored)));
+        let verdict = ShownVerdict::from(self.new.validate_stored(obj));
         let s = self
             .summaries
             .entry(verdict.api_version.clone())

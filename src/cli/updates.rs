@@ -3,8 +3,9 @@
 //! `--update`, under the rules of a Kubernetes release (`--kubernetes-version`).
 
 use super::inputs;
+use crate::audit::shown_verdict::ShownVerdict;
 pub use crate::release::KubeVersion;
-use crd_audit_engine::{CrdValidator, Mode, Subresource, Verdict};
+use crd_audit_engine::{CrdValidator, Mode, Subresource};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -84,27 +85,27 @@ impl Judging {
     }
 
     /// Judges one object with its CRD's validator.
-    pub fn judge(&self, v: &CrdValidator, obj: Value) -> Verdict {
+    pub fn judge(&self, v: &CrdValidator, obj: Value) -> ShownVerdict {
         if self.updating {
             return match self.stored_for(&obj, v) {
                 Some(old) if self.release.ratchets() => {
-                    v.validate_update(old.clone(), obj, self.to)
+                    v.validate_update(old.clone(), obj, self.to).into()
                 }
                 Some(_) => {
                     // Before ratcheting: the whole new object must be valid.
-                    let mut verdict = v.validate(obj, Mode::Stored);
+                    let mut verdict = ShownVerdict::from(v.validate(obj, Mode::Stored));
                     if verdict.code == 201 {
                         verdict.code = 200;
                     }
                     verdict.is_update = true;
                     verdict
                 }
-                None => v.validate(obj, self.mode),
+                None => v.validate(obj, self.mode).into(),
             };
         }
         if self.mode != Mode::Stored {
-            return v.validate(obj, self.mode);
+            return v.validate(obj, self.mode).into();
         }
-        v.validate_stored(obj)
+        v.validate_stored(obj).into()
     }
 }

@@ -167,13 +167,13 @@ impl Judges {
             return Outcome::Valid;
         }
         let before = self.current.validate(obj.clone(), Mode::Stored);
-        let worse = before.valid()
+        let worse = before.is_admitted()
             || (proposed.updates_blocked
                 && self
                     .current
                     .validate_stored(obj)
                     .update
-                    .is_some_and(|u| u.valid()));
+                    .is_some_and(|u| u.is_admitted()));
         match (worse, proposed.updates_blocked) {
             (false, _) => Outcome::AlreadyInvalid,
             (true, true) => Outcome::Stuck(Named::of(&proposed)),

@@ -460,7 +460,7 @@ mod tests {
             let v = CrdValidator::new(&crd).expect("compiles");
             let object = content.object(placement, api);
             let verdict = v.validate(object, crd_audit_engine::Mode::Stored);
-            assert!(verdict.valid(), "{file}: {:?}", verdict.errors);
+            assert!(verdict.is_admitted(), "{file}: {:?}", verdict.outcome);
             assert!(verdict.pruned.is_empty(), "{file}: {:?}", verdict.pruned);
         }
     }

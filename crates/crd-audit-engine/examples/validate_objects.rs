@@ -9,7 +9,7 @@
 //! (with validation ratcheting, as on 1.30+: every write refused) or only tolerated. The exit
 //! status is 1 when an object is invalid, 2 on unreadable input.
 
-use crd_audit_engine::{Crd, CrdValidator, Release, check_crd, load};
+use crd_audit_engine::{Crd, CrdValidator, Outcome, Release, check_crd, load};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -50,11 +50,11 @@ fn run(crd_file: &str, object_files: &[String]) -> Result<bool, Box<dyn std::err
         for document in load::parse_str(file, &text) {
             let document = document?;
             let verdict = validator.validate_stored(document.value);
-            if verdict.valid() {
+            if verdict.is_admitted() {
                 continue;
             }
             all_valid = false;
-            let stuck = verdict.update.as_ref().is_some_and(|u| !u.valid());
+            let stuck = verdict.is_stuck();
             println!(
                 "{file}#{} (line {}) {}/{}: {}",
                 document.index,
@@ -63,11 +63,15 @@ fn run(crd_file: &str, object_files: &[String]) -> Result<bool, Box<dyn std::err
                 verdict.name,
                 if stuck { "stuck" } else { "invalid, tolerated" }
             );
-            if let Some(error) = &verdict.request_error {
-                println!("  {error}");
-            }
-            for cause in &verdict.errors {
-                println!("  {cause}");
+            match &verdict.outcome {
+                Outcome::Refused { causes } => {
+                    for cause in causes {
+                        println!("  {cause}");
+                    }
+                }
+                Outcome::RequestError(error) => println!("  {}", error.message),
+                Outcome::InternalError { message } => println!("  {message}"),
+                _ => {}
             }
         }
     }

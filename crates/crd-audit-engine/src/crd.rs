@@ -118,6 +118,7 @@ pub struct SpecFacts {
 /// Why a document is not a usable CRD.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{path}: {message}")]
+#[non_exhaustive]
 pub struct CrdError {
     /// Where in the document the problem is (`spec`, `spec.versions[0]`, `<root>`).
     pub path: String,

@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets (`fuzz/`, run with cargo-fuzz) and of their replay test
-//! (`tests/fuzz_smoke.rs`): each takes arbitrary bytes and must neither panic nor hang. They
+//! (`tests/engine/fuzz_smoke.rs`): each takes arbitrary bytes and must neither panic nor hang. They
 //! call the engine unguarded (not through [`crate::guard`]), so that a bug shows.
 //!
 //! Each body runs on a thread with the stack the command line gives such work, as the

@@ -25,7 +25,7 @@
 //!   with their positions and bounded memory.
 //!
 //! ```
-//! use crd_audit_engine::{Crd, CrdValidator, Mode};
+//! use crd_audit_engine::{Crd, CrdValidator, Mode, Outcome};
 //! use serde_json::json;
 //!
 //! let crd = Crd::from_value(&json!({
@@ -56,9 +56,11 @@
 //!     "spec": {"replicas": 20, "colour": "red"},
 //! });
 //! let verdict = validator.validate(object, Mode::Create);
-//! assert_eq!(verdict.code, 422);
+//! let Outcome::Refused { causes } = &verdict.outcome else {
+//!     panic!("a refusal is expected: {:?}", verdict.outcome);
+//! };
 //! assert_eq!(
-//!     verdict.errors[0].to_string(),
+//!     causes[0].to_string(),
 //!     "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10"
 //! );
 //! assert_eq!(verdict.pruned, ["spec.colour"]);
@@ -108,7 +110,10 @@ pub use crd::{Crd, CrdError, Scale, Scope, SpecFacts, Version};
 pub use diff::{Change, Class, diff};
 pub use release::Release;
 pub use structural::check::{CheckInput, CheckReport, Condition, Warning, check_crd};
-pub use validate::{CompileError, CrdValidator, Mode, Subresource, ValidatorOptions, Verdict};
+pub use validate::{
+    CompileError, CrdValidator, Mode, Outcome, RequestError, RequestErrorReason, Subresource,
+    UpdateVerdict, ValidatorOptions, Verdict,
+};
 
 /// Go's renderings of values, as upstream's messages print them: for callers that word
 /// findings of their own the way the API server would.
@@ -130,8 +135,12 @@ pub mod size_limits {
 /// Catching a panic (a bug) while judging one object or CRD, so that it becomes a finding for
 /// that input instead of the end of the process.
 pub mod panic_guard {
-    pub use crate::guard::{catch, fault_point, install_quiet_hook};
+    pub use crate::guard::{catch, install_quiet_hook};
 }
 
-/// Go's `time.ParseDuration`, as Kubernetes configuration files write durations.
-pub use go::time::parse_duration;
+/// Go's parsers of the values Kubernetes writes as strings, as the API server reads them.
+pub mod parse {
+    /// Go's `time.ParseDuration` (the `duration` format, CEL's `duration()`, and durations in
+    /// Kubernetes configuration files): the duration in nanoseconds, or Go's error text.
+    pub use crate::go::time::parse_duration as duration;
+}

@@ -15,11 +15,12 @@ use crate::audit::config::Config;
 use crate::audit::judge::redact_verdict;
 use crate::audit::read_crd::{UnreadableCrd, read_crd};
 use crate::audit::schema_audit::is_report_crd;
+use crate::audit::shown_verdict::ShownVerdict;
 use crate::cluster::reader::{Cluster, ReadError};
 use crate::packed_crd::PackedCrd;
 use crate::release::KubeVersion;
 use crd_audit_engine::size_limits;
-use crd_audit_engine::{CheckReport, CrdValidator, Verdict};
+use crd_audit_engine::{CheckReport, CrdValidator};
 use progress::Progress;
 use serde_json::Value;
 use std::io::IsTerminal;
@@ -279,7 +280,7 @@ impl Writer<'_> {
     }
 
     /// An object with findings (invalid, or with fields its schema does not know).
-    fn object(&mut self, crd: &str, mut verdict: Verdict) -> std::io::Result<()> {
+    fn object(&mut self, crd: &str, mut verdict: ShownVerdict) -> std::io::Result<()> {
         if self.redact {
             redact_verdict(&mut verdict);
         }
@@ -365,7 +366,7 @@ fn audit_crd(
                 continue;
             };
             for obj in batch {
-                let verdict = validator.validate_stored(obj);
+                let verdict = ShownVerdict::from(validator.validate_stored(obj));
                 row.objects += 1;
                 if verdict.update.as_ref().is_some_and(|u| !u.valid()) {
                     row.blocked += 1;

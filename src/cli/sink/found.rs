@@ -1,12 +1,13 @@
 //! What the commands hand their sink: each kind of finding with where it stands, and the
 //! totals that end a run. Nothing here depends on an output format.
 
+use crate::audit::shown_verdict::ShownVerdict;
 use crate::cli::crd_findings::{self, Level};
 use crate::cli::locate::Located;
 use crate::cli::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crd_audit_engine::load::positions::Position;
 use crd_audit_engine::size_limits;
-use crd_audit_engine::{Change, CheckReport, Verdict};
+use crd_audit_engine::{Change, CheckReport};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -33,7 +34,7 @@ pub struct ObjectVerdict<'a> {
     pub file: &'a str,
     /// `file#document`.
     pub source: &'a str,
-    pub verdict: &'a Verdict,
+    pub verdict: &'a ShownVerdict,
     /// Whether a CRD given defines the object's kind.
     pub known: bool,
     /// Where the object and each of its findings stand in the file.
@@ -44,7 +45,7 @@ pub struct ObjectVerdict<'a> {
 pub struct PlannedObject<'a> {
     /// `file#document`, or `cluster:version/namespace/name`.
     pub source: &'a str,
-    pub verdict: &'a Verdict,
+    pub verdict: &'a ShownVerdict,
     /// Whether the current revision accepts it (`None`: no current revision).
     pub valid_before: Option<bool>,
     /// An object of a file: the file, and where the object and its findings stand.
@@ -166,7 +167,7 @@ pub struct ValidateTotals {
 
 impl ValidateTotals {
     /// Counts an object's verdict (`known`: a CRD given defines its kind).
-    pub fn count(&mut self, v: &Verdict, known: bool) {
+    pub fn count(&mut self, v: &ShownVerdict, known: bool) {
         self.objects += 1;
         if !known {
             self.unknown += 1;

@@ -6,10 +6,11 @@ use super::found::{
     AuditedCrd, CheckedCrd, ObjectVerdict, PlannedObject, Row, SchemaChange, Totals,
 };
 use super::{Sink, plan_summary};
+use crate::audit::shown_verdict::ShownVerdict;
 use crate::cli::crd_findings::Kind;
 use crate::cli::locate::Located;
+use crd_audit_engine::Cause;
 use crd_audit_engine::size_limits;
-use crd_audit_engine::{Cause, Verdict};
 use serde_json::{Map, Value, json};
 use std::io::Write;
 
@@ -30,7 +31,7 @@ impl<W: Write> Json<W> {
 
 /// The JSON line of `crd-audit validate --output json` (without `source`), which `plan` and
 /// `audit` extend: the verdict as docs/reference/json-output.md fixes it.
-fn verdict_json(v: &Verdict) -> Map<String, Value> {
+fn verdict_json(v: &ShownVerdict) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("apiVersion".into(), json!(v.api_version));
     m.insert("kind".into(), json!(v.kind));
@@ -67,7 +68,11 @@ fn verdict_json(v: &Verdict) -> Map<String, Value> {
 
 /// The verdict's line from a file: its source, where the object stands, the verdict, and
 /// where each error stands.
-fn located_verdict_json(source: &str, v: &Verdict, at: Option<&Located>) -> Map<String, Value> {
+fn located_verdict_json(
+    source: &str,
+    v: &ShownVerdict,
+    at: Option<&Located>,
+) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("source".into(), Value::String(source.to_string()));
     if let Some(at) = at {
@@ -183,7 +188,7 @@ impl<W: Write> Sink for Json<W> {
         writeln!(self.out, "{v}")
     }
 
-    fn audited_object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
+    fn audited_object(&mut self, crd: &str, v: &ShownVerdict) -> std::io::Result<()> {
         let mut m = Map::new();
         m.insert("record".into(), json!("object"));
         m.insert("crd".into(), json!(crd));

@@ -14,8 +14,8 @@ use super::found::{
     AuditedCrd, CheckedCrd, ObjectVerdict, PlannedObject, Row, SchemaChange, Totals,
 };
 use super::{Command, Sink, change_head, object_name, totals_on_stderr};
+use crate::audit::shown_verdict::ShownVerdict;
 use crate::cli::crd_findings::{self, Level};
-use crd_audit_engine::Verdict;
 use crd_audit_engine::load::LoadError;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -170,7 +170,7 @@ impl Report {
 
 /// An object's outcome: its causes as a failure, an error when judging it hit a bug; with
 /// `strict`, unknown fields are findings too.
-fn object_outcome(v: &Verdict, strict: bool) -> Outcome {
+fn object_outcome(v: &ShownVerdict, strict: bool) -> Outcome {
     let mut messages: Vec<String> = v.errors.iter().map(|c| c.message()).collect();
     if let Some(e) = &v.request_error {
         messages.push(e.clone());
@@ -301,7 +301,7 @@ impl<W: Write> Sink for Junit<W> {
             .case(&mut self.out, c.name, c.name, &name, &outcome)
     }
 
-    fn audited_object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
+    fn audited_object(&mut self, crd: &str, v: &ShownVerdict) -> std::io::Result<()> {
         let outcome = object_outcome(v, false);
         if matches!(outcome, Outcome::Pass) {
             return Ok(());

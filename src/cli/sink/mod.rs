@@ -22,9 +22,10 @@ pub use found::{
     SchemaChange, Totals, ValidateTotals,
 };
 
+use crate::audit::shown_verdict::ShownVerdict;
 use clap::ValueEnum;
+use crd_audit_engine::Change;
 use crd_audit_engine::load::LoadError;
-use crd_audit_engine::{Change, Verdict};
 use std::io::Write;
 
 /// `--output`: `text` for people (one finding a line), `json` for machines (one object a line),
@@ -96,7 +97,7 @@ pub trait Sink {
 
     /// `audit`: an object of `crd` with findings (invalid, or with fields its schema does
     /// not know), its values already redacted when asked.
-    fn audited_object(&mut self, crd: &str, verdict: &Verdict) -> std::io::Result<()>;
+    fn audited_object(&mut self, crd: &str, verdict: &ShownVerdict) -> std::io::Result<()>;
 
     /// `audit`: the end of a CRD's objects, with its row of counts.
     fn audited_row(&mut self, row: &Row) -> std::io::Result<()>;
@@ -151,7 +152,7 @@ pub fn write_failed(e: &std::io::Error, status: u8) -> u8 {
 }
 
 /// `Kind namespace/name`, as kubectl names an object.
-fn object_name(v: &Verdict) -> String {
+fn object_name(v: &ShownVerdict) -> String {
     let name = if v.name.is_empty() {
         "<no name>"
     } else {
@@ -223,15 +224,16 @@ fn totals_on_stderr(totals: &Totals) {
 /// A create of the Widget `default/w` refused (422) with one cause, for unit tests of the
 /// sinks.
 #[cfg(test)]
-pub(crate) fn refused_widget(cause: crd_audit_engine::Cause) -> Verdict {
-    let mut v = Verdict::default();
-    v.api_version = "example.com/v1".into();
-    v.kind = "Widget".into();
-    v.namespace = "default".into();
-    v.name = "w".into();
-    v.code = 422;
-    v.errors = vec![cause];
-    v
+pub(crate) fn refused_widget(cause: crd_audit_engine::Cause) -> ShownVerdict {
+    ShownVerdict {
+        api_version: "example.com/v1".into(),
+        kind: "Widget".into(),
+        namespace: "default".into(),
+        name: "w".into(),
+        code: 422,
+        errors: vec![cause],
+        ..ShownVerdict::default()
+    }
 }
 
 #[cfg(test)]
@@ -242,7 +244,7 @@ mod tests {
 
     /// A stored Widget whose owner is a bad value, refused as stored data and stuck: the
     /// value is in its errors and in those of its no-op update.
-    fn stuck_widget() -> Verdict {
+    fn stuck_widget() -> ShownVerdict {
         let owner = || {
             Cause::new(
                 ErrorType::Invalid,
@@ -259,7 +261,7 @@ mod tests {
     }
 
     /// What an audit writes for one object, in `format`.
-    fn audited(format: Format, v: &Verdict) -> String {
+    fn audited(format: Format, v: &ShownVerdict) -> String {
         let mut out = Vec::new();
         let mut sink = new(format, Command::Audit, &mut out);
         sink.audited_object("widgets.example.com", v).unwrap();

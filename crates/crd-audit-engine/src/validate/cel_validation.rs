@@ -47,6 +47,8 @@ pub struct CelValidator {
     /// Whether a node or one below it has rules.
     below: Vec<bool>,
     count: usize,
+    /// The cost budget of all rules on one object ([`RUNTIME_BUDGET`] unless set).
+    pub(crate) budget: i64,
 }
 
 impl std::fmt::Debug for CelValidator {
@@ -142,6 +144,7 @@ impl CelValidator {
             below: Vec::new(),
             count: 0,
             types,
+            budget: RUNTIME_BUDGET,
         };
         let mut rules: Vec<Vec<CompiledRule>> = Vec::new();
         collect(schema, v.types.root(), &v.types, env, &mut rules);
@@ -181,7 +184,7 @@ impl CelValidator {
         let mut run = Run {
             v: self,
             out: Outcome::default(),
-            budget: RUNTIME_BUDGET,
+            budget: self.budget,
             stopped: false,
             old_is_self,
             update: false,
@@ -199,7 +202,7 @@ impl CelValidator {
         let mut run = Run {
             v: self,
             out: Outcome::default(),
-            budget: RUNTIME_BUDGET,
+            budget: self.budget,
             stopped: false,
             old_is_self: false,
             update: true,

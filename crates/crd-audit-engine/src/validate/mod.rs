@@ -16,6 +16,8 @@ pub mod scale;
 pub mod schema_tree;
 pub mod schema_validator;
 pub mod update;
+pub mod verdict;
 
-pub use object::{CompileError, CrdValidator, Mode, ValidatorOptions, Verdict};
+pub use object::{CompileError, CrdValidator, Mode, ValidatorOptions};
+pub use verdict::{Outcome, RequestError, RequestErrorReason, UpdateVerdict, Verdict};
 pub use update::Subresource;

@@ -15,6 +15,7 @@ use crate::schema::new_structural;
 use crate::validate::cel_validation::CelValidator;
 use crate::validate::schema_tree::Structure;
 use crate::validate::schema_validator::SchemaValidator;
+use crate::validate::verdict::{Outcome, RequestErrorReason, Verdict};
 use crate::validate::{defaulting, embedded, list_type, objectmeta, prune, scale};
 use serde_json::Value;
 
@@ -33,81 +34,6 @@ pub enum Mode {
 
 /// The detail of the root cause the server adds when CEL rules were skipped.
 pub const CEL_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
-
-/// The outcome for one object.
-#[derive(serde::Serialize, Clone, Debug, PartialEq, Default)]
-#[non_exhaustive]
-#[serde(rename_all = "camelCase")]
-pub struct Verdict {
-    /// The object's `apiVersion`, as written (empty when absent).
-    pub api_version: String,
-    /// The object's `kind`, as written (empty when absent).
-    pub kind: String,
-    /// The object's namespace as created: the request's `default` for a namespaced CRD when
-    /// the object names none, empty for a cluster-scoped CRD.
-    pub namespace: String,
-    /// The object's `metadata.name` (empty when absent).
-    pub name: String,
-    /// The HTTP status of the create: 201, 422, 400 (request refused before validation),
-    /// 404 (the version is not served) or 500 (the CRD's schema cannot be served).
-    pub code: u16,
-    /// For 400 and 404: the server's error text.
-    pub request_error: Option<String>,
-    /// For 422: the causes.
-    pub errors: Vec<Cause>,
-    /// Fields that structural pruning drops, sorted.
-    pub pruned: Vec<String>,
-    /// The status subresource dropped `.status` (create mode).
-    pub status_dropped: bool,
-    /// CEL rules of this version that were not evaluated for this object: transition rules
-    /// (there is no old object), and rules this engine cannot evaluate (each also has a
-    /// cause saying so). 0 when the CEL gate reported the rules as not checked.
-    pub rules_not_evaluated: usize,
-    /// On an UPDATE: the Warning headers the server sends (CEL failures that ratcheting
-    /// tolerated, then finalizer advice when the update is accepted).
-    pub warnings: Vec<String>,
-    /// The verdict is an UPDATE's ([`CrdValidator::validate_update`]).
-    pub is_update: bool,
-    /// For an object judged as stored data and found invalid: what the server answers when
-    /// the stored object is sent back unchanged (a no-op update). Refused means the object is
-    /// stuck: every write to it is refused.
-    pub update: Option<Box<Verdict>>,
-    /// Judging the object hit a bug in crd-audit (a panic, caught by
-    /// [`CrdValidator::validate`]): code 500 and one `InternalError` cause that
-    /// carries the panic's message.
-    pub internal_error: bool,
-}
-
-impl Verdict {
-    /// Whether the write is accepted (201 for a create, 200 for an update).
-    pub fn valid(&self) -> bool {
-        self.code == 201 || self.code == 200
-    }
-
-    /// The message of the 422 Status (`Kind.group "name" is invalid: ...`): the causes'
-    /// messages, de-duplicated, bracketed when there are several.
-    pub fn status_message(&self, qualified_kind: &str) -> Option<String> {
-        if self.errors.is_empty() {
-            return None;
-        }
-        let mut seen = std::collections::HashSet::new();
-        let msgs: Vec<String> = self
-            .errors
-            .iter()
-            .map(Cause::message)
-            .filter(|m| seen.insert(m.clone()))
-            .collect();
-        let agg = if msgs.len() == 1 {
-            msgs[0].clone()
-        } else {
-            format!("[{}]", msgs.join(", "))
-        };
-        Some(format!(
-            "{qualified_kind} {} is invalid: {agg}",
-            crate::go::strconv::quote(&self.name)
-        ))
-    }
-}
 
 /// One version, compiled.
 #[derive(Debug)]
@@ -143,12 +69,32 @@ pub struct CrdValidator {
 }
 
 /// How [`CrdValidator::options`] compiles a CRD: the release judged by ([`Release::NEWEST`]
-/// unless set) and whether `x-kubernetes-validations` rules run (they do unless turned off;
-/// off, objects are judged without them, as with the operator's `celEnabled: false`).
+/// unless set), whether `x-kubernetes-validations` rules run (they do unless turned off; off,
+/// objects are judged without them, as with the operator's `celEnabled: false`), and the CEL
+/// cost budget of one object (the API server's `RuntimeCELCostBudget`, 10,000,000, unless
+/// set).
+///
+/// ```
+/// # use crd_audit_engine::{Crd, CrdValidator, Release};
+/// # let crd = Crd::from_value(&serde_json::json!({
+/// #     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+/// #     "metadata": {"name": "things.example.com"},
+/// #     "spec": {"group": "example.com", "scope": "Cluster",
+/// #         "names": {"kind": "Thing", "plural": "things"},
+/// #         "versions": [{"name": "v1", "served": true, "storage": true,
+/// #             "schema": {"openAPIV3Schema": {"type": "object"}}}]}}))?;
+/// let validator = CrdValidator::options()
+///     .release(Release::new(29)) // no validation ratcheting yet
+///     .cel_cost_budget(1_000_000)
+///     .build(&crd)?;
+/// assert!(!validator.release().ratchets());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ValidatorOptions {
     release: Release,
     cel: bool,
+    cel_cost_budget: Option<u64>,
 }
 
 impl Default for ValidatorOptions {
@@ -156,6 +102,7 @@ impl Default for ValidatorOptions {
         ValidatorOptions {
             release: Release::NEWEST,
             cel: true,
+            cel_cost_budget: None,
         }
     }
 }
@@ -171,10 +118,34 @@ impl ValidatorOptions {
         ValidatorOptions { cel, ..self }
     }
 
+    /// The CEL cost budget of all rules on one object: when the rules evaluated so far have
+    /// cost more, the rest are not run and the object is refused with the server's "running
+    /// out of cost budget" cause. Each rule's own limit (1,000,000) stays. The API server's
+    /// budget, 10,000,000, is the default; values above `i64::MAX` count as `i64::MAX`.
+    pub fn cel_cost_budget(self, budget: u64) -> ValidatorOptions {
+        ValidatorOptions {
+            cel_cost_budget: Some(budget),
+            ..self
+        }
+    }
+
     /// Compiles `crd` with these options.
     pub fn build(self, crd: &Crd) -> Result<CrdValidator, CompileError> {
-        let v = CrdValidator::for_release(crd, self.release)?;
-        Ok(if self.cel { v } else { v.without_cel() })
+        let mut v = CrdValidator::for_release(crd, self.release)?;
+        if !self.cel {
+            return Ok(v.without_cel());
+        }
+        if let Some(budget) = self.cel_cost_budget {
+            let budget = i64::try_from(budget).unwrap_or(i64::MAX);
+            for version in &mut v.versions {
+                if let Ok(Some(s)) = &mut version.schema
+                    && let Some(cel) = &mut s.cel
+                {
+                    cel.budget = budget;
+                }
+            }
+        }
+        Ok(v)
     }
 }
 
@@ -322,49 +293,45 @@ impl CrdValidator {
     /// Judges one object as the API server would on create ([`Mode::Create`]) or as stored
     /// data ([`Mode::Stored`]). The object is consumed: it is pruned and defaulted on the way.
     ///
-    /// A panic while judging (a bug in crd-audit) is caught: the object then gets a verdict
-    /// with code 500, a single `InternalError` cause at the root carrying the panic's
-    /// message, and [`Verdict::internal_error`] set.
+    /// A panic while judging (a bug in crd-audit) is caught: the object then gets the
+    /// outcome [`Outcome::InternalError`] with the panic's message.
     pub fn validate(&self, obj: Value, mode: Mode) -> Verdict {
-        let mut identity = Verdict {
-            api_version: text_at(&obj, &["apiVersion"]),
-            kind: text_at(&obj, &["kind"]),
-            name: text_at(&obj, &["metadata", "name"]),
-            namespace: text_at(&obj, &["metadata", "namespace"]),
-            ..Verdict::default()
-        };
-        if !self.namespaced {
-            identity.namespace.clear();
-        } else if identity.namespace.is_empty() {
-            identity.namespace = "default".to_string();
-        }
+        let mut identity = self.identity(&obj);
         match crate::guard::catch(|| self.validate_unguarded(obj, mode)) {
             Ok(v) => v,
-            Err(message) => Verdict {
-                code: 500,
-                errors: vec![Cause::internal(
-                    Path::root(),
-                    format!("crd-audit failed while judging this object (a bug): {message}"),
-                )],
-                internal_error: true,
-                ..identity
-            },
+            Err(message) => {
+                identity.outcome = Outcome::internal_error(&message);
+                identity
+            }
         }
+    }
+
+    /// The name, namespace (the request's), apiVersion and kind of an object sent, with no
+    /// outcome yet.
+    pub(super) fn identity(&self, obj: &Value) -> Verdict {
+        let mut namespace = text_at(obj, &["metadata", "namespace"]);
+        if !self.namespaced {
+            namespace.clear();
+        } else if namespace.is_empty() {
+            namespace = "default".to_string();
+        }
+        Verdict::new(
+            text_at(obj, &["apiVersion"]),
+            text_at(obj, &["kind"]),
+            namespace,
+            text_at(obj, &["metadata", "name"]),
+        )
     }
 
     /// The request checks before anything is decoded: the version is this CRD's and served
     /// (404), the kind is this CRD's (400), `metadata` decodes (400), and the version's
-    /// schema can be served (422/500). `None` when the verdict is already given.
+    /// schema can be served (422/500). `Err` with the outcome when it is already given.
     pub(super) fn resolve<'s>(
         &'s self,
         obj: &Value,
-        verdict: &mut Verdict,
-    ) -> Option<(&'s VersionValidator, Option<&'s CompiledSchema>, Option<&'s Structure>)> {
-        let refuse = |v: &mut Verdict, code: u16, msg: String| {
-            v.code = code;
-            v.request_error = Some(msg);
-        };
-
+        verdict: &Verdict,
+    ) -> Result<(&'s VersionValidator, Option<&'s CompiledSchema>, Option<&'s Structure>), Outcome>
+    {
         let version = verdict
             .api_version
             .split_once('/')
@@ -376,44 +343,39 @@ impl CrdValidator {
                 "the server could not find the requested resource ({} is not served by CRD {})",
                 verdict.api_version, self.crd_name
             );
-            refuse(verdict, 404, msg);
-            return None;
+            return Err(Outcome::request_error(RequestErrorReason::NotFound, msg));
         };
         if verdict.kind != self.kind {
             let msg = format!(
                 "the API version in the data ({}, Kind={}) does not match the expected API version / kind {}/{}, Kind={}",
                 verdict.api_version, verdict.kind, self.group, version.name, self.kind
             );
-            refuse(verdict, 400, msg);
-            return None;
+            return Err(Outcome::request_error(RequestErrorReason::BadRequest, msg));
         }
         if let Some(e) = objectmeta::request_error(obj) {
-            refuse(verdict, 400, e);
-            return None;
+            return Err(Outcome::request_error(RequestErrorReason::BadRequest, e));
         }
         let schema = match &version.schema {
             Ok(s) => s.as_ref(),
             Err(e) => {
-                verdict.code = 422;
-                verdict.errors.push(Cause::internal(
-                    Path::root(),
-                    format!("the schema of version {} cannot be read: {e}", version.name),
-                ));
-                return None;
+                return Err(Outcome::Refused {
+                    causes: vec![Cause::internal(
+                        Path::root(),
+                        format!("the schema of version {} cannot be read: {e}", version.name),
+                    )],
+                });
             }
         };
         let structure = schema.and_then(|s| s.structure.as_ref());
         if schema.is_some() && structure.is_none() && !self.preserve_unknown_fields {
             // The server cannot serve a CRD whose schema is not structural unless it keeps
             // unknown fields (such a CRD can only be stored, never created, this way).
-            refuse(
-                verdict,
-                500,
+            return Err(Outcome::request_error(
+                RequestErrorReason::SchemaNotServable,
                 "the server could not properly serve the CR schema".to_string(),
-            );
-            return None;
+            ));
         }
-        Some((version, schema, structure))
+        Ok((version, schema, structure))
     }
 
     /// Decoding as the server does it (pruning, nulls, embedded resources), then defaulting.
@@ -439,41 +401,20 @@ impl CrdValidator {
 
     /// [`CrdValidator::validate`], with no panic guard (fuzz targets want the panic).
     pub(crate) fn validate_unguarded(&self, mut obj: Value, mode: Mode) -> Verdict {
-        let text = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let api_version = text("apiVersion");
-        let kind = text("kind");
-        let meta = obj.get("metadata");
-        let meta_text = |k: &str| {
-            meta.and_then(|m| m.get(k))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let mut verdict = Verdict {
-            name: meta_text("name"),
-            namespace: if self.namespaced {
-                match meta_text("namespace") {
-                    ns if ns.is_empty() => "default".to_string(),
-                    ns => ns,
-                }
-            } else {
-                String::new()
-            },
-            api_version,
-            kind,
-            code: 201,
-            ..Verdict::default()
-        };
+        let mut verdict = self.identity(&obj);
         crate::guard::fault_point("validate", &verdict.name);
-        let Some((version, schema, structure)) = self.resolve(&obj, &mut verdict) else {
-            return verdict;
+        let (version, schema, structure) = match self.resolve(&obj, &verdict) {
+            Ok(resolved) => resolved,
+            Err(outcome) => {
+                verdict.outcome = outcome;
+                return verdict;
+            }
         };
 
         match self.decode(&mut obj, structure) {
             Ok(pruned) => verdict.pruned = pruned,
             Err(e) => {
-                verdict.code = 400;
-                verdict.request_error = Some(e);
+                verdict.outcome = Outcome::request_error(RequestErrorReason::BadRequest, e);
                 return verdict;
             }
         }
@@ -485,7 +426,8 @@ impl CrdValidator {
         }
 
         // Validation.
-        let errs = &mut verdict.errors;
+        let mut causes = Vec::new();
+        let errs = &mut causes;
         errs.extend(objectmeta::validate_object_meta(
             obj.get("metadata").unwrap_or(&Value::Null),
             self.namespaced,
@@ -520,9 +462,7 @@ impl CrdValidator {
                 verdict.rules_not_evaluated = outcome.not_evaluated;
             }
         }
-        if !verdict.errors.is_empty() {
-            verdict.code = 422;
-        }
+        verdict.outcome = Outcome::from_causes(causes);
         crate::load::drop_value(obj);
         verdict
     }
@@ -582,22 +522,18 @@ mod tests {
         crate::guard::install_quiet_hook();
         let v = CrdValidator::new(&crd()).unwrap();
         crate::guard::inject_on_this_thread("validate", "boom");
-        assert!(v.validate(thing("fine"), Mode::Create).valid());
+        assert!(v.validate(thing("fine"), Mode::Create).is_admitted());
         let verdict = v.validate(thing("boom"), Mode::Create);
-        assert!(verdict.internal_error);
-        assert_eq!(verdict.code, 500);
         assert_eq!(
             (verdict.name.as_str(), verdict.namespace.as_str()),
             ("boom", "default")
         );
-        assert_eq!(verdict.errors.len(), 1);
-        assert_eq!(verdict.errors[0].kind, ErrorType::Internal);
+        let Outcome::InternalError { message } = &verdict.outcome else {
+            panic!("{:?}", verdict.outcome);
+        };
         assert!(
-            verdict.errors[0]
-                .message()
-                .starts_with(&format!("<nil>: Internal error: crd-audit failed while judging this object (a bug): injected panic at validate for boom (at {}:", file!().replace("validate/object.rs", "guard.rs"))),
-            "{}",
-            verdict.errors[0]
+            message.starts_with(&format!("crd-audit failed while judging this object (a bug): injected panic at validate for boom (at {}:", file!().replace("validate/object.rs", "guard.rs"))),
+            "{message}"
         );
     }
 

@@ -10,7 +10,8 @@
 use crate::cause::{BadValue, Cause, Path};
 use crate::validate::object::{CEL_NOT_CHECKED, blocks_cel, text_at};
 use crate::validate::ratchet::{Correlated, RatchetScope};
-use crate::validate::{CrdValidator, Mode, Verdict, embedded, list_type, objectmeta, scale};
+use crate::validate::verdict::{Outcome, RequestErrorReason, UpdateVerdict, Verdict};
+use crate::validate::{CrdValidator, Mode, embedded, list_type, objectmeta, scale};
 use serde_json::{Map, Value};
 
 /// Where an UPDATE is sent.
@@ -27,27 +28,35 @@ pub enum Subresource {
 
 impl CrdValidator {
     /// Judges `new` as an UPDATE of the stored object `old` (both as read or sent, before
-    /// decoding): code 200 when the server accepts it, 422 with the causes it returns, 400 or
-    /// 404 with a request error. Errors in values the update leaves unchanged are tolerated
-    /// (CEL ones come back as [`Verdict::warnings`]). Sending `old` itself as `new` asks
-    /// whether the stored object can still be written at all.
+    /// decoding): admitted, refused with the causes the server returns, or a request error.
+    /// On a release that ratchets ([`crate::Release::ratchets`]), errors in values the update
+    /// leaves unchanged are tolerated (CEL ones come back as [`UpdateVerdict::warnings`]).
+    /// Sending `old` itself as `new` asks whether the stored object can still be written at
+    /// all.
     ///
-    /// A panic while judging (a bug in crd-audit) is caught: the verdict then has code 500
-    /// and one `InternalError` cause, as [`CrdValidator::validate`] says.
-    pub fn validate_update(&self, old: Value, new: Value, to: Subresource) -> Verdict {
-        let identity = self.identity(&new);
+    /// A panic while judging (a bug in crd-audit) is caught: the outcome is then
+    /// [`Outcome::InternalError`], as [`CrdValidator::validate`] says.
+    pub fn validate_update(&self, old: Value, new: Value, to: Subresource) -> UpdateVerdict {
+        let identity = self.update_identity(&new);
         match crate::guard::catch(|| self.validate_update_unguarded(old, new, to)) {
             Ok(v) => v,
-            Err(message) => Verdict {
-                code: 500,
-                is_update: true,
-                errors: vec![Cause::internal(
-                    Path::root(),
-                    format!("crd-audit failed while judging this object (a bug): {message}"),
-                )],
-                internal_error: true,
+            Err(message) => UpdateVerdict {
+                outcome: Outcome::internal_error(&message),
                 ..identity
             },
+        }
+    }
+
+    fn update_identity(&self, new: &Value) -> UpdateVerdict {
+        let v = self.identity(new);
+        UpdateVerdict {
+            api_version: v.api_version,
+            kind: v.kind,
+            namespace: v.namespace,
+            name: v.name,
+            outcome: Outcome::Admitted,
+            pruned: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -57,30 +66,29 @@ impl CrdValidator {
         mut old: Value,
         mut new: Value,
         to: Subresource,
-    ) -> Verdict {
-        let mut verdict = Verdict {
-            code: 200,
-            is_update: true,
-            ..self.identity(&new)
-        };
+    ) -> UpdateVerdict {
+        let mut verdict = self.update_identity(&new);
         crate::guard::fault_point("validate", &verdict.name);
-        let Some((version, schema, structure)) = self.resolve(&new, &mut verdict) else {
-            return verdict;
+        let resolved = self.resolve(&new, &self.identity(&new));
+        let (version, schema, structure) = match resolved {
+            Ok(resolved) => resolved,
+            Err(outcome) => return UpdateVerdict { outcome, ..verdict },
         };
         match self.decode(&mut new, structure) {
             Ok(pruned) => verdict.pruned = pruned,
-            Err(e) => return refuse(verdict, 400, e),
+            Err(e) => return refuse(verdict, RequestErrorReason::BadRequest, e),
         }
         // The stored object, read back at its own version, then converted (strategy None).
         if let Err(e) = self.decode_stored(&mut old) {
-            return refuse(verdict, 400, e);
+            return refuse(verdict, RequestErrorReason::BadRequest, e);
         }
         if to == Subresource::Status && !version.status_subresource {
             let msg = "the server could not find the requested resource (no status subresource)";
-            return refuse(verdict, 404, msg.to_string());
+            return refuse(verdict, RequestErrorReason::NotFound, msg.to_string());
         }
         let (Value::Object(n), Value::Object(o)) = (&mut new, &mut old) else {
-            return refuse(verdict, 400, "the object is not a JSON object".to_string());
+            let msg = "the object is not a JSON object".to_string();
+            return refuse(verdict, RequestErrorReason::BadRequest, msg);
         };
         o.insert("apiVersion".into(), Value::String(verdict.api_version.clone()));
         let meta = |m: &mut Map<String, Value>| -> Map<String, Value> {
@@ -198,39 +206,33 @@ impl CrdValidator {
             }
         }
         errs.extend(strategy);
-        verdict.errors = errs;
-        if verdict.errors.is_empty() {
-            if to == Subresource::Main {
-                verdict
-                    .warnings
-                    .extend(objectmeta::finalizer_warnings(nm, Some(om)));
-            }
-        } else {
-            verdict.code = 422;
+        if errs.is_empty() && to == Subresource::Main {
+            verdict
+                .warnings
+                .extend(objectmeta::finalizer_warnings(nm, Some(om)));
         }
+        verdict.outcome = Outcome::from_causes(errs);
         verdict
     }
 
-    /// Judges a stored object as stored data ([`Mode::Stored`]) and, when it is invalid, also
-    /// the no-op update of it ([`Verdict::update`]): accepted means its invalid values are
-    /// tolerated, refused means it is stuck (every write to it is refused). Before 1.30 (a
-    /// validator compiled for a release that does not ratchet, [`crate::Release::ratchets`]), an
-    /// invalid object is never updatable. An object without
-    /// `resourceVersion` (or, for a namespaced CRD, without namespace) is judged as the server
-    /// holds it, with both.
+    /// Judges a stored object as stored data ([`Mode::Stored`]) and, when the server refuses
+    /// it, also the no-op update of it ([`Verdict::update`]): admitted means its invalid
+    /// values are tolerated, refused means it is stuck ([`Verdict::is_stuck`]: every write to
+    /// it is refused). On a release that does not ratchet (before 1.30,
+    /// [`crate::Release::ratchets`]) the no-op update is refused with the same causes. An
+    /// object without `resourceVersion` (or, for a namespaced CRD, without namespace) is
+    /// judged as the server holds it, with both.
     pub fn validate_stored(&self, obj: Value) -> Verdict {
         let stored = self.release.ratchets().then(|| self.as_stored(&obj));
         let mut verdict = self.validate(obj, Mode::Stored);
-        if verdict.valid() || verdict.request_error.is_some() {
+        if !matches!(verdict.outcome, Outcome::Refused { .. } | Outcome::InternalError { .. }) {
             return verdict;
         }
         let update = match stored {
             Some(stored) => self.validate_update(stored.clone(), stored, Subresource::Main),
-            None => Verdict {
-                code: 422,
-                errors: verdict.errors.clone(),
-                is_update: true,
-                ..self.identity(&Value::Null)
+            None => UpdateVerdict {
+                outcome: verdict.outcome.clone(),
+                ..self.update_identity(&Value::Null)
             },
         };
         verdict.update = Some(Box::new(update));
@@ -248,23 +250,6 @@ impl CrdValidator {
             }
         }
         obj
-    }
-
-    /// The name, namespace (the request's), apiVersion and kind of an object sent.
-    fn identity(&self, obj: &Value) -> Verdict {
-        let mut namespace = text_at(obj, &["metadata", "namespace"]);
-        if !self.namespaced {
-            namespace.clear();
-        } else if namespace.is_empty() {
-            namespace = "default".to_string();
-        }
-        Verdict {
-            api_version: text_at(obj, &["apiVersion"]),
-            kind: text_at(obj, &["kind"]),
-            name: text_at(obj, &["metadata", "name"]),
-            namespace,
-            ..Verdict::default()
-        }
     }
 
     /// Reads a stored object back as the server does: at its own version (which need not be
@@ -287,11 +272,11 @@ impl CrdValidator {
     }
 }
 
-fn refuse(mut verdict: Verdict, code: u16, msg: String) -> Verdict {
-    verdict.code = code;
-    verdict.request_error = Some(msg);
-    verdict.errors.clear();
-    verdict
+fn refuse(verdict: UpdateVerdict, reason: RequestErrorReason, message: String) -> UpdateVerdict {
+    UpdateVerdict {
+        outcome: Outcome::request_error(reason, message),
+        ..verdict
+    }
 }
 
 fn text<'a>(m: &'a Map<String, Value>, key: &str) -> &'a str {
@@ -329,12 +314,31 @@ mod tests {
         let build = |o: ValidatorOptions| o.build(&crd).unwrap();
         let default = build(CrdValidator::options());
         assert_eq!(default.release(), Release::NEWEST);
-        assert!(!default.validate(obj.clone(), Mode::Create).valid());
+        assert!(!default.validate(obj.clone(), Mode::Create).is_admitted());
         let without = build(CrdValidator::options().cel(false));
-        assert!(without.validate(obj.clone(), Mode::Create).valid());
+        assert!(without.validate(obj.clone(), Mode::Create).is_admitted());
         let old = build(CrdValidator::options().release(Release::new(28)));
         assert_eq!(old.release(), Release::new(28));
-        assert!(!old.validate(obj, Mode::Create).valid());
+        assert!(!old.validate(obj.clone(), Mode::Create).is_admitted());
+
+        // A budget smaller than the rule's cost stops it with the server's cause; a large one
+        // changes nothing.
+        let fine = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Thing",
+            "metadata": {"name": "yes"}});
+        let tight = build(CrdValidator::options().cel_cost_budget(1));
+        let causes: Vec<String> = tight
+            .validate(fine.clone(), Mode::Create)
+            .causes()
+            .iter()
+            .map(|c| c.message())
+            .collect();
+        assert_eq!(
+            causes,
+            ["<nil>: Invalid value: \"object\": validation failed due to running out of cost budget, no further validation rules will be run"]
+        );
+        let ample = build(CrdValidator::options().cel_cost_budget(u64::MAX));
+        assert!(ample.validate(fine.clone(), Mode::Create).is_admitted());
+        assert!(!ample.validate(obj, Mode::Create).is_admitted());
     }
 
     /// The release decides whether a stored invalid object's no-op update is ratcheted:
@@ -360,8 +364,8 @@ mod tests {
             let v = CrdValidator::for_release(&crd, Release::new(minor)).unwrap();
             assert_eq!(v.release(), Release::new(minor));
             let verdict = v.validate_stored(stored.clone());
-            assert!(!verdict.valid());
-            verdict.update.unwrap().valid()
+            assert!(!verdict.is_admitted());
+            verdict.update.unwrap().is_admitted()
         };
         assert!(updatable(30) && updatable(36));
         assert!(!updatable(29) && !updatable(27));

@@ -11,9 +11,9 @@ use super::found::{
     AuditedCrd, CheckedCrd, ObjectVerdict, PlannedObject, Row, SchemaChange, Totals,
 };
 use super::{Command, Sink, change_line, object_name, totals_on_stderr};
+use crate::audit::shown_verdict::ShownVerdict;
 use crate::cli::crd_findings::Kind;
 use crate::cli::locate::Located;
-use crd_audit_engine::Verdict;
 use crd_audit_engine::load::LoadError;
 use crd_audit_engine::load::positions::Position;
 use log::{Finding, Level, Location, Report};
@@ -175,7 +175,7 @@ impl<W: Write> Sink for Sarif<W> {
         Ok(())
     }
 
-    fn audited_object(&mut self, crd: &str, v: &Verdict) -> std::io::Result<()> {
+    fn audited_object(&mut self, crd: &str, v: &ShownVerdict) -> std::io::Result<()> {
         let object = format!("{crd}/{}/{}", v.namespace, v.name);
         let place = Place::Cluster { object: &object };
         object_results(
@@ -284,7 +284,7 @@ impl Place<'_> {
 fn object_results(
     r: &mut Report,
     out: &mut impl Write,
-    v: &Verdict,
+    v: &ShownVerdict,
     place: &Place,
     known: bool,
     strict: bool,

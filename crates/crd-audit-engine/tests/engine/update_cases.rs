@@ -6,8 +6,9 @@
 //! a multiset of (field, type, message)) and the warnings (as a multiset: upstream's order
 //! follows Go's map iteration).
 
-mod common;
+use crate::common;
 
+use crate::common::{request_error_text, status_code};
 use common::{Key, multiset_diff};
 use crd_audit_engine::crd::Crd;
 use crd_audit_engine::testing::key_of_normalized;
@@ -86,27 +87,28 @@ fn scenario(case: &Path, validator: &CrdValidator, old: &[Value], file: &str, t:
     for (i, ((o, n), want)) in old.iter().zip(new).zip(&expected).enumerate() {
         t.judgements += 1;
         let got = validator.validate_update(o.clone(), n, to);
+        let got_code = status_code(&got.outcome, true);
+        let got_request_error = request_error_text(&got.outcome);
         let label = format!("{id}[{i}] {}", want["name"].as_str().unwrap_or(""));
         let code = want["code"].as_u64().unwrap_or(0);
-        if scenario == "noop" && !status && got.code == 200 {
+        if scenario == "noop" && !status && got_code == 200 {
             t.tolerated += 1;
         } else if scenario == "noop" && !status {
             t.stuck += 1;
         }
-        if u64::from(got.code) != code {
+        if u64::from(got_code) != code {
             t.differences.push(format!(
                 "{label}: code {} (oracle {code}): {:?} {:?}",
-                got.code,
-                got.request_error,
-                got.errors.iter().map(|c| c.message()).collect::<Vec<_>>()
+                got_code,
+                got_request_error,
+                got.causes().iter().map(|c| c.message()).collect::<Vec<_>>()
             ));
             continue;
         }
         if let Some(e) = want["requestError"].as_str() {
-            if got.request_error.as_deref() != Some(e) {
+            if got_request_error != Some(e) {
                 t.differences.push(format!(
-                    "{label}: request error {:?}, oracle {e:?}",
-                    got.request_error
+                    "{label}: request error {got_request_error:?}, oracle {e:?}"
                 ));
             }
             continue;
@@ -116,7 +118,7 @@ fn scenario(case: &Path, validator: &CrdValidator, old: &[Value], file: &str, t:
             .map(|a| a.iter().map(key_of_normalized).collect())
             .unwrap_or_default();
         let got_causes: Vec<Key> = got
-            .errors
+            .causes()
             .iter()
             .map(|c| key_of_normalized(&c.to_json()))
             .collect();

@@ -2,7 +2,7 @@
 //! (so there is no cycle between them). This test reads the engine's source files and checks
 //! every `crate::<module>` path and every `use crate::{...}` group against the order below.
 
-mod layers;
+use crate::layers;
 
 use layers::{crate_references, layer_of, violations};
 use std::fs;

@@ -1,6 +1,6 @@
 //! Structural pruning against the `pruned` lists the upstream code reports in the corpus.
 
-mod common;
+use crate::common;
 
 use crd_audit_engine::crd::Crd;
 use crd_audit_engine::schema::Props;

@@ -36,13 +36,13 @@ fn checks_and_verdicts_serialize() {
         Mode::Create,
     );
     let v = serde_json::to_value(&verdict).unwrap();
-    assert_eq!(v["code"], 422);
+    assert_eq!(v["outcome"], "refused");
     assert_eq!(v["name"], "w");
-    assert_eq!(v["errors"][0]["field"], "spec.replicas");
-    assert_eq!(v["errors"][0]["type"], "FieldValueInvalid");
+    assert_eq!(v["causes"][0]["field"], "spec.replicas");
+    assert_eq!(v["causes"][0]["type"], "FieldValueInvalid");
     assert_eq!(
-        v["errors"][0]["message"],
-        verdict.errors[0].to_string(),
+        v["causes"][0]["message"],
+        verdict.causes()[0].to_string(),
         "a cause serializes with the API server's message"
     );
 }

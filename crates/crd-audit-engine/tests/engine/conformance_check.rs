@@ -2,7 +2,7 @@
 //! the `NonStructuralSchema` violations and the CRD create errors (CEL-originated ones
 //! excepted) must be identical multisets of (field, type, message).
 
-mod common;
+use crate::common;
 
 use crd_audit_engine::check_crd;
 use crd_audit_engine::crd::Crd;

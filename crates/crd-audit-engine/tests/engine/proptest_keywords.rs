@@ -148,7 +148,7 @@ proptest! {
         let v = CrdValidator::new(&Crd::from_value(&crd).unwrap()).expect("compiles");
         let obj = json!({"apiVersion": "example.com/v1", "kind": "P", "metadata": {"name": "p"},
             "spec": {"l": items}});
-        let got: Vec<String> = v.validate(obj, Mode::Create).errors.iter().map(Cause::message).collect();
+        let got: Vec<String> = v.validate(obj, Mode::Create).causes().iter().map(Cause::message).collect();
         let mut want = Vec::new();
         for (i, x) in items.iter().enumerate() {
             if items[..i].iter().filter(|y| *y == x).count() == 1 {

@@ -3,7 +3,7 @@
 //! the tests assume, e.g. no heterogeneous equality at compile time, no protobuf messages).
 //!
 //!   CEL_SPEC_DIR=<cel-spec checkout>/tests/simple/testdata \
-//!     cargo test -p crd-audit-engine --test cel_spec -- --ignored --nocapture
+//!     cargo test -p crd-audit-engine --test engine cel_spec -- --ignored --nocapture
 //!
 //! prints the number of passing tests of the in-scope files (every test of those files
 //! counts; tests needing protobuf messages, containers or unknowns fail). Without
@@ -441,7 +441,7 @@ fn run(t: &Tp) -> Result<(), String> {
 }
 
 /// A measurement, not a gate: cel-spec's files are not part of this repository, so the test
-/// runs only when asked (`cargo test -p crd-audit-engine --test cel_spec -- --ignored`) and then needs them.
+/// runs only when asked (`cargo test -p crd-audit-engine --test engine cel_spec -- --ignored`) and then needs them.
 #[test]
 #[ignore = "measurement: needs CEL_SPEC_DIR (cel-spec's tests/simple/testdata)"]
 fn cel_spec_simple_tests() {

@@ -22,7 +22,7 @@
 //! `CEL_SUITE_ASSEMBLE=DIR` turns the oracle outputs written beside them into the expected
 //! files (both used by the script only).
 
-mod common;
+use crate::common;
 
 use crd_audit_engine::check_crd;
 use crd_audit_engine::crd::Crd;
@@ -187,7 +187,8 @@ fn ours(case: &Case) -> Value {
         .iter()
         .map(|o| {
             let got = validator.validate(o.clone(), Mode::Create);
-            json!({"code": got.code, "errors": got.errors.iter().map(|c| c.to_json()).collect::<Vec<_>>()})
+            let code = common::status_code(&got.outcome, false);
+            json!({"code": code, "errors": got.causes().iter().map(|c| c.to_json()).collect::<Vec<_>>()})
         })
         .collect();
     json!({
