@@ -20,7 +20,16 @@ impl EvalError {
     pub fn is_cancel(&self) -> bool {
         self.0 == COST_LIMIT_EXCEEDED
     }
+
+    /// Whether the error ends the whole evaluation: the cost limit, or a panic cel-go
+    /// recovers from (an `internal error`), which no `&&`, `||` or macro absorbs.
+    pub fn aborts(&self) -> bool {
+        self.is_cancel() || self.0.starts_with(INTERNAL_ERROR)
+    }
 }
+
+/// The start of the text of an error cel-go recovered from a panic.
+const INTERNAL_ERROR: &str = "internal error: ";
 
 pub type EvalResult<'a> = Result<Val<'a>, EvalError>;
 
@@ -43,6 +52,10 @@ pub struct Interp<'t> {
     pub limit: u64,
     /// The calls checked to one overload (`Program::single_overloads`).
     pub single_overloads: &'t [(u32, String, &'static str)],
+    /// Variables bound by a macro whose value cel-go computes on first reference (the
+    /// accumulator of a comprehension): their position in the scope and what computing the
+    /// value costs, charged when (and if) the variable is first read.
+    lazy: Vec<(usize, u64)>,
 }
 
 /// The type names usable as values (`type(x) == int`).
@@ -95,11 +108,30 @@ fn root_ident(e: &Expr) -> Option<&str> {
     }
 }
 
-/// Whether an expression is a constant after cel-go's planning (literals, lists and maps of
-/// constants, conversions of constants): constants cost nothing at run time.
+/// Whether cel-go plans the expression as an attribute (see [`Interp::attribute`]): a
+/// variable (not a type name), a selection, an index or a conditional.
+fn is_attribute(e: &Expr, env: &Env) -> bool {
+    match &e.kind {
+        ExprKind::Ident(n) => {
+            let bare = n.trim_start_matches('.');
+            env.iter().any(|(v, _)| *v == bare) || !TYPE_VALUES.contains(&bare)
+        }
+        ExprKind::Select { .. } => true,
+        ExprKind::Call {
+            function,
+            target: None,
+            ..
+        } => matches!(function.as_str(), "_[_]" | "_[?_]" | "_?_:_"),
+        _ => false,
+    }
+}
+
+/// Whether an expression is a constant after cel-go's planning (literals, type names, lists
+/// and maps of constants, conversions of constants): constants cost nothing at run time.
 pub fn is_const(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Lit(_) => true,
+        ExprKind::Ident(n) => TYPE_VALUES.contains(&n.trim_start_matches('.')),
         ExprKind::List { elements, .. } => elements.iter().all(is_const),
         ExprKind::Map { entries } => entries.iter().all(|(k, v, _)| is_const(k) && is_const(v)),
         ExprKind::Call {
@@ -134,6 +166,7 @@ impl<'t> Interp<'t> {
             cost: 0,
             limit,
             single_overloads: &[],
+            lazy: Vec::new(),
         }
     }
 
@@ -149,44 +182,13 @@ impl<'t> Interp<'t> {
     pub fn eval<'e, 'a>(&mut self, e: &'e Expr, env: &mut Env<'e, 'a>) -> EvalResult<'a> {
         match &e.kind {
             ExprKind::Lit(l) => Ok(literal(l)),
-            ExprKind::Ident(name) => {
-                self.charge(1)?;
-                let bare = name.trim_start_matches('.');
-                if !name.starts_with('.')
-                    && let Some((_, v)) = env.iter().rev().find(|(n, _)| *n == bare)
-                {
-                    return lift(v.clone());
-                }
-                if name.starts_with('.')
-                    && let Some((_, v)) = env.iter().find(|(n, _)| *n == bare)
-                {
-                    return lift(v.clone());
-                }
-                if TYPE_VALUES.contains(&bare) {
-                    return Ok(Val::Type(Rc::from(bare)));
-                }
-                Err(EvalError::new(format!("no such attribute: {bare}")))
-            }
-            ExprKind::Select {
-                operand,
-                field,
-                test_only,
-                optional,
-            } => {
-                if !*test_only
-                    && !*optional
-                    && root_ident(e).is_some_and(|r| !env.iter().any(|(n, _)| *n == r))
-                    && let Some(q) = qualified_name(e)
-                    && TYPE_VALUES.contains(&q.as_str())
-                {
-                    self.charge(1)?;
-                    return Ok(Val::Type(Rc::from(q.as_str())));
-                }
-                let v = self.eval(operand, env)?;
-                if !*test_only {
-                    self.charge(1)?;
-                }
-                self.select(v, field, *test_only, *optional)
+            ExprKind::Ident(_) | ExprKind::Select { .. } => self.attribute(e, env, true),
+            ExprKind::Call {
+                function,
+                target: None,
+                ..
+            } if matches!(function.as_str(), "_[_]" | "_[?_]" | "_?_:_") => {
+                self.attribute(e, env, true)
             }
             ExprKind::Call {
                 function,
@@ -266,7 +268,7 @@ impl<'t> Interp<'t> {
                 Loop::OptMap | Loop::OptFlatMap => {
                     self.opt_map(*kind, var, range, transform.as_deref(), env)
                 }
-                Loop::SortBy => self.sort_by(var, range, transform.as_deref(), env),
+                Loop::SortBy => self.sort_by(e.offset, var, range, transform.as_deref(), env),
                 _ => self.eval_loop(
                     *kind,
                     var,
@@ -277,6 +279,149 @@ impl<'t> Interp<'t> {
                     env,
                 ),
             },
+        }
+    }
+
+    /// Evaluates what cel-go plans as an attribute: a variable, a field selection, an index,
+    /// an optional selection or index, a presence test or a conditional. The cost tracker
+    /// charges each qualification (field, index) 1, and the evaluation of a whole chain of
+    /// them 1 more (the "root" observation), except when the chain is a conditional's branch,
+    /// the operand of a presence test or an index qualifier: these are folded into the
+    /// enclosing attribute and only their qualifications are charged (`observed` false). A
+    /// chain starting on another kind of expression (a call, a list, a comprehension) is
+    /// charged that expression's cost, and 1 for its own evaluation when observed. The
+    /// conditional itself and a presence test cost nothing.
+    fn attribute<'e, 'a>(
+        &mut self,
+        e: &'e Expr,
+        env: &mut Env<'e, 'a>,
+        observed: bool,
+    ) -> EvalResult<'a> {
+        match &e.kind {
+            ExprKind::Ident(name) => {
+                let bare = name.trim_start_matches('.');
+                let found = if name.starts_with('.') {
+                    env.iter().position(|(n, _)| *n == bare)
+                } else {
+                    env.iter().rposition(|(n, _)| *n == bare)
+                };
+                if let Some(at) = found {
+                    if observed {
+                        self.charge(1)?;
+                    }
+                    if let Some(i) = self.lazy.iter().position(|(p, _)| *p == at) {
+                        let (_, c) = self.lazy.swap_remove(i);
+                        self.charge(c)?;
+                    }
+                    return lift(env[at].1.clone());
+                }
+                // A type name is a constant.
+                if TYPE_VALUES.contains(&bare) {
+                    return Ok(Val::Type(Rc::from(bare)));
+                }
+                if observed {
+                    self.charge(1)?;
+                }
+                Err(EvalError::new(format!("no such attribute: {bare}")))
+            }
+            ExprKind::Select {
+                operand,
+                field,
+                test_only,
+                optional,
+            } => {
+                if !*test_only
+                    && !*optional
+                    && root_ident(e).is_some_and(|r| !env.iter().any(|(n, _)| *n == r))
+                    && let Some(q) = qualified_name(e)
+                    && TYPE_VALUES.contains(&q.as_str())
+                {
+                    return Ok(Val::Type(Rc::from(q.as_str())));
+                }
+                // A presence test resolves its operand without observing it.
+                let v = self.operand(operand, env, observed && !*test_only)?;
+                if *test_only || !(*optional || matches!(v, Val::Optional(_))) {
+                    self.charge(1)?;
+                    return self.select(v, field, *test_only, *optional);
+                }
+                let r = self.select(v, field, false, *optional);
+                self.charge_if_present(&r)?;
+                r
+            }
+            ExprKind::Call { function, args, .. } if function == "_?_:_" => {
+                let branch = match self.eval(&args[0], env)? {
+                    Val::Bool(true) => &args[1],
+                    Val::Bool(false) => &args[2],
+                    _ => return Err(EvalError::new("no such overload")),
+                };
+                if is_attribute(branch, env) {
+                    self.attribute(branch, env, false)
+                } else {
+                    self.eval(branch, env)
+                }
+            }
+            ExprKind::Call { function, args, .. } => {
+                // `_[_]`, `_[?_]`
+                let c = self.operand(&args[0], env, observed)?;
+                let i = if is_attribute(&args[1], env) {
+                    self.attribute(&args[1], env, false)?
+                } else {
+                    self.eval(&args[1], env)?
+                };
+                let optional = function == "_[?_]";
+                if !(optional || matches!(c, Val::Optional(_))) {
+                    self.charge(1)?;
+                    return self.index(&c, &i, false);
+                }
+                let r = self.index(&c, &i, optional);
+                self.charge_if_present(&r)?;
+                r
+            }
+            _ => self.eval(e, env),
+        }
+    }
+
+    /// An optional qualification (`.?f`, `[?i]`, or any on an optional value) is charged
+    /// only when it finds a value.
+    fn charge_if_present(&mut self, r: &EvalResult) -> Result<(), EvalError> {
+        if matches!(r, Ok(Val::Optional(Some(_)))) {
+            self.charge(1)?;
+        }
+        Ok(())
+    }
+
+    /// The operand of a selection or index: the rest of the chain when it is an attribute,
+    /// else a value that becomes the chain's start.
+    fn operand<'e, 'a>(
+        &mut self,
+        e: &'e Expr,
+        env: &mut Env<'e, 'a>,
+        observed: bool,
+    ) -> EvalResult<'a> {
+        if is_attribute(e, env) {
+            return self.attribute(e, env, observed);
+        }
+        let v = self.eval(e, env)?;
+        if observed {
+            self.charge(1)?;
+        }
+        Ok(v)
+    }
+
+    /// `opt.or(alt)` and `opt.orValue(alt)`: cel-go evaluates them without a call (no cost)
+    /// and evaluates `alt` only when `opt` is empty.
+    fn optional_or<'e, 'a>(
+        &mut self,
+        or_value: bool,
+        target: &'e Expr,
+        alt: &'e Expr,
+        env: &mut Env<'e, 'a>,
+    ) -> EvalResult<'a> {
+        match self.eval(target, env)? {
+            Val::Optional(Some(v)) if or_value => Ok((*v).clone()),
+            v @ Val::Optional(Some(_)) => Ok(v),
+            Val::Optional(None) => self.eval(alt, env),
+            _ => Err(EvalError::new("no such overload")),
         }
     }
 
@@ -314,13 +459,6 @@ impl<'t> Interp<'t> {
     ) -> EvalResult<'a> {
         match function {
             "_&&_" | "_||_" => return self.logic(function == "_||_", &args[0], &args[1], env),
-            "_?_:_" => {
-                return match self.eval(&args[0], env)? {
-                    Val::Bool(true) => self.eval(&args[1], env),
-                    Val::Bool(false) => self.eval(&args[2], env),
-                    _ => Err(EvalError::new("no such overload")),
-                };
-            }
             _ => {}
         }
         // A namespaced function (`optional.of(x)`, `sets.contains(a, b)`), unless the
@@ -337,6 +475,24 @@ impl<'t> Interp<'t> {
                 target = None;
             }
         }
+        let overload = self.single_overload(e.offset, &name);
+        if let Some(t) = target
+            && args.len() == 1
+            && matches!(name.as_ref(), "or" | "orValue")
+        {
+            return self.optional_or(name == "orValue", t, &args[0], env);
+        }
+        // `x in [constants]`: cel-go turns a constant list of primitive values into a set at
+        // planning; the membership test is then not a call and costs nothing (and `x in []`
+        // is the constant false).
+        let set_membership =
+            name == "@in" && target.is_none() && args.len() == 2 && is_const(&args[1]);
+        if set_membership
+            && let ExprKind::List { elements, .. } = &args[1].kind
+            && elements.is_empty()
+        {
+            return Ok(Val::Bool(false));
+        }
         let mut vals: Vec<Val<'a>> = Vec::with_capacity(args.len() + 1);
         if let Some(t) = target {
             let v = self.eval(t, env);
@@ -344,7 +500,7 @@ impl<'t> Interp<'t> {
                 // Upstream's cost tracker of the call asserts that the receiver is a list: any
                 // other value (an error too) makes the evaluation panic.
                 match &v {
-                    Err(err) if err.is_cancel() => {}
+                    Err(err) if err.aborts() => {}
                     Err(_) => return Err(not_a_lister("*types.Err")),
                     Ok(x) if x.list_len().is_none() => {
                         let go_type = match x {
@@ -356,10 +512,46 @@ impl<'t> Interp<'t> {
                     Ok(_) => {}
                 }
             }
-            vals.push(v?);
+            match v {
+                Ok(v) => vals.push(v),
+                Err(err) if !err.aborts() && args.is_empty() => {
+                    let e = Val::Err(Rc::from(err.0.as_str()));
+                    vals.push(e.clone());
+                    self.charge(functions::cost(
+                        &name,
+                        true,
+                        &vals,
+                        Some(&e),
+                        self.types,
+                        overload,
+                    ))?;
+                    return Err(err);
+                }
+                Err(err) => return Err(err),
+            }
         }
-        for a in args {
-            vals.push(self.eval(a, env)?);
+        for (i, a) in args.iter().enumerate() {
+            match self.eval(a, env) {
+                Ok(v) => vals.push(v),
+                // A call stops at its first erroneous argument, its result; cel-go's cost
+                // tracker still charges it when that argument is the last one (all of them
+                // were evaluated).
+                Err(err) if !err.aborts() && i + 1 == args.len() && !set_membership => {
+                    let e = Val::Err(Rc::from(err.0.as_str()));
+                    vals.push(e.clone());
+                    let c = functions::cost(
+                        &name,
+                        target.is_some(),
+                        &vals,
+                        Some(&e),
+                        self.types,
+                        overload,
+                    );
+                    self.charge(c)?;
+                    return Err(err);
+                }
+                Err(err) => return Err(err),
+            }
         }
         let folded = is_const(e);
         // With a constant pattern, cel-go precompiles the regular expression and the call
@@ -372,7 +564,14 @@ impl<'t> Interp<'t> {
             };
             if pattern.is_some_and(is_const) && matches!(vals[1], Val::Str(_)) {
                 let result = Err(EvalError::new("no such overload"));
-                self.charge(functions::cost(&name, target.is_some(), &vals, None))?;
+                self.charge(functions::cost(
+                    &name,
+                    target.is_some(),
+                    &vals,
+                    None,
+                    self.types,
+                    overload,
+                ))?;
                 return result;
             }
         }
@@ -381,15 +580,31 @@ impl<'t> Interp<'t> {
                 let eq = equals(&vals[0], &vals[1], self.types);
                 Ok(Val::Bool(eq == (name == "_==_")))
             }
-            "_[_]" | "_[?_]" => self.index(&vals[0], &vals[1], name == "_[?_]"),
             f if functions::is_singleton(f) => functions::call(self, f, target.is_some(), &vals),
-            _ => match self.single_overload(e.offset, &name) {
+            _ => match overload {
                 Some(id) => functions::call_overload(self, &name, id, &vals),
                 None => functions::call(self, &name, target.is_some(), &vals),
             },
         };
-        if !folded {
-            let c = functions::cost(&name, target.is_some(), &vals, result.as_ref().ok());
+        let set_membership = set_membership
+            && matches!(&vals[1], Val::List(items) if items.iter().all(|x| matches!(
+                x,
+                Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::Double(_) | Val::Str(_)
+            )));
+        if !folded && !set_membership {
+            // The cost of a call that fails is computed with the error as its result.
+            let failed = result
+                .as_ref()
+                .err()
+                .map(|e| Val::Err(Rc::from(e.0.as_str())));
+            let c = functions::cost(
+                &name,
+                target.is_some(),
+                &vals,
+                result.as_ref().ok().or(failed.as_ref()),
+                self.types,
+                overload,
+            );
             self.charge(c)?;
         }
         result
@@ -411,7 +626,7 @@ impl<'t> Interp<'t> {
                 Ok(_) => {
                     err.get_or_insert(EvalError::new("no such overload"));
                 }
-                Err(e) if e.is_cancel() => return Err(e),
+                Err(e) if e.aborts() => return Err(e),
                 Err(e) => {
                     err.get_or_insert(e);
                 }
@@ -505,6 +720,12 @@ impl<'t> Interp<'t> {
         }
     }
 
+    /// `target.optMap(var, t)`, `target.optFlatMap(var, t)`: cel-go's expansion is
+    /// `target.hasValue() ? optional.of(<var = target.value()> t) : optional.none()` (without
+    /// `optional.of` for optFlatMap), where a target that is not an identifier is first bound
+    /// to a hidden variable, referenced by `hasValue()` and `value()`. Bindings are
+    /// comprehensions over the constant `[]` whose accumulator is computed on first
+    /// reference.
     fn opt_map<'e, 'a>(
         &mut self,
         kind: Loop,
@@ -513,15 +734,18 @@ impl<'t> Interp<'t> {
         transform: Option<&'e Expr>,
         env: &mut Env<'e, 'a>,
     ) -> EvalResult<'a> {
-        let r = self.eval(range, env)?;
-        // `target.hasValue() ? optional.of(<bind var = target.value()> t) : optional.none()`
-        let is_ident = matches!(range.kind, ExprKind::Ident(_));
-        if !is_ident {
-            // The target is bound to a variable first (an empty-range comprehension).
-            self.charge(LIST_CREATE_COST)?;
+        let r = self.eval(range, env);
+        // hasValue(), and the hidden variable's reference.
+        let has_value = if matches!(range.kind, ExprKind::Ident(_)) {
+            1
+        } else {
+            2
+        };
+        match &r {
+            Err(e) if e.aborts() => return r,
+            _ => self.charge(has_value)?,
         }
-        self.charge(2)?; // hasValue() and the target's reference
-        let inner = match r {
+        let inner = match r? {
             Val::Optional(None) => {
                 self.charge(1)?; // optional.none()
                 return Ok(Val::Optional(None));
@@ -534,51 +758,101 @@ impl<'t> Interp<'t> {
                 )));
             }
         };
-        // value(), its target reference, the empty range.
-        self.charge(2 + LIST_CREATE_COST)?;
         let Some(t) = transform else {
             return Err(EvalError::new("no such overload"));
         };
         env.push((var, inner));
+        // `value()` and the target's reference, when `var` is first read.
+        self.lazy.push((env.len() - 1, 2));
         let out = self.eval(t, env);
+        let at = env.len() - 1;
+        self.lazy.retain(|(p, _)| *p != at);
         env.pop();
-        let out = out?;
         if kind == Loop::OptMap {
+            if matches!(&out, Err(e) if e.aborts()) {
+                return out;
+            }
             self.charge(1)?; // optional.of
-            Ok(Val::Optional(Some(Rc::new(out))))
+            Ok(Val::Optional(Some(Rc::new(out?))))
         } else {
-            Ok(out)
+            out
         }
     }
 
+    /// `list.sortBy(var, key)`: cel-go binds the list to a hidden variable (see
+    /// [`Interp::opt_map`]) and evaluates
+    /// `input.@sortByAssociatedKeys(input.map(var, key))`.
     fn sort_by<'e, 'a>(
         &mut self,
+        offset: u32,
         var: &'e str,
         range: &'e Expr,
         transform: Option<&'e Expr>,
         env: &mut Env<'e, 'a>,
     ) -> EvalResult<'a> {
-        let r = self.eval(range, env)?;
-        self.charge(LIST_CREATE_COST)?;
+        let r = self.eval(range, env);
+        if matches!(&r, Err(e) if !e.aborts()) {
+            // The receiver's reference, where the call stops.
+            self.charge(1)?;
+        }
+        let r = r?;
+        // The hidden variable's two references: the receiver and the map's range.
+        self.charge(2)?;
+        let overload = self.single_overload(offset, "@sortByAssociatedKeys");
+        // When the keys are an error, the call is made with it: the cost tracker of a call
+        // checked to one overload asserts that they are a list (a panic); otherwise the call
+        // costs 1.
+        let keys_failed = |it: &mut Self, err: EvalError| -> EvalResult<'a> {
+            if overload.is_some() {
+                return Err(not_a_lister("*types.Err"));
+            }
+            it.charge(1)?;
+            Err(err)
+        };
         let Some(items) = r.list_items(self.types) else {
-            return Err(EvalError::new(format!(
+            let err = EvalError::new(format!(
                 "got '{}', expected iterable type",
                 go_type_name(&r)
-            )));
+            ));
+            return keys_failed(self, err);
         };
         let Some(t) = transform else {
             return Err(EvalError::new("no such overload"));
         };
         let mut keys = Vec::with_capacity(items.len());
-        self.charge(1 + LIST_CREATE_COST)?;
+        let mut failed = None;
         for item in &items {
+            if failed.is_some() {
+                // `accu + [key]` stops at the erroneous accumulator.
+                self.charge(1)?;
+                continue;
+            }
             env.push((var, lift(item.clone())?));
             let k = self.eval(t, env);
             env.pop();
-            keys.push(k?);
-            self.charge(2 + LIST_CREATE_COST)?;
+            match k {
+                Ok(k) => keys.push(k),
+                Err(e) if e.aborts() => return Err(e),
+                Err(e) => failed = Some(e),
+            }
+            // `accu + [key]`
+            self.charge(12)?;
         }
-        self.charge(3)?;
+        // The map's result (`accu`).
+        self.charge(1)?;
+        if let Some(e) = failed {
+            return keys_failed(self, e);
+        }
+        let args = [r.clone(), Val::List(Rc::new(keys.clone()))];
+        let c = functions::cost(
+            "@sortByAssociatedKeys",
+            true,
+            &args,
+            None,
+            self.types,
+            overload,
+        );
+        self.charge(c)?;
         let out = functions::sort_by_keys(items, keys)?;
         Ok(Val::List(Rc::new(out)))
     }
@@ -631,112 +905,90 @@ impl<'t> Interp<'t> {
                 go_type_name(&r)
             )));
         };
-        // The accumulator's initial value: `[]` and `{}` are constants.
+        // The accumulator's initial value (`true`, `false`, `0`, `[]`, `{}`) is a constant.
+        // cel-go's fold, per element: the loop condition (`@not_strictly_false(accu)` for
+        // `all`, `@not_strictly_false(!accu)` for `exists`, the constant `true` otherwise),
+        // then the step; the condition is checked again only before a next element.
+        let quantifier = matches!(kind, Loop::All | Loop::Exists);
+        let condition: u64 = match kind {
+            Loop::All => 2,
+            Loop::Exists => 3,
+            _ => 0,
+        };
+        // all/exists: the first error, absorbed if the result is decided later.
         let mut err: Option<EvalError> = None;
+        // The other macros: an error makes the accumulator an error, and the fold goes on:
+        // a later step that adds to it stops at its first operand (the accumulator, 1),
+        // and a predicate's error replaces it.
+        let mut accu_err: Option<EvalError> = None;
         let mut count = 0usize;
         let mut list_out: Vec<Val<'a>> = Vec::new();
         let mut map_out: Vec<(Val<'a>, Val<'a>)> = Vec::new();
-        for (a, b) in pairs {
-            // cel-go's fold: the loop condition and the accumulator's references.
-            self.charge(match kind {
-                Loop::All => 3,
-                Loop::Exists => 4,
-                _ => 0,
-            })?;
+        let total = pairs.len();
+        for (n, (a, b)) in pairs.into_iter().enumerate() {
+            let more = n + 1 < total;
+            // The condition, and the accumulator as the step's first operand (`accu && p`,
+            // `accu || p`).
+            if quantifier {
+                self.charge(condition + 1)?;
+            }
             let key = a.clone();
             env.push((var, a));
             if let (Some(v2), Some(b)) = (var2, b) {
                 env.push((v2, b));
             }
             let pops = if var2.is_some() { 2 } else { 1 };
-            let outcome = (|| -> Result<Option<Val<'a>>, EvalError> {
-                let pass = match filter {
-                    Some(p) => match self.eval(p, env) {
-                        Ok(Val::Bool(b)) => Ok(b),
-                        Ok(_) => Err(EvalError::new("no such overload")),
-                        Err(e) => Err(e),
-                    },
-                    None => Ok(true),
-                };
-                match kind {
-                    Loop::All | Loop::Exists | Loop::ExistsOne | Loop::Filter => {
-                        pass.map(|b| Some(Val::Bool(b)))
-                    }
-                    Loop::Map
-                    | Loop::TransformList
-                    | Loop::TransformMap
-                    | Loop::TransformMapEntry => {
-                        if !pass? {
-                            return Ok(None);
-                        }
-                        let t = transform.ok_or_else(|| EvalError::new("no such overload"))?;
-                        self.eval(t, env).map(Some)
-                    }
-                    Loop::OptMap | Loop::OptFlatMap | Loop::SortBy => Ok(None),
-                }
-            })();
+            let outcome = self.loop_step(kind, filter, transform, accu_err.is_some(), env);
             for _ in 0..pops {
                 env.pop();
             }
             let value = match outcome {
                 Ok(v) => v,
+                Err(e) if e.aborts() => return Err(e),
+                Err(e) if quantifier => {
+                    err.get_or_insert(e);
+                    continue;
+                }
                 Err(e) => {
-                    if matches!(kind, Loop::All | Loop::Exists) && !e.is_cancel() {
-                        err.get_or_insert(e);
-                        continue;
-                    }
-                    return Err(e);
+                    accu_err = Some(e);
+                    continue;
                 }
             };
             match (kind, value) {
-                (Loop::All, Some(Val::Bool(false))) => {
-                    // The next condition check sees the false accumulator; then the result.
-                    self.charge(3)?;
-                    return Ok(Val::Bool(false));
+                (Loop::All, Some(Val::Bool(false))) | (Loop::Exists, Some(Val::Bool(true))) => {
+                    // The condition sees the decided accumulator before a next element;
+                    // then the result (`accu`).
+                    self.charge(if more { condition + 1 } else { 1 })?;
+                    return Ok(Val::Bool(kind == Loop::Exists));
                 }
-                (Loop::Exists, Some(Val::Bool(true))) => {
-                    self.charge(4)?;
-                    return Ok(Val::Bool(true));
-                }
-                (Loop::ExistsOne, Some(Val::Bool(true))) => {
-                    self.charge(2)?;
-                    count += 1
-                }
-                (Loop::ExistsOne, _) => self.charge(1)?,
-                (Loop::Filter, Some(Val::Bool(true))) => {
-                    // accu + [x]
-                    self.charge(13)?;
-                    list_out.push(key)
-                }
-                (Loop::Filter, _) => self.charge(1)?,
-                (Loop::Map | Loop::TransformList, Some(v)) => {
-                    self.charge(12)?;
-                    list_out.push(v)
-                }
+                (Loop::ExistsOne, Some(_)) => count += 1,
+                (Loop::Filter, Some(_)) => list_out.push(key),
+                (Loop::Map | Loop::TransformList, Some(v)) => list_out.push(v),
                 (Loop::TransformMap, Some(v)) => {
-                    self.charge(12)?;
                     if map_out.iter().any(|(k2, _)| go_map_key_equal(&key, k2)) {
-                        return Err(EvalError::new(format!(
+                        accu_err = Some(EvalError::new(format!(
                             "insert failed: key {} already exists",
                             super::value::display(&key)
                         )));
+                        continue;
                     }
                     map_out.push((key, v))
                 }
                 (Loop::TransformMapEntry, Some(v)) => {
-                    self.charge(12)?;
                     let Some(entries) = v.map_entries(self.types) else {
-                        return Err(EvalError::new(format!(
+                        accu_err = Some(EvalError::new(format!(
                             "no such overload: cel.@mapInsert(map, {})",
                             v.type_name()
                         )));
+                        continue;
                     };
                     for (k, v) in entries {
                         if map_out.iter().any(|(k2, _)| go_map_key_equal(&k, k2)) {
-                            return Err(EvalError::new(format!(
+                            accu_err = Some(EvalError::new(format!(
                                 "insert failed: key {} already exists",
                                 super::value::display(&k)
                             )));
+                            break;
                         }
                         map_out.push((k, v));
                     }
@@ -744,11 +996,16 @@ impl<'t> Interp<'t> {
                 _ => {}
             }
         }
-        if let Some(e) = err {
+        // The result expression: `accu` (`accu == 1` for exists_one, which stops at an
+        // erroneous accumulator).
+        self.charge(if kind == Loop::ExistsOne && accu_err.is_none() {
+            2
+        } else {
+            1
+        })?;
+        if let Some(e) = err.or(accu_err) {
             return Err(e);
         }
-        // The result expression: `accu` (or `accu == 1`).
-        self.charge(if kind == Loop::ExistsOne { 2 } else { 1 })?;
         Ok(match kind {
             Loop::All => Val::Bool(true),
             Loop::Exists => Val::Bool(false),
@@ -757,6 +1014,61 @@ impl<'t> Interp<'t> {
             Loop::TransformMap | Loop::TransformMapEntry => Val::Map(Rc::new(map_out)),
             Loop::OptMap | Loop::OptFlatMap | Loop::SortBy => Val::Null,
         })
+    }
+
+    /// One step of a fold with the iteration variables bound: the predicate, then what the
+    /// step adds to the accumulator (`None` when it adds nothing), with its cost. For
+    /// all/exists, the predicate's value. The other macros' steps are
+    /// `p ? <add> : accu` (the accumulator as a conditional's branch costs nothing) with
+    /// `<add>` one of `accu + [x]` (filter: 13), `accu + 1` (exists_one: 2),
+    /// `accu + [t]` (map, transformList: 12 and the transform), `cel.@mapInsert(accu, k, t)`
+    /// (transformMap: 3 and the transform), `cel.@mapInsert(accu, t)` (transformMapEntry: 2
+    /// and the transform); with an erroneous accumulator `<add>` costs 1.
+    fn loop_step<'e, 'a>(
+        &mut self,
+        kind: Loop,
+        filter: Option<&'e Expr>,
+        transform: Option<&'e Expr>,
+        accu_err: bool,
+        env: &mut Env<'e, 'a>,
+    ) -> Result<Option<Val<'a>>, EvalError> {
+        let pass = match filter {
+            Some(p) => match self.eval(p, env)? {
+                Val::Bool(b) => b,
+                _ => return Err(EvalError::new("no such overload")),
+            },
+            None => true,
+        };
+        if matches!(kind, Loop::All | Loop::Exists) {
+            return Ok(Some(Val::Bool(pass)));
+        }
+        if !pass {
+            return Ok(None);
+        }
+        if accu_err {
+            self.charge(1)?;
+            return Ok(None);
+        }
+        let (base, value) = match kind {
+            Loop::Filter => (13, Val::Null),
+            Loop::ExistsOne => (2, Val::Null),
+            _ => {
+                let t = transform.ok_or_else(|| EvalError::new("no such overload"))?;
+                let base = match kind {
+                    Loop::TransformMap => 3,
+                    Loop::TransformMapEntry => 2,
+                    _ => 12,
+                };
+                let v = self.eval(t, env);
+                if matches!(&v, Err(e) if !e.aborts()) {
+                    // The call (or list) is still made with the error.
+                    self.charge(base)?;
+                }
+                (base, v?)
+            }
+        };
+        self.charge(base)?;
+        Ok(Some(value))
     }
 }
 
@@ -877,7 +1189,7 @@ fn not_a_lister(go_type: &str) -> EvalError {
         "Add"
     };
     EvalError::new(format!(
-        "internal error: interface conversion: {go_type} is not traits.Lister: missing method {missing}"
+        "{INTERNAL_ERROR}interface conversion: {go_type} is not traits.Lister: missing method {missing}"
     ))
 }
 

@@ -5,10 +5,11 @@
 //! `costCall`, the lists extension's trackers, and kube-apiserver's `CallCost`).
 
 use super::decls::functions as declarations;
-use crate::go::strconv;
 use super::eval::{EvalError, EvalResult, Interp, owned};
+use super::types::DeclTypes;
 use super::value::{Ext, Str, Val, compare, display, equals, runtime_assignable};
 use crate::go::regexp;
+use crate::go::strconv;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -741,15 +742,23 @@ fn traversal(n: u64) -> u64 {
     (n as f64 * super::eval::STRING_TRAVERSAL_FACTOR).ceil() as u64
 }
 
-/// kube-apiserver's `traversalCost` (floored, bytes of strings).
-fn k8s_traversal(v: &Val) -> u64 {
+/// kube-apiserver's `traversalCost` (floored, bytes of strings), over the values of the
+/// object too (typed by `types`).
+fn k8s_traversal(v: &Val, types: &DeclTypes) -> u64 {
     match v {
         Val::Str(s) => (s.as_str().len() as f64 * 0.1) as u64,
         Val::Bytes(b) => (b.len() as f64 * 0.1) as u64,
-        Val::List(l) => l.iter().map(k8s_traversal).sum(),
-        Val::Map(m) => m
+        Val::List(_) | Val::JsonList(..) => v
+            .list_items(types)
+            .unwrap_or_default()
             .iter()
-            .map(|(k, v)| k8s_traversal(k) + k8s_traversal(v))
+            .map(|x| k8s_traversal(x, types))
+            .sum(),
+        Val::Map(_) | Val::JsonObj(..) => v
+            .map_entries(types)
+            .unwrap_or_default()
+            .iter()
+            .map(|(k, x)| k8s_traversal(k, types) + k8s_traversal(x, types))
             .sum(),
         _ => 1,
     }
@@ -768,27 +777,55 @@ fn self_compare(l: &Val) -> u64 {
 }
 
 /// The runtime cost of a call with its arguments (a receiver first) and result.
-pub fn cost(f: &str, _member: bool, args: &[Val], result: Option<&Val>) -> u64 {
+///
+/// `overload` is the overload the checker resolved the call to, when it is the only one:
+/// cel-go's cost trackers of the lists and sets extensions are bound to overloads, and do not
+/// apply to a call checked to several (with `dyn` arguments).
+pub fn cost(
+    f: &str,
+    _member: bool,
+    args: &[Val],
+    result: Option<&Val>,
+    types: &DeclTypes,
+    overload: Option<&str>,
+) -> u64 {
     let size = |i: usize| args.get(i).map_or(0, actual_size);
     let is_text = |i: usize| matches!(args.get(i), Some(Val::Str(_) | Val::Bytes(_)));
     let list = |i: usize| args.get(i).is_some_and(|v| v.list_len().is_some());
-    match f {
+    match overload {
         // the lists extension's trackers
-        "slice" | "reverse" if list(0) => result.map_or(0, |r| actual_size(r)) + 1 + 10,
-        "lists.range" => result.map_or(0, |r| actual_size(r)) + 1 + 10,
-        "distinct" | "sort" if list(0) => self_compare(&args[0]),
-        "@sortByAssociatedKeys" => args.get(1).map_or(11, self_compare),
-        "flatten" if list(0) => {
+        Some("list_slice" | "lists_range" | "list_reverse") => {
+            return result.map_or(0, actual_size) + 1 + 10;
+        }
+        Some("list_distinct") => return self_compare(&args[0]),
+        Some(o) if o.starts_with("list_") && o.ends_with("_sort") => {
+            return self_compare(&args[0]);
+        }
+        Some(o) if o.starts_with("list_") && o.ends_with("_sortByAssociatedKeys") => {
+            return args.get(1).map_or(11, self_compare);
+        }
+        Some("list_flatten" | "list_flatten_int") => {
             let depth = match args.get(1) {
                 Some(Val::Int(d)) => *d as f64,
                 _ => 1.0,
             };
             let factor = if depth < 0.0 { 1.0 } else { depth };
-            (size(0) as f64 * factor) as u64 + 1 + 10
+            return (size(0) as f64 * factor) as u64 + 1 + 10;
         }
+        // the sets extension's trackers: a comparison per pair (two for equivalent)
+        Some("list_sets_contains_list" | "list_sets_intersects_list") => {
+            return 1 + size(0).saturating_mul(size(1));
+        }
+        Some("list_sets_equivalent_list") => {
+            return 1 + size(0).saturating_mul(size(1)).saturating_mul(2);
+        }
+        _ => {}
+    }
+    match f {
         // kube-apiserver's CallCost
-        "isSorted" | "sum" | "max" | "min" => args.first().map_or(0, k8s_traversal),
-        "indexOf" | "lastIndexOf" => args.first().map_or(0, k8s_traversal),
+        "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
+            args.first().map_or(0, |a| k8s_traversal(a, types))
+        }
         "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" => traversal(size(0)),
         "replace" | "split" => (size(0) as f64 * 2.0 * 0.1).ceil() as u64,
         "join" => (result.map_or(0, actual_size) as f64 * 2.0 * 0.1).ceil() as u64,
@@ -833,7 +870,8 @@ pub fn cost(f: &str, _member: bool, args: &[Val], result: Option<&Val>) -> u64 {
         "_==_" | "_!=_" if matches!(args.first(), Some(Val::Ext(_))) => 1,
         // cel-go's costCall
         "startsWith" | "endsWith" if is_text(0) => traversal(size(1)),
-        "bytes" | "string" if is_text(0) => traversal(size(0)),
+        "bytes" if matches!(args.first(), Some(Val::Str(_))) => traversal(size(0)),
+        "string" if matches!(args.first(), Some(Val::Bytes(_))) => traversal(size(0)),
         "strings.quote" | "format" if is_text(0) => traversal(size(0)),
         "@in" if list(1) => size(1),
         "_==_" | "_!=_" => traversal(size(0).min(size(1))),

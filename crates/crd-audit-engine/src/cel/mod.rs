@@ -17,3 +17,6 @@ pub mod lib;
 pub mod parser;
 pub mod types;
 pub mod value;
+
+#[cfg(test)]
+mod runtime_cost_tests;
