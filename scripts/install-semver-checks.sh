@@ -7,6 +7,6 @@ if command -v cargo-semver-checks >/dev/null && cargo semver-checks --version | 
     exit 0
 fi
 # Its release profile asks for fat LTO and one codegen unit: a tool run once per CI job does not
-# need them, and without them it builds in about half the time on two cores.
+# need them, and it builds faster without them.
 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     cargo install cargo-semver-checks --locked --version "$version"

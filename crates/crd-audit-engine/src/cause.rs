@@ -392,7 +392,10 @@ mod tests {
         );
         assert_eq!(Path::root().to_string(), "<nil>");
         assert_eq!(Path::root().child("x").to_string(), "x");
-        assert_eq!(Path::new("spec").child("").child("a").to_string(), "spec[].a");
+        assert_eq!(
+            Path::new("spec").child("").child("a").to_string(),
+            "spec[].a"
+        );
         assert_eq!(Path::root().child("").to_string(), "[]");
         assert_eq!(Path::new("m").child("[k].c").to_string(), "m.[k].c");
     }

@@ -268,7 +268,12 @@ impl Crd {
         let status = doc.get("status").unwrap_or(&empty);
         let strings = |v: Option<&Value>| -> Vec<String> {
             v.and_then(Value::as_array)
-                .map(|l| l.iter().filter_map(Value::as_str).map(String::from).collect())
+                .map(|l| {
+                    l.iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let per_version = |key: &str| -> Vec<Option<Value>> {
@@ -313,9 +318,7 @@ impl Crd {
             version_subresources: per_version("subresources"),
             version_columns: per_version("additionalPrinterColumns"),
             version_selectable_fields: per_version("selectableFields"),
-            shared_subresources: legacy
-                .then(|| spec.get("subresources").cloned())
-                .flatten(),
+            shared_subresources: legacy.then(|| spec.get("subresources").cloned()).flatten(),
             shared_columns: legacy
                 .then(|| spec.get("additionalPrinterColumns").cloned())
                 .flatten(),

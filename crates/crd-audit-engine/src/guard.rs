@@ -98,8 +98,7 @@ pub fn fault_point(site: &str, name: &str) {
     }
     #[cfg(feature = "fault-injection")]
     {
-        static TARGET: std::sync::OnceLock<Option<(String, String)>> =
-            std::sync::OnceLock::new();
+        static TARGET: std::sync::OnceLock<Option<(String, String)>> = std::sync::OnceLock::new();
         let target = TARGET.get_or_init(|| {
             let spec = std::env::var("CRD_AUDIT_INJECT_PANIC").ok()?;
             let (s, n) = spec.split_once(':')?;

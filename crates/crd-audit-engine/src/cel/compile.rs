@@ -65,7 +65,14 @@ pub fn compile(
     optional_old_self: bool,
     want_string: bool,
 ) -> Result<Program, CompileError> {
-    compile_in(src, types, node, optional_old_self, want_string, Env::LATEST)
+    compile_in(
+        src,
+        types,
+        node,
+        optional_old_self,
+        want_string,
+        Env::LATEST,
+    )
 }
 
 /// [`compile`] in the environment `env`.
@@ -77,8 +84,7 @@ pub fn compile_in(
     want_string: bool,
     env: Env,
 ) -> Result<Program, CompileError> {
-    let expr =
-        parse_in(src, env).map_err(|e| CompileError::Compilation(render_errors(src, &e)))?;
+    let expr = parse_in(src, env).map_err(|e| CompileError::Compilation(render_errors(src, &e)))?;
     let vars = Vars {
         self_node: node,
         old_self: true,

@@ -137,8 +137,8 @@ fn expression_cost(
     want_message: bool,
     env: Env,
 ) -> Option<u64> {
-    let p = super::compile::compile_in(src, types, ty, old_self_optional, want_message, env)
-        .ok()?;
+    let p =
+        super::compile::compile_in(src, types, ty, old_self_optional, want_message, env).ok()?;
     Some(super::cost_estimate::estimate(&p.typed, types, ty).max)
 }
 
@@ -225,7 +225,16 @@ fn walk(
     match &s.items {
         Some(Items::Schema(i)) => {
             let cty = node.filter(|n| n.kind == Kind::List).and_then(|n| n.elem);
-            walk(i, &path.child("items"), child_card, cty, types, env, total, out);
+            walk(
+                i,
+                &path.child("items"),
+                child_card,
+                cty,
+                types,
+                env,
+                total,
+                out,
+            );
         }
         Some(Items::Array(list)) => {
             for (k, i) in list.iter().enumerate() {

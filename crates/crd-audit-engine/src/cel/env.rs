@@ -90,9 +90,7 @@ impl Feature {
             | Feature::KubernetesLists
             | Feature::Strings => 0,
             Feature::Authz => 27,
-            Feature::CrossTypeNumericComparisons | Feature::OptionalTypes | Feature::Quantity => {
-                28
-            }
+            Feature::CrossTypeNumericComparisons | Feature::OptionalTypes | Feature::Quantity => 28,
             Feature::LiteralValidators | Feature::StringsV2 | Feature::Sets => 29,
             Feature::Ip | Feature::Cidr => 30,
             Feature::Format | Feature::AuthzSelectors | Feature::KeywordFieldNames => 31,
@@ -228,10 +226,22 @@ mod tests {
             ("lists.range(2).size() == 2", 35),
         ] {
             let before = Env::new_expressions(release - 1);
-            assert!(compile_error(rule, before).is_some(), "{rule} in 1.{}", release - 1);
-            assert_eq!(compile_error(rule, Env::new_expressions(release)), None, "{rule}");
+            assert!(
+                compile_error(rule, before).is_some(),
+                "{rule} in 1.{}",
+                release - 1
+            );
+            assert_eq!(
+                compile_error(rule, Env::new_expressions(release)),
+                None,
+                "{rule}"
+            );
             // Stored rules compile in the release that brought the library.
-            assert_eq!(compile_error(rule, Env::stored(release - 1)), None, "{rule}");
+            assert_eq!(
+                compile_error(rule, Env::stored(release - 1)),
+                None,
+                "{rule}"
+            );
         }
     }
 

@@ -82,7 +82,6 @@ impl DeclTypes {
     pub fn node(&self, id: TypeId) -> &TypeNode {
         &self.nodes[id as usize]
     }
-
 }
 
 fn build(s: &Props, nodes: &mut Vec<TypeNode>, root: bool) -> TypeId {

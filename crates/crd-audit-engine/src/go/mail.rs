@@ -46,7 +46,10 @@ fn rfc2047_word_ok(word: &str) -> Result<(), ()> {
         return Ok(());
     }
     let decodes = match encoding.as_bytes()[0] {
-        b'B' | b'b' => crate::go::base64::decode(crate::go::base64::Alphabet::Standard, text.as_bytes()).is_ok(),
+        b'B' | b'b' => {
+            crate::go::base64::decode(crate::go::base64::Alphabet::Standard, text.as_bytes())
+                .is_ok()
+        }
         b'Q' | b'q' => q_decode_ok(text.as_bytes()),
         _ => false,
     };
@@ -334,4 +337,3 @@ pub fn parses_one_address(s: &str) -> bool {
     };
     p.skip_cfws() && p.empty() && n == 1
 }
-

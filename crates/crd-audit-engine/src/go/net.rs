@@ -244,7 +244,12 @@ pub fn parse_prefix(s: &str) -> Result<Prefix, String> {
         return Err(err("IPv6 zones cannot be present in a prefix"));
     }
     let bits_str = &s[i + 1..];
-    let bad = || err(&format!("bad bits after slash: {}", super::strconv::quote(bits_str)));
+    let bad = || {
+        err(&format!(
+            "bad bits after slash: {}",
+            super::strconv::quote(bits_str)
+        ))
+    };
     let first = bits_str.as_bytes().first().copied().unwrap_or(0);
     if bits_str.len() > 1 && !(b'1'..=b'9').contains(&first) {
         return Err(bad());

@@ -795,7 +795,9 @@ mod tests {
         );
         assert_eq!(
             rfc3339_parse_error("2020-01-01T00:00:00-25:61").as_deref(),
-            Some(r#"parsing time "2020-01-01T00:00:00-25:61": time zone offset minute out of range"#)
+            Some(
+                r#"parsing time "2020-01-01T00:00:00-25:61": time zone offset minute out of range"#
+            )
         );
         assert_eq!(
             rfc3339_parse_error("2020-01-01T00:00:00+1:00").as_deref(),

@@ -384,10 +384,9 @@ fn duration_unit_known(unit: &str) -> bool {
     ];
     UNITS.iter().any(|variants| {
         let last = variants.len() - 1;
-        variants
-            .iter()
-            .enumerate()
-            .any(|(i, v)| (i == last && unit.starts_with(v)) || crate::go::strings::equal_fold(v, unit))
+        variants.iter().enumerate().any(|(i, v)| {
+            (i == last && unit.starts_with(v)) || crate::go::strings::equal_fold(v, unit)
+        })
     })
 }
 

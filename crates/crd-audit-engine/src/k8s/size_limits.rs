@@ -13,7 +13,9 @@
 //!   stored size is the protobuf encoding of the CRD as kube-apiserver writes it on create
 //!   (see [`stored_protobuf_size`]).
 
-use crate::go::json::{marshal, marshal_len as json_len, object_len, string_len as json_string_len};
+use crate::go::json::{
+    marshal, marshal_len as json_len, object_len, string_len as json_string_len,
+};
 use serde_json::{Map, Value};
 
 /// apimachinery `TotalAnnotationSizeLimitB`.

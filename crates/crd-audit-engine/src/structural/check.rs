@@ -421,7 +421,12 @@ fn crd_errors(
             let violations = rules::violations(&path, s);
             if violations.is_empty() {
                 let before_defaults = report.crd_errors.len();
-                defaults::check(s, &path, release.stored_expressions(), &mut report.crd_errors);
+                defaults::check(
+                    s,
+                    &path,
+                    release.stored_expressions(),
+                    &mut report.crd_errors,
+                );
                 // Rules are compiled only once the defaults are valid.
                 if report.crd_errors.len() == before_defaults {
                     cel_compilation::check_rules(
@@ -507,7 +512,11 @@ fn collect_warnings(s: &Props, path: &Path, out: &mut Vec<Warning>) {
     if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
         collect_warnings(ap, &path.child("additionalProperties"), out);
     }
-    for (name, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+    for (name, list) in [
+        ("allOf", &s.all_of),
+        ("anyOf", &s.any_of),
+        ("oneOf", &s.one_of),
+    ] {
         for (i, sub) in list.iter().enumerate() {
             collect_warnings(sub, &path.child(name).index(i), out);
         }

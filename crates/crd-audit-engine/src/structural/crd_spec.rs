@@ -18,9 +18,9 @@
 //! the webhook URL, service and CA bundle checks.
 
 use crate::cause::{BadValue, Cause, Path};
-use serde_json::Value;
 use crate::crd::Crd;
 use crate::k8s::names::{dns1035_label_errors, dns1123_subdomain_errors, name_is_dns_subdomain};
+use serde_json::Value;
 
 const APPROVAL_ANNOTATION: &str = "api-approved.kubernetes.io";
 

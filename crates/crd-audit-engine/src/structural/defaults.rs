@@ -23,14 +23,7 @@ pub fn check(s: &Props, path: &Path, env: Env, out: &mut Vec<Cause>) {
     node(s, path, true, false, env, out);
 }
 
-fn node(
-    s: &Props,
-    path: &Path,
-    resource: bool,
-    inside_meta: bool,
-    env: Env,
-    out: &mut Vec<Cause>,
-) {
+fn node(s: &Props, path: &Path, resource: bool, inside_meta: bool, env: Env, out: &mut Vec<Cause>) {
     let embedded = resource || s.x_embedded_resource;
     let inside_meta = inside_meta && !embedded;
     if let Some(default) = &s.default
@@ -43,7 +36,14 @@ fn node(
     }
     for (k, p) in &s.properties {
         let sub_meta = inside_meta || (embedded && META_FIELDS.contains(&k.as_str()));
-        node(p, &path.child("properties").key(k), false, sub_meta, env, out);
+        node(
+            p,
+            &path.child("properties").key(k),
+            false,
+            sub_meta,
+            env,
+            out,
+        );
     }
 }
 

@@ -101,15 +101,14 @@ fn compile_rule(
     );
     // Upstream resolves the fieldPath last, so a messageExpression that does not compile
     // leaves the rule without one.
-    let field_path = if r.field_path.is_empty()
-        || (!r.message_expression.is_empty() && message.is_none())
-    {
-        None
-    } else {
-        valid_field_path(&r.field_path, s)
-            .ok()
-            .map(|p| p.as_str().to_string())
-    };
+    let field_path =
+        if r.field_path.is_empty() || (!r.message_expression.is_empty() && message.is_none()) {
+            None
+        } else {
+            valid_field_path(&r.field_path, s)
+                .ok()
+                .map(|p| p.as_str().to_string())
+        };
     let message_expr = message.map(|p| p.expr);
     let reason = r
         .reason
@@ -212,13 +211,7 @@ impl CelValidator {
     }
 }
 
-fn collect(
-    s: &Props,
-    t: TypeId,
-    types: &DeclTypes,
-    env: Env,
-    rules: &mut Vec<Vec<CompiledRule>>,
-) {
+fn collect(s: &Props, t: TypeId, types: &DeclTypes, env: Env, rules: &mut Vec<Vec<CompiledRule>>) {
     if rules.len() <= t as usize {
         rules.resize_with(t as usize + 1, Vec::new);
     }
@@ -720,7 +713,16 @@ mod tests {
         assert_eq!(fp(".m.k['z.y']").as_deref(), Ok("m[k][z.y]"));
         assert_eq!(fp(".m['it\\'s'].]").as_deref(), Ok("m[it's][]]"));
         assert_eq!(fp(".m['\\t']").as_deref(), Ok("m[\t]"));
-        for bad in [".x", ".o.c.d", "['a.b'", "['a.b']x", "o", ".m['k\\\\']", ".m['\\x']", "."] {
+        for bad in [
+            ".x",
+            ".o.c.d",
+            "['a.b'",
+            "['a.b']x",
+            "o",
+            ".m['k\\\\']",
+            ".m['\\x']",
+            ".",
+        ] {
             assert!(fp(bad).is_err(), "{bad}");
         }
     }

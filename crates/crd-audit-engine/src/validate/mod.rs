@@ -19,5 +19,5 @@ pub mod update;
 pub mod verdict;
 
 pub use object::{CompileError, CrdValidator, Mode, ValidatorOptions};
-pub use verdict::{Outcome, RequestError, RequestErrorReason, UpdateVerdict, Verdict};
 pub use update::Subresource;
+pub use verdict::{Outcome, RequestError, RequestErrorReason, UpdateVerdict, Verdict};

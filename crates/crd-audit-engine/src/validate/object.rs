@@ -330,8 +330,14 @@ impl CrdValidator {
         &'s self,
         obj: &Value,
         verdict: &Verdict,
-    ) -> Result<(&'s VersionValidator, Option<&'s CompiledSchema>, Option<&'s Structure>), Outcome>
-    {
+    ) -> Result<
+        (
+            &'s VersionValidator,
+            Option<&'s CompiledSchema>,
+            Option<&'s Structure>,
+        ),
+        Outcome,
+    > {
         let version = verdict
             .api_version
             .split_once('/')

@@ -90,7 +90,10 @@ impl CrdValidator {
             let msg = "the object is not a JSON object".to_string();
             return refuse(verdict, RequestErrorReason::BadRequest, msg);
         };
-        o.insert("apiVersion".into(), Value::String(verdict.api_version.clone()));
+        o.insert(
+            "apiVersion".into(),
+            Value::String(verdict.api_version.clone()),
+        );
         let meta = |m: &mut Map<String, Value>| -> Map<String, Value> {
             match m.remove("metadata") {
                 Some(Value::Object(meta)) => meta,
@@ -107,13 +110,19 @@ impl CrdValidator {
             old_meta.remove("namespace");
         }
         if text(&new_meta, "resourceVersion").is_empty() {
-            set_text(&mut new_meta, "resourceVersion", text(&old_meta, "resourceVersion"));
+            set_text(
+                &mut new_meta,
+                "resourceVersion",
+                text(&old_meta, "resourceVersion"),
+            );
         }
 
         // rest.BeforeUpdate: the generation is the stored one's, then the strategy's
         // preparation, then the fields an update can never change.
         match old_meta.get("generation") {
-            Some(g) if g.as_i64().unwrap_or(0) != 0 => new_meta.insert("generation".into(), g.clone()),
+            Some(g) if g.as_i64().unwrap_or(0) != 0 => {
+                new_meta.insert("generation".into(), g.clone())
+            }
             _ => new_meta.remove("generation"),
         };
         match to {
@@ -129,7 +138,10 @@ impl CrdValidator {
                     }
                 }
                 if n != o {
-                    let g = old_meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
+                    let g = old_meta
+                        .get("generation")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0);
                     new_meta.insert("generation".into(), Value::from(g.saturating_add(1)));
                 }
             }
@@ -173,8 +185,13 @@ impl CrdValidator {
                 if let (Some(s), Some(status)) = (schema, new.get("status")) {
                     let c = correlated.and_then(|c| c.key("status"));
                     let at = Path::new("status");
-                    s.validator
-                        .validate_property_update_at("status", status, c, &at, &mut strategy);
+                    s.validator.validate_property_update_at(
+                        "status",
+                        status,
+                        c,
+                        &at,
+                        &mut strategy,
+                    );
                 }
                 if let Some(sc) = &version.scale {
                     scale::validate_status(sc, new, &mut strategy);
@@ -225,7 +242,10 @@ impl CrdValidator {
     pub fn validate_stored(&self, obj: Value) -> Verdict {
         let stored = self.release.ratchets().then(|| self.as_stored(&obj));
         let mut verdict = self.validate(obj, Mode::Stored);
-        if !matches!(verdict.outcome, Outcome::Refused { .. } | Outcome::InternalError { .. }) {
+        if !matches!(
+            verdict.outcome,
+            Outcome::Refused { .. } | Outcome::InternalError { .. }
+        ) {
             return verdict;
         }
         let update = match stored {
@@ -293,9 +313,9 @@ fn set_text(m: &mut Map<String, Value>, key: &str, value: &str) {
 
 #[cfg(test)]
 mod tests {
-    use crate::validate::{CrdValidator, Mode, ValidatorOptions};
     use crate::crd::Crd;
     use crate::release::Release;
+    use crate::validate::{CrdValidator, Mode, ValidatorOptions};
 
     /// `CrdValidator::options()` builds what it names: the release, CEL on or off.
     #[test]
@@ -334,7 +354,9 @@ mod tests {
             .collect();
         assert_eq!(
             causes,
-            ["<nil>: Invalid value: \"object\": validation failed due to running out of cost budget, no further validation rules will be run"]
+            [
+                "<nil>: Invalid value: \"object\": validation failed due to running out of cost budget, no further validation rules will be run"
+            ]
         );
         let ample = build(CrdValidator::options().cel_cost_budget(u64::MAX));
         assert!(ample.validate(fine.clone(), Mode::Create).is_admitted());

@@ -45,7 +45,13 @@ impl Parser<'_> {
     }
 
     /// `target.name(args)`, expanding the receiver-style macros.
-    pub(super) fn receiver_call(&mut self, at: usize, target: Expr, name: String, args: Vec<Expr>) -> Expr {
+    pub(super) fn receiver_call(
+        &mut self,
+        at: usize,
+        target: Expr,
+        name: String,
+        args: Vec<Expr>,
+    ) -> Expr {
         let n = args.len();
         // The extensions' macros, when the environment has them.
         let two_var_macros = self.has(Feature::TwoVarComprehensions);

@@ -819,7 +819,6 @@ impl Parser<'_> {
             }
         }
     }
-
 }
 
 /// cel-go's balanced tree of a `&&`/`||` chain: terms `lo..=hi+1` joined by `ops[lo..=hi]`.

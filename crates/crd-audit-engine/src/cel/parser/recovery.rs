@@ -29,7 +29,11 @@ impl Parser<'_> {
     pub(super) fn report_unexpected(&mut self, t: Token, extraneous: bool, expected: &[Tk]) {
         let msg = format!(
             "{} input {} expecting {}",
-            if extraneous { "extraneous" } else { "mismatched" },
+            if extraneous {
+                "extraneous"
+            } else {
+                "mismatched"
+            },
             self.display(t),
             Self::expecting(expected)
         );
@@ -183,5 +187,4 @@ impl Parser<'_> {
             self.syntax_error(t.start, msg);
         }
     }
-
 }

@@ -309,4 +309,3 @@ pub fn embedded_request_cause(obj: &Value, path: &Path) -> Option<Cause> {
         err,
     ))
 }
-

@@ -2,8 +2,8 @@
 //! `apimachinery/pkg/apis/meta/v1/validation/validation.go`.
 
 use super::meta::{MetaPath, as_map, invalid_str, str_of};
-use crate::go::strconv::is_print as is_go_print;
 use crate::cause::{BadValue, Cause};
+use crate::go::strconv::is_print as is_go_print;
 use serde_json::Value;
 
 pub(super) fn validate_managed_fields(entries: &[Value], at: MetaPath<'_>, out: &mut Vec<Cause>) {

@@ -310,7 +310,11 @@ pub(super) fn validate_meta_parts(
     if let Some(refs) = m.get("ownerReferences").and_then(Value::as_array) {
         validate_owner_references(refs, at, out);
     }
-    if let Some(finalizers) = m.get("finalizers").and_then(Value::as_array).filter(|_| finalizers) {
+    if let Some(finalizers) = m
+        .get("finalizers")
+        .and_then(Value::as_array)
+        .filter(|_| finalizers)
+    {
         let (mut orphan, mut foreground) = (false, false);
         for f in finalizers {
             let f = f.as_str().unwrap_or("");
@@ -355,4 +359,3 @@ pub(super) fn go_to_lower(s: &str) -> Cow<'_, str> {
     }
     Cow::Owned(out)
 }
-

@@ -45,19 +45,15 @@
 mod decode;
 mod managed_fields;
 mod meta;
-mod owner_references;
-mod update;
 #[cfg(test)]
 mod oracle_probes;
+mod owner_references;
 #[cfg(test)]
 mod tests;
+mod update;
 
-pub use decode::{
-    embedded_request_cause, embedded_request_error, request_error,
-};
-pub use meta::{
-    prepare_for_create, validate_embedded_resource, validate_object_meta,
-};
+pub use decode::{embedded_request_cause, embedded_request_error, request_error};
+pub use meta::{prepare_for_create, validate_embedded_resource, validate_object_meta};
 pub use update::{
     finalizer_warnings, prepare_for_update, validate_object_meta_accessor,
     validate_object_meta_update,

@@ -26,8 +26,12 @@ pub fn prepare_for_update(new: &mut Map<String, Value>, old: &Map<String, Value>
             new.insert(key.into(), t.clone());
         }
     }
-    if let Some(g) = old.get("deletionGracePeriodSeconds").filter(|g| !g.is_null())
-        && new.get("deletionGracePeriodSeconds").is_none_or(Value::is_null)
+    if let Some(g) = old
+        .get("deletionGracePeriodSeconds")
+        .filter(|g| !g.is_null())
+        && new
+            .get("deletionGracePeriodSeconds")
+            .is_none_or(Value::is_null)
     {
         new.insert("deletionGracePeriodSeconds".into(), g.clone());
     }
@@ -79,7 +83,10 @@ pub fn validate_object_meta_accessor(meta: &Value, namespaced: bool) -> Vec<Caus
             }
         }
     } else if !ns.is_empty() {
-        out.push(Cause::forbidden(path("namespace"), "not allowed on this type"));
+        out.push(Cause::forbidden(
+            path("namespace"),
+            "not allowed on this type",
+        ));
     }
     if let Some(g) = m.get("generation").and_then(Value::as_i64)
         && g < 0
@@ -128,7 +135,8 @@ pub fn validate_object_meta_update(new: &Value, old: &Value) -> Vec<Cause> {
             "must be specified for an update",
         ));
     }
-    let generation = |m: &Map<String, Value>| m.get("generation").and_then(Value::as_i64).unwrap_or(0);
+    let generation =
+        |m: &Map<String, Value>| m.get("generation").and_then(Value::as_i64).unwrap_or(0);
     if generation(n) < generation(o) {
         out.push(Cause::invalid(
             path("generation"),
@@ -149,10 +157,8 @@ pub fn validate_object_meta_update(new: &Value, old: &Value) -> Vec<Cause> {
             out.push(Cause::invalid(path(key), BadValue::Json(value), IMMUTABLE));
         }
     }
-    let grace = |m: &Map<String, Value>| {
-        m.get("deletionGracePeriodSeconds")
-            .and_then(Value::as_i64)
-    };
+    let grace =
+        |m: &Map<String, Value>| m.get("deletionGracePeriodSeconds").and_then(Value::as_i64);
     if grace(n) != grace(o) {
         let value = grace(n).map_or(BadValue::Json(Value::Null), BadValue::Int);
         out.push(Cause::invalid(

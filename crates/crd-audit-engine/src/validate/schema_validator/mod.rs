@@ -26,11 +26,11 @@
 
 use crate::cause::{BadValue, Cause, ErrorType, Path};
 use crate::go;
+use crate::go::regexp as goregex;
+use crate::k8s::formats;
 use crate::schema::{Dependency, Items, Props, SchemaOrBool};
 use crate::validate::property_index::PropertyIndex;
 use crate::validate::ratchet::Correlated;
-use crate::go::regexp as goregex;
-use crate::k8s::formats;
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -300,7 +300,14 @@ impl SchemaValidator {
     /// [`Self::node`] for a value that may correlate with an old one
     /// (`ratchetingValueValidator.Validate`): the errors found at or below it are dropped when
     /// it is unchanged.
-    fn node_c(&self, id: NodeId, v: &Value, c: Option<Correlated<'_>>, p: &Seg, s: &mut Sink) -> u32 {
+    fn node_c(
+        &self,
+        id: NodeId,
+        v: &Value,
+        c: Option<Correlated<'_>>,
+        p: &Seg,
+        s: &mut Sink,
+    ) -> u32 {
         let Some(c) = c else {
             return self.node_plain(id, v, None, p, s);
         };
