@@ -32,11 +32,38 @@ pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Writes a file under a per-process temporary directory.
+/// The per-process temporary directory of these tests (`crd-audit-test-<pid>`). A test binary
+/// has no hook at its end to remove it, so the first call removes the directories that earlier
+/// runs left behind, those of processes that are gone (on Linux: no `/proc/<pid>`).
+pub fn test_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let tmp = std::env::temp_dir();
+        if std::path::Path::new("/proc/self").exists()
+            && let Ok(entries) = std::fs::read_dir(&tmp)
+        {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let pid = name
+                    .to_str()
+                    .and_then(|n| n.strip_prefix("crd-audit-test-"));
+                if pid.is_some_and(|p| {
+                    p.parse::<u32>().is_ok() && !std::path::Path::new("/proc").join(p).exists()
+                }) {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let dir = tmp.join(format!("crd-audit-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+    .clone()
+}
+
+/// Writes a file under the per-process temporary directory ([`test_dir`]).
 pub fn temp_file(name: &str, content: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crd-audit-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+    let p = test_dir().join(name);
     if let Some(parent) = p.parent() {
         std::fs::create_dir_all(parent).unwrap();
     }

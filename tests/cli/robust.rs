@@ -2,7 +2,7 @@
 //! is contained (reported once, counted, exit 2, the rest goes on), and the process always
 //! ends.
 
-use crate::common::{run_env_within, temp_file, text};
+use crate::common::{run_env_within, temp_file, test_dir, text};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -242,7 +242,7 @@ fn a_panic_checking_one_crd_is_that_crds_internal_error() {
 }
 
 fn fresh_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("crd-audit-robust-{}-{name}", std::process::id()));
+    let dir = test_dir().join(format!("robust-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
