@@ -33,24 +33,32 @@ fn main() -> ExitCode {
 }
 
 fn run(crd_file: &str, reviews_file: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let read = |file: &str| -> Result<Vec<serde_json::Value>, Box<dyn std::error::Error>> {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-        let mut values = Vec::new();
-        for document in load::parse_str(file, &text) {
-            values.push(document?.value);
-        }
-        Ok(values)
-    };
-    let crd_value = read(crd_file)?
+    // Each document with where it is (`file#index (line N)`), for errors that name it.
+    let read =
+        |file: &str| -> Result<Vec<(String, serde_json::Value)>, Box<dyn std::error::Error>> {
+            let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+            let mut documents = Vec::new();
+            for document in load::parse_str(file, &text) {
+                let document = document?;
+                let at = format!("{file}#{} (line {})", document.index, document.line);
+                documents.push((at, document.value));
+            }
+            Ok(documents)
+        };
+    let (at, crd_value) = read(crd_file)?
         .into_iter()
         .next()
-        .ok_or("no CRD document")?;
-    let crd: CustomResourceDefinition = serde_json::from_value(crd_value)?;
-    let validator = CrdValidator::new(&Crd::try_from(&crd)?)?;
+        .ok_or_else(|| format!("{crd_file}: no document"))?;
+    let crd: CustomResourceDefinition =
+        serde_json::from_value(crd_value).map_err(|e| format!("{at}: not a CRD: {e}"))?;
+    let crd = Crd::try_from(&crd).map_err(|e| format!("{at}: {e}"))?;
+    let validator = CrdValidator::new(&crd)?;
 
-    for review in read(reviews_file)? {
-        let review: AdmissionReview<DynamicObject> = serde_json::from_value(review)?;
-        let request: AdmissionRequest<DynamicObject> = review.try_into()?;
+    for (at, review) in read(reviews_file)? {
+        let review: AdmissionReview<DynamicObject> = serde_json::from_value(review)
+            .map_err(|e| format!("{at}: not an AdmissionReview: {e}"))?;
+        let request: AdmissionRequest<DynamicObject> =
+            review.try_into().map_err(|e| format!("{at}: {e}"))?;
         let response = judge(&validator, &request)?;
         println!("{}", serde_json::to_string(&response.into_review())?);
     }

@@ -763,6 +763,27 @@ mod tests {
         );
     }
 
+    /// Locations come from the embedded database, by the exact name Go's `LoadLocation` opens.
+    #[test]
+    fn locations_from_the_embedded_database() {
+        let winter = 1_704_067_200; // 2024-01-01T00:00:00Z
+        let summer = 1_719_792_000; // 2024-07-01T00:00:00Z
+        assert_eq!(location_offset("America/New_York", winter), Some(-5 * 3600));
+        assert_eq!(location_offset("America/New_York", summer), Some(-4 * 3600));
+        assert_eq!(
+            location_offset("Asia/Kolkata", summer),
+            Some(5 * 3600 + 1800)
+        );
+        assert_eq!(location_offset("UTC", summer), Some(0));
+        // After the last transition the file lists, its POSIX rule decides.
+        let july_2100 = 4_118_112_000;
+        assert_eq!(location_offset("Europe/Berlin", july_2100), Some(7200));
+        assert_eq!(location_offset("america/new_york", winter), None);
+        assert_eq!(location_offset("Mars/Olympus", winter), None);
+        assert_eq!(location_offset("../etc/passwd", winter), None);
+        assert_eq!(location_offset("", winter), None);
+    }
+
     #[test]
     fn timestamps_like_go() {
         let (t, off) = parse_rfc3339("2023-01-02T03:04:05.120+02:00").unwrap();

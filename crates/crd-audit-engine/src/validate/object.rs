@@ -329,7 +329,8 @@ impl CrdValidator {
     pub(super) fn resolve<'s>(
         &'s self,
         obj: &Value,
-        verdict: &Verdict,
+        api_version: &str,
+        kind: &str,
     ) -> Result<
         (
             &'s VersionValidator,
@@ -338,8 +339,7 @@ impl CrdValidator {
         ),
         Outcome,
     > {
-        let version = verdict
-            .api_version
+        let version = api_version
             .split_once('/')
             .filter(|(g, _)| *g == self.group)
             .and_then(|(_, ver)| self.versions.iter().find(|v| v.name == ver))
@@ -347,14 +347,14 @@ impl CrdValidator {
         let Some(version) = version else {
             let msg = format!(
                 "the server could not find the requested resource ({} is not served by CRD {})",
-                verdict.api_version, self.crd_name
+                api_version, self.crd_name
             );
             return Err(Outcome::request_error(RequestErrorReason::NotFound, msg));
         };
-        if verdict.kind != self.kind {
+        if kind != self.kind {
             let msg = format!(
                 "the API version in the data ({}, Kind={}) does not match the expected API version / kind {}/{}, Kind={}",
-                verdict.api_version, verdict.kind, self.group, version.name, self.kind
+                api_version, kind, self.group, version.name, self.kind
             );
             return Err(Outcome::request_error(RequestErrorReason::BadRequest, msg));
         }
@@ -409,13 +409,14 @@ impl CrdValidator {
     pub(crate) fn validate_unguarded(&self, mut obj: Value, mode: Mode) -> Verdict {
         let mut verdict = self.identity(&obj);
         crate::guard::fault_point("validate", &verdict.name);
-        let (version, schema, structure) = match self.resolve(&obj, &verdict) {
-            Ok(resolved) => resolved,
-            Err(outcome) => {
-                verdict.outcome = outcome;
-                return verdict;
-            }
-        };
+        let (version, schema, structure) =
+            match self.resolve(&obj, &verdict.api_version, &verdict.kind) {
+                Ok(resolved) => resolved,
+                Err(outcome) => {
+                    verdict.outcome = outcome;
+                    return verdict;
+                }
+            };
 
         match self.decode(&mut obj, structure) {
             Ok(pruned) => verdict.pruned = pruned,

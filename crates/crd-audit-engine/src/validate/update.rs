@@ -69,7 +69,7 @@ impl CrdValidator {
     ) -> UpdateVerdict {
         let mut verdict = self.update_identity(&new);
         crate::guard::fault_point("validate", &verdict.name);
-        let resolved = self.resolve(&new, &self.identity(&new));
+        let resolved = self.resolve(&new, &verdict.api_version, &verdict.kind);
         let (version, schema, structure) = match resolved {
             Ok(resolved) => resolved,
             Err(outcome) => return UpdateVerdict { outcome, ..verdict },
