@@ -1,10 +1,12 @@
 //! Talking to a cluster, shared by the one-shot commands and the operator: the kube client
 //! from any kubeconfig (`client`), the resources read (`resources`), paginated LISTs with
 //! retry for the one-shot commands (`reader`), and a LIST read page by page for the
-//! operator (`pages`), and the one retry policy (`backoff`). Nothing here judges anything.
+//! operator (`pages`), the watch of a collection that resumes without bookmarks
+//! (`object_watch`), and the one retry policy (`backoff`). Nothing here judges anything.
 
 pub mod backoff;
 pub mod client;
+pub mod object_watch;
 pub mod pages;
 pub mod reader;
 pub mod resources;

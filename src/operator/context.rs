@@ -117,12 +117,17 @@ impl Ctx {
     /// watch itself, so that no LIST response is held whole; elsewhere paginated LISTs of
     /// `page` objects.
     pub fn watch_config(&self, page: u32) -> (watcher::Config, bool) {
-        if self.release().streams_lists() && !self.signals.streaming_refused.load(Ordering::Relaxed)
-        {
+        if self.streams_lists() {
             (watcher::Config::default().streaming_lists(), true)
         } else {
             (watcher::Config::default().page_size(page), false)
         }
+    }
+
+    /// Whether watches stream their initial state: the server offers streaming lists
+    /// (1.34+) and has not refused one.
+    pub fn streams_lists(&self) -> bool {
+        self.release().streams_lists() && !self.signals.streaming_refused.load(Ordering::Relaxed)
     }
 
     /// Whether `e` is the server refusing the streaming list of a watch that streams; if

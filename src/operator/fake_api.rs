@@ -60,6 +60,8 @@ pub struct State {
     pub crd_gets: usize,
     pub resource_version: u64,
     pub watchers: Vec<Watcher>,
+    /// Every watch asked for: its path and query.
+    pub watches: Vec<(String, String)>,
 }
 
 pub type Shared = Arc<Mutex<State>>;
@@ -257,6 +259,10 @@ pub fn start() -> (kube::Client, Shared) {
                 .and_then(|a| a.to_str().ok())
                 .is_some_and(|a| a.contains("as=PartialObjectMetadata"));
             if query.contains("watch=true") {
+                s.lock()
+                    .unwrap()
+                    .watches
+                    .push((path.clone(), query.clone()));
                 if query.contains("sendInitialEvents=true") {
                     // A streaming list: the objects of a LIST, then the bookmark that ends
                     // them; the watch that follows never answers.

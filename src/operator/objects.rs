@@ -1,8 +1,8 @@
-//! The audit of one CRD's objects: a kube-runtime watcher at the storage version (its
-//! initial state streamed on the watch where the server offers it, else a paginated LIST;
-//! then WATCH resumed from the last resourceVersion after any error, with jittered
-//! exponential backoff; a relist only after 410 Gone, a schema change or the periodic full
-//! resync). Every object is judged as stored data on a blocking worker and dropped; only
+//! The audit of one CRD's objects: a watch at the storage version (`cluster::object_watch`;
+//! its initial state streamed on the watch where the server offers it, else a paginated
+//! LIST; then WATCH without bookmarks, resumed from the last resourceVersion after any error,
+//! with jittered exponential backoff; a relist only after 410 Gone, a schema change or the
+//! periodic full resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
 
 use super::context::Ctx;
@@ -12,6 +12,7 @@ use super::tracked::Blocked;
 use super::validators::COST_PER_SCHEMA_BYTE;
 use crate::audit::judge::{Audit, Judgement, Key, Target, judge};
 use crate::cluster::backoff::Backoff;
+use crate::cluster::object_watch;
 use crate::cluster::resources::{object_resource, object_value};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
@@ -149,29 +150,42 @@ pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) 
 /// its connection pings the server).
 const OBJECT_WATCH_SECONDS: u32 = 1800;
 
+/// How long an object watch lasts otherwise (kube's default).
+const DEFAULT_WATCH_SECONDS: u32 = 290;
+
 impl ObjectAudit {
-    /// The watch of the objects (streaming its initial state where the server can). Its
-    /// events come boxed: an event with its object is about 800 bytes, and the audit task
-    /// (one per CRD, idle at this stream most of the time) would otherwise be sized for two.
+    /// The watch of the objects (streaming its initial state where the server can; then
+    /// without bookmarks: `cluster::object_watch`). Its events come boxed: an event with its
+    /// object is about 800 bytes, and the audit task (one per CRD, idle at this stream most
+    /// of the time) would otherwise be sized for two.
     fn stream(&mut self) -> futures::stream::BoxStream<'static, Box<WatchEvent>> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
-        let (mut config, streaming) = self.ctx.watch_config(OBJECT_PAGE);
-        if self
+        let streaming = self.ctx.streams_lists();
+        // Each watch is opened again when the server ends it; with thousands of CRDs, every
+        // 290 s (kube's default) kept a core busy at rest. Keep-alive pings find a dead
+        // connection without the watch's own timeout.
+        let pings = self
             .ctx
             .deps
             .watch_clients
             .as_ref()
-            .is_some_and(|w| w.ping())
-        {
-            // Each watch is opened again when the server ends it; with thousands of CRDs,
-            // every 290 s (the default) kept a core busy at rest. Keep-alive pings find a dead
-            // connection without the watch's own timeout.
-            config = config.timeout(OBJECT_WATCH_SECONDS);
-        }
+            .is_some_and(|w| w.ping());
+        let params = object_watch::Params {
+            streaming,
+            page: OBJECT_PAGE,
+            timeout: if pings {
+                OBJECT_WATCH_SECONDS
+            } else {
+                DEFAULT_WATCH_SECONDS
+            },
+        };
         self.streaming = streaming;
-        super::watch_backoff::with_backoff(watcher(api, config).boxed(), super::watch_backoff::LONG)
-            .map(Box::new)
-            .boxed()
+        super::watch_backoff::with_backoff(
+            object_watch::watch(api, params).boxed(),
+            super::watch_backoff::LONG,
+        )
+        .map(Box::new)
+        .boxed()
     }
 
     /// The periodic full resync, spread over ±10% so that CRDs do not relist together.

@@ -69,6 +69,49 @@ fn audited(ctx: &Ctx, uid: &str) -> bool {
         .is_some_and(|t| t.audited && t.crd().uid == uid)
 }
 
+/// An object watch asks for bookmarks only while it streams the objects: once it has them
+/// (streamed, or listed from a server before 1.34), it watches from their resourceVersion
+/// without bookmarks, which the server would send every minute to each of thousands of
+/// watches.
+#[tokio::test(start_paused = true)]
+async fn object_watches_ask_for_no_bookmarks_once_they_have_the_objects() {
+    for minor in [20, 34] {
+        let (client, fake) = fake_api::start();
+        let ctx = context(client);
+        ctx.deps.release_minor.store(minor, Ordering::Relaxed);
+        fake.lock()
+            .unwrap()
+            .objects
+            .insert("things".into(), vec![thing("a", "small")]);
+        fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small"])).await;
+        let object_watches = || -> Vec<String> {
+            let st = fake.lock().unwrap();
+            st.watches
+                .iter()
+                .filter(|(path, _)| path.ends_with("/things"))
+                .map(|(_, query)| query.clone())
+                .collect()
+        };
+        until("the watch that follows the objects", || {
+            audited(&ctx, "u1") && object_watches().len() == 1 + usize::from(minor >= 34)
+        })
+        .await;
+        let watches = object_watches();
+        if minor >= 34 {
+            let first = &watches[0];
+            assert!(
+                first.contains("sendInitialEvents=true")
+                    && first.contains("allowWatchBookmarks=true"),
+                "{first}"
+            );
+        }
+        let last = watches.last().unwrap();
+        assert!(last.contains("resourceVersion=1"), "1.{minor}: {last}");
+        assert!(!last.contains("allowWatchBookmarks"), "1.{minor}: {last}");
+        assert!(!last.contains("sendInitialEvents"), "1.{minor}: {last}");
+    }
+}
+
 /// A CRD too large for client-side `kubectl apply` (measured as a manifest: what the
 /// server adds, managed fields and the old last-applied copy, does not count) has the
 /// finding in its report; a smaller next generation clears it.

@@ -7,7 +7,8 @@
 //! API server cannot be started; otherwise the test is skipped with a notice when it cannot.
 //!
 //! The tests by area: `lifecycle`, `outages`, `kubeconfigs`, `cel` and `ratcheting` (against
-//! the standalone apiextensions-apiserver 1.36), `policy_reports`; their shared helpers here.
+//! the standalone apiextensions-apiserver 1.36), `policy_reports`, `watches` (the object watch
+//! itself, on both servers); their shared helpers here.
 
 use crate::support::*;
 use serde_json::{Value, json};
@@ -19,6 +20,7 @@ mod lifecycle;
 mod outages;
 mod policy_reports;
 mod ratcheting;
+mod watches;
 
 /// A scenario's part of an API server: an API group of its own (so its CRDs, objects and
 /// reports are its own), a namespace for its objects and its operator's Lease, a directory
