@@ -1,6 +1,7 @@
 //! The operator's metrics (prometheus-client) and its HTTP endpoints (axum): `/metrics` in
 //! the Prometheus text format, `/healthz` and `/readyz`.
 
+use crd_audit_engine::diff::Class;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -411,6 +412,12 @@ impl Metrics {
         self.nonstructural_versions.remove(&l);
         self.audit_duration.remove(&l);
         self.last_audit.remove(&l);
+        for class in [Class::Tightening, Class::Loosening, Class::Neutral] {
+            self.schema_changes.remove(&ClassLabels {
+                crd: crd.into(),
+                class: class.as_str().into(),
+            });
+        }
     }
 
     /// Drops the series of every CRD: a replica that stops leading reports no CRD, so that a
@@ -573,6 +580,8 @@ mod tests {
         m.validations.inc();
         m.api_error("list");
         m.watches.set(2);
+        m.schema_changed("a.example.com", "tightening");
+        m.schema_changed("a.example.com", "neutral");
         let text = m.encode();
         for needle in [
             "crd_audit_objects{crd=\"a.example.com\",version=\"v1\"} 3",
@@ -581,6 +590,7 @@ mod tests {
             "crd_audit_api_errors_total{verb=\"list\"} 1",
             "crd_audit_watches 2",
             "crd_audit_validation_duration_seconds_bucket",
+            "crd_audit_schema_changes_total{crd=\"a.example.com\",class=\"tightening\"} 1",
         ] {
             assert!(text.contains(needle), "{needle} missing in\n{text}");
         }
@@ -591,8 +601,10 @@ mod tests {
             .find(|l| l.starts_with("crd_audit_build_info{"))
             .unwrap_or_default();
         assert!(build.contains(&commit), "{build}");
+        // A CRD that goes leaves no series behind, its schema changes' neither.
         m.forget_crd("a.example.com", &["v1".into()]);
-        assert!(!m.encode().contains("a.example.com"));
+        let text = m.encode();
+        assert!(!text.contains("a.example.com"), "{text}");
     }
 
     /// A replica that stops leading drops every per-CRD series and keeps its own.
