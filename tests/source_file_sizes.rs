@@ -32,10 +32,6 @@ const ALLOWED: &[(&str, &str)] = &[
         "kube-openapi's strfmt formats (pkg/validation/strfmt)",
     ),
     (
-        "crates/crd-audit-engine/src/cel/eval.rs",
-        "cel-go's interpreter (interpreter/interpretable.go)",
-    ),
-    (
         "crates/crd-audit-engine/src/k8s/quantity.rs",
         "apimachinery's resource.Quantity (pkg/api/resource/quantity.go)",
     ),
