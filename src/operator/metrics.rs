@@ -1,7 +1,7 @@
 //! The operator's metrics (prometheus-client) and its HTTP endpoints (axum): `/metrics` in
 //! the Prometheus text format, `/healthz` and `/readyz`.
 
-use crd_audit_engine::diff::Class;
+use crd_audit_engine::Class;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
