@@ -15,3 +15,4 @@ mod chart;
 mod cli;
 mod manifests;
 mod operator;
+mod testenv;

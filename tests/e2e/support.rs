@@ -3,6 +3,9 @@
 //! processes.
 #![allow(dead_code)]
 
+mod helm;
+pub use helm::*;
+
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -390,8 +393,11 @@ pub fn things_crd(name: &str, group: &str, revision: u8) -> Value {
                 "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}]}})
 }
 
-/// A throwaway kube-apiserver 1.20 + etcd (`tests/testenv/up.sh`), stopped on drop.
+/// A throwaway kube-apiserver 1.20 + etcd (`tests/testenv/up.sh`), or a whole single-node
+/// cluster (`tests/testenv/node-up.sh`), stopped on drop by the matching script.
 pub struct TestEnv {
+    /// The script that stops it (`tests/testenv/down.sh` or `node-down.sh`).
+    pub down_script: &'static str,
     pub run_dir: PathBuf,
     pub kubeconfig: PathBuf,
     pub admin: Rest,
@@ -405,7 +411,7 @@ pub struct TestEnv {
 impl Drop for TestEnv {
     fn drop(&mut self) {
         let _ = Command::new("bash")
-            .arg("tests/testenv/down.sh")
+            .arg(self.down_script)
             .arg(&self.run_dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -416,13 +422,23 @@ impl Drop for TestEnv {
 /// Starts the test API server; `None` (with a notice) when end-to-end tests are off or
 /// cannot run here, which fails under `CRD_AUDIT_E2E=required` (what CI sets).
 pub fn start() -> Option<TestEnv> {
+    start_with("tests/testenv/up.sh", "tests/testenv/down.sh")
+}
+
+/// Starts a single-node cluster (`tests/testenv/node-up.sh`: kubelet, containerd and the
+/// control plane in a network namespace of their own); `None` as `start`.
+pub fn start_node() -> Option<TestEnv> {
+    start_with("tests/testenv/node-up.sh", "tests/testenv/node-down.sh")
+}
+
+fn start_with(up_script: &str, down_script: &'static str) -> Option<TestEnv> {
     let mode = std::env::var("CRD_AUDIT_E2E").unwrap_or_default();
     if mode == "off" {
         eprintln!("NOTICE: CRD_AUDIT_E2E=off: end-to-end tests skipped");
         return None;
     }
     let out = Command::new("bash")
-        .arg("tests/testenv/up.sh")
+        .arg(up_script)
         .stderr(Stdio::inherit())
         .output();
     let kubeconfig = match out {
@@ -430,9 +446,11 @@ pub fn start() -> Option<TestEnv> {
         other => {
             assert_ne!(
                 mode, "required",
-                "the test API server could not be started: {other:?}"
+                "{up_script} could not start the test cluster: {other:?}"
             );
-            eprintln!("NOTICE: the test API server could not be started; end-to-end tests skipped");
+            eprintln!(
+                "NOTICE: {up_script} could not start the test cluster; end-to-end tests skipped"
+            );
             return None;
         }
     };
@@ -449,6 +467,7 @@ pub fn start() -> Option<TestEnv> {
     };
     let admin = Rest::new(&kubeconfig, None);
     Some(TestEnv {
+        down_script,
         server: var("KUBE_TESTENV_SERVER"),
         ca: PathBuf::from(var("KUBE_TESTENV_CA")),
         admin_token: var("KUBE_TESTENV_ADMIN_TOKEN"),
@@ -460,6 +479,16 @@ pub fn start() -> Option<TestEnv> {
 }
 
 impl TestEnv {
+    /// A value of the run directory's `env` file (`KUBE_TESTENV_...`), empty when absent.
+    pub fn env_var(&self, key: &str) -> String {
+        let text = std::fs::read_to_string(self.run_dir.join("env")).unwrap_or_default();
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap_or_default()
+            .trim_matches('\'')
+            .to_string()
+    }
+
     /// Runs the harness's kubectl with the admin kubeconfig: exit code, stdout, stderr.
     pub fn kubectl(&self, args: &[&str]) -> (Option<i32>, String, String) {
         assert!(
@@ -684,46 +713,6 @@ pub fn error_lines(log: &str) -> Vec<String> {
         .collect()
 }
 
-/// Helm 3 (`scripts/install-helm.sh` builds it from its Go module the first time and caches it).
-pub fn helm_binary() -> PathBuf {
-    let out = Command::new("bash")
-        .arg("scripts/install-helm.sh")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "scripts/install-helm.sh: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
-
-/// The objects `helm template` renders of the chart in `namespace` with these arguments.
-pub fn chart_objects(namespace: &str, args: &[&str]) -> Vec<Value> {
-    let out = Command::new(helm_binary())
-        .args([
-            "template",
-            "crd-audit",
-            "charts/crd-audit",
-            "--namespace",
-            namespace,
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "helm template {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    crd_audit_engine::load::parse_str("helm template", &text)
-        .into_iter()
-        .map(|d| d.unwrap().value)
-        .filter(|v| !v.is_null())
-        .collect()
-}
-
 /// ClusterRoles for `resources` of `group` labelled to aggregate to `view` (get, list, watch)
 /// and `edit` (`edit_verbs`), as CRD owners ship them, named `{name}-view` and `{name}-edit`.
 pub fn owner_roles(admin: &Rest, name: &str, group: &str, resources: &str, edit_verbs: &[&str]) {
@@ -749,8 +738,7 @@ pub fn owner_roles(admin: &Rest, name: &str, group: &str, resources: &str, edit_
 }
 
 /// A CRD of the conformance corpus (`cases/CASE/crd.yaml`) as this 1.20 server takes it:
-/// without the `default: ""` it reads as null, and without what 1.20 does not know (CEL
-/// rules, 1.23; selectable fields, 1.30).
+/// without what 1.20 does not know (CEL rules, 1.23; selectable fields, 1.30).
 pub fn corpus_crd_for_1_20(case: &str) -> Value {
     let corpus = crd_audit_engine::testing::conformance_dir().expect("the conformance corpus");
     let file = corpus.join("cases").join(case).join("crd.yaml");
@@ -764,9 +752,6 @@ pub fn corpus_crd_for_1_20(case: &str) -> Value {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(m) => {
-                if m.get("default").is_some_and(|d| d == "") {
-                    m.remove("default");
-                }
                 m.remove("x-kubernetes-validations");
                 m.remove("selectableFields");
                 m.values_mut().for_each(strip);
