@@ -13,6 +13,7 @@ mod support;
 
 mod chart;
 mod cli;
+mod image;
 mod manifests;
 mod operator;
 mod testenv;
