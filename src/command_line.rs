@@ -1,7 +1,7 @@
 //! The command line: parsing it and running its command, one-shot (`crate::cli`) or the
 //! operator (`crate::operator`). The only module that reaches both.
 
-use crate::cli::{audit, check, completions, diff, manifests, plan, validate};
+use crate::cli::{apply_crd, audit, check, completions, diff, manifests, plan, validate};
 use crate::operator::command as controller;
 use crate::operator::uninstall_cleanup;
 use crate::program::{KUBECTL_PLUGIN_FILE, VERSION};
@@ -67,6 +67,17 @@ pub enum Command {
     /// Print the SchemaAudit CRD (what manifests/ installs), or with --rbac-for-cluster a
     /// ClusterRole that reads only the CRD groups present in the cluster.
     Manifests(manifests::Args),
+    /// Install or upgrade the SchemaAudit CRD in the cluster to the one this binary was built
+    /// with (what `crd-audit manifests` prints), and wait until the API server serves it.
+    ///
+    /// A server-side apply with the field manager crd-audit, forcing conflicts; then the CRD
+    /// is read until it is Established, its names are accepted and discovery lists it with
+    /// its short names. The Helm chart runs it as a pre-upgrade hook (Helm never upgrades the
+    /// CRDs of a chart's crds/ directory). Needs create on customresourcedefinitions, and get
+    /// and patch on schemaaudits.crd-audit.dev.
+    /// Exit code 0: applied and served; 1: refused, or not served within --timeout;
+    /// 2: no cluster to talk to.
+    ApplyCrd(apply_crd::Args),
     /// Print a shell completion script, e.g. `crd-audit completions bash >
     /// ~/.local/share/bash-completion/completions/crd-audit`.
     Completions(completions::Args),
@@ -122,6 +133,60 @@ pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
         Command::Controller(args) => controller::run(&args),
         Command::UninstallCleanup(args) => uninstall_cleanup::run(&args),
         Command::Manifests(args) => manifests::run(&args),
+        Command::ApplyCrd(args) => apply_crd::run(&args),
     };
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--name` names the operator's objects for `controller` and `uninstall-cleanup`
+    /// (`crd-audit` when not given); a name that is no DNS label is refused.
+    #[test]
+    fn the_instance_name_flag() {
+        let parse = |args: &[&str]| Cli::try_parse_from(args);
+        let name_of = |cli: Cli| match cli.command {
+            Command::Controller(a) => a.instance.name,
+            Command::UninstallCleanup(a) => a.instance.name,
+            other => panic!("{other:?}"),
+        };
+        // The default, unless CRD_AUDIT_NAME is set in the environment of the test.
+        if std::env::var_os("CRD_AUDIT_NAME").is_none() {
+            let n = name_of(parse(&["crd-audit", "controller"]).unwrap());
+            assert_eq!(n.secret(), "crd-audit-gate-tls");
+        }
+        let n = name_of(parse(&["crd-audit", "controller", "--name", "audit-x"]).unwrap());
+        assert_eq!(
+            (n.lease(), n.secret().as_str()),
+            ("audit-x", "audit-x-gate-tls")
+        );
+        let n = name_of(parse(&["crd-audit", "uninstall-cleanup", "--name=audit-y"]).unwrap());
+        assert_eq!(n.webhook_configuration(), "audit-y");
+        let e = parse(&["crd-audit", "controller", "--name", "Audit_X"]).unwrap_err();
+        assert!(e.to_string().contains("DNS label"), "{e}");
+    }
+
+    #[test]
+    fn apply_crd_takes_the_cluster_flags_and_a_timeout() {
+        let cli = Cli::try_parse_from([
+            "crd-audit",
+            "apply-crd",
+            "--kubeconfig",
+            "/k",
+            "--context",
+            "c",
+            "--timeout",
+            "90s",
+        ])
+        .unwrap();
+        let Command::ApplyCrd(a) = cli.command else {
+            panic!("{cli:?}")
+        };
+        assert_eq!(a.cluster.kubeconfig.as_deref(), Some(Path::new("/k")));
+        assert_eq!(a.cluster.context.as_deref(), Some("c"));
+        assert_eq!(a.timeout, std::time::Duration::from_secs(90));
+        assert!(Cli::try_parse_from(["crd-audit", "apply-crd", "--timeout", "0"]).is_err());
+    }
 }

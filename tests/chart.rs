@@ -4,7 +4,22 @@
 //! is what `helm template` renders (`CRD_AUDIT_UPDATE_MANIFESTS=1` writes it again); the
 //! rendered configuration is one the operator accepts, and rolls the pods when it changes; no
 //! rule grants the core group beyond the operator's own needs unless `rbac.mode` is `all`; the
-//! dashboard reads only metrics the operator exports.
+//! dashboard reads only metrics the operator exports; no Service, PodDisruptionBudget,
+//! NetworkPolicy or PodMonitor selects a hook Job's pod; the alerts read the job the monitors
+//! give; values.schema.json is closed and covers values.yaml, and a misspelled key fails
+//! `helm lint`, `helm template` and `helm install` naming it; Chart.yaml's Artifact Hub
+//! annotations; the packaged chart leaves the tests out.
+//!
+//! The plain "this value renders this field" checks are helm-unittest suites
+//! (`charts/crd-audit/tests/*_test.yaml`), which `helm_unittest_suites_pass` runs with the
+//! helm-unittest binary `scripts/install-helm-unittest.sh` builds.
+
+#[path = "chart/packaging.rs"]
+mod packaging;
+#[path = "chart/selection.rs"]
+mod selection;
+#[path = "chart/values_schema.rs"]
+mod values_schema;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -12,36 +27,54 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-fn root() -> &'static Path {
+pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Helm, built on first use; `None` (a notice) only outside CI when it cannot be built.
-fn helm() -> Option<&'static Path> {
-    static HELM: OnceLock<Option<PathBuf>> = OnceLock::new();
-    HELM.get_or_init(|| {
-        let out = Command::new("bash")
-            .arg(root().join("scripts/install-helm.sh"))
-            .output()
-            .expect("bash");
-        if out.status.success() {
-            let path = String::from_utf8(out.stdout).unwrap().trim().to_string();
-            return Some(PathBuf::from(path));
-        }
-        let why = String::from_utf8_lossy(&out.stderr).to_string();
-        if std::env::var("CRD_AUDIT_E2E").is_ok_and(|v| v == "required") {
-            panic!("helm could not be installed (scripts/install-helm.sh): {why}");
-        }
-        eprintln!("NOTICE: helm could not be installed ({why}); chart tests skipped");
-        None
-    })
-    .as_deref()
+/// Whether a tool the chart tests need must be there: under CI (`CI` set) or
+/// `CRD_AUDIT_E2E=required`, its absence fails the tests.
+fn tools_required() -> bool {
+    std::env::var("CRD_AUDIT_E2E").is_ok_and(|v| v == "required")
+        || std::env::var_os("CI").is_some_and(|v| !v.is_empty())
 }
 
-const CHART: &str = "charts/crd-audit";
+/// The path a `scripts/install-*.sh` prints, building the tool on first use; `None` (a
+/// notice) only when it cannot be built and it is not required.
+fn installed(script: &str, what: &str) -> Option<PathBuf> {
+    let out = Command::new("bash")
+        .arg(root().join("scripts").join(script))
+        .output()
+        .expect("bash");
+    if out.status.success() {
+        let path = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        return Some(PathBuf::from(path));
+    }
+    let why = String::from_utf8_lossy(&out.stderr).to_string();
+    if tools_required() {
+        panic!("{what} could not be installed (scripts/{script}): {why}");
+    }
+    eprintln!("NOTICE: {what} could not be installed ({why}); its chart tests skipped");
+    None
+}
+
+/// Helm, built on first use.
+pub fn helm() -> Option<&'static Path> {
+    static HELM: OnceLock<Option<PathBuf>> = OnceLock::new();
+    HELM.get_or_init(|| installed("install-helm.sh", "helm"))
+        .as_deref()
+}
+
+/// helm-unittest, built on first use.
+fn helm_unittest() -> Option<&'static Path> {
+    static TOOL: OnceLock<Option<PathBuf>> = OnceLock::new();
+    TOOL.get_or_init(|| installed("install-helm-unittest.sh", "helm-unittest"))
+        .as_deref()
+}
+
+pub const CHART: &str = "charts/crd-audit";
 
 /// The values files CI renders: the defaults, and each of `ci/`.
-fn values_files() -> Vec<Option<PathBuf>> {
+pub fn values_files() -> Vec<Option<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(CHART).join("ci"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -54,7 +87,7 @@ fn values_files() -> Vec<Option<PathBuf>> {
         .collect()
 }
 
-fn helm_run(helm: &Path, args: &[&str]) -> Result<String, String> {
+pub fn helm_run(helm: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new(helm)
         .current_dir(root())
         .args(args)
@@ -68,7 +101,7 @@ fn helm_run(helm: &Path, args: &[&str]) -> Result<String, String> {
 }
 
 /// `helm template` of the chart as the release `crd-audit` in the namespace `crd-audit`.
-fn template(helm: &Path, extra: &[&str]) -> Result<String, String> {
+pub fn template(helm: &Path, extra: &[&str]) -> Result<String, String> {
     let mut args = vec!["template", "crd-audit", CHART, "--namespace", "crd-audit"];
     if !extra.contains(&"--show-only") {
         args.push("--include-crds");
@@ -77,7 +110,7 @@ fn template(helm: &Path, extra: &[&str]) -> Result<String, String> {
     helm_run(helm, &args)
 }
 
-fn objects(name: &str, text: &str) -> Vec<Value> {
+pub fn objects(name: &str, text: &str) -> Vec<Value> {
     crd_audit_engine::load::parse_str(name, text)
         .into_iter()
         .map(|d| d.unwrap_or_else(|e| panic!("{name}: {e}")).value)
@@ -85,7 +118,7 @@ fn objects(name: &str, text: &str) -> Vec<Value> {
         .collect()
 }
 
-fn values_args(file: &Option<PathBuf>) -> Vec<String> {
+pub fn values_args(file: &Option<PathBuf>) -> Vec<String> {
     file.iter()
         .flat_map(|f| ["--values".to_string(), f.display().to_string()])
         .collect()
@@ -109,7 +142,11 @@ fn the_chart_lints_and_renders_with_every_values_file() {
                     && o["metadata"]["name"].is_string(),
                 "{file:?}: an object without apiVersion, kind or name: {o}"
             );
-            if o["metadata"]["namespace"].is_string() {
+            // Everything in the release's namespace, but the monitors and alerts a values
+            // file puts with Prometheus (metrics.*.namespace).
+            let monitoring = ["ServiceMonitor", "PodMonitor", "PrometheusRule"]
+                .contains(&o["kind"].as_str().unwrap_or_default());
+            if o["metadata"]["namespace"].is_string() && !monitoring {
                 assert_eq!(o["metadata"]["namespace"], "crd-audit", "{o}");
             }
         }
@@ -125,76 +162,36 @@ fn the_chart_lints_and_renders_with_every_values_file() {
     }
 }
 
-/// The kinds each optional part adds.
+/// The chart's helm-unittest suites (`charts/crd-audit/tests/*_test.yaml`): what each value
+/// renders, the hooks, the names, the labels, NOTES.txt and the schema's refusals.
 #[test]
-fn optional_parts_render_what_they_name() {
-    let Some(helm) = helm() else { return };
-    let kinds = |args: &[&str]| -> Vec<String> {
-        let text = template(helm, args).unwrap();
-        objects("render", &text)
-            .iter()
-            .map(|o| o["kind"].as_str().unwrap().to_string())
-            .collect()
-    };
-    let default = kinds(&[]);
-    let all = kinds(&["--values", "charts/crd-audit/ci/all-features-values.yaml"]);
-    for kind in ["ServiceMonitor", "PrometheusRule", "NetworkPolicy"] {
-        assert!(!default.iter().any(|k| k == kind), "{kind} by default");
-    }
-    for kind in [
-        "ServiceMonitor",
-        "PrometheusRule",
-        "NetworkPolicy",
-        "PodDisruptionBudget",
-        "FlowSchema",
-        "PriorityLevelConfiguration",
-        "Job",
-    ] {
+fn helm_unittest_suites_pass() {
+    let Some(tool) = helm_unittest() else { return };
+    let suites: Vec<_> = std::fs::read_dir(root().join(CHART).join("tests"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with("_test.yaml"))
+        .collect();
+    assert!(suites.len() >= 9, "{suites:?}");
+    let out = Command::new(tool)
+        .current_dir(root())
+        .args(["--color=false", CHART])
+        .output()
+        .expect("running helm-unittest");
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "helm-unittest {CHART}:\n{report}");
+    // Every suite ran (a suite that does not parse is an error, not a pass).
+    for suite in &suites {
         assert!(
-            all.iter().any(|k| k == kind),
-            "no {kind} with every part on"
+            report.contains(&format!("{CHART}/tests/{suite}")),
+            "{suite} did not run:\n{report}"
         );
     }
-    assert_eq!(
-        all.iter().filter(|k| *k == "ConfigMap").count(),
-        2,
-        "the configuration and the dashboard"
-    );
-    let cert = kinds(&["--values", "charts/crd-audit/ci/cert-manager-values.yaml"]);
-    assert_eq!(cert.iter().filter(|k| *k == "Certificate").count(), 2);
-    assert_eq!(cert.iter().filter(|k| *k == "Issuer").count(), 2);
-    // cert-manager without the gate: nothing to issue.
-    let off = kinds(&["--set", "gate.certManager.enabled=true"]);
-    assert!(!off.iter().any(|k| k == "Certificate"), "{off:?}");
-}
-
-#[test]
-fn bad_values_are_refused_with_what_to_write() {
-    let Some(helm) = helm() else { return };
-    // values.schema.json, then the templates' own checks.
-    for (set, says) in [
-        (
-            "rbac.mode=everything",
-            "at '/rbac/mode': value must be one of 'aggregate', 'groups', 'all'",
-        ),
-        ("gate.mode=block", "at '/gate/mode': value must be one of"),
-        ("replicas=-1", "at '/replicas'"),
-        ("config.gate=warn", "at '/config'"),
-        ("rbac.mode=groups", "rbac.mode groups needs rbac.groups"),
-    ] {
-        let err = template(helm, &["--set", set]).expect_err(set);
-        assert!(err.contains(says), "{set}: {err}");
-    }
-    // `mode: off` unquoted in a values file reads as false: still the gate off.
-    let file = std::env::temp_dir().join(format!("crd-audit-gate-off-{}.yaml", std::process::id()));
-    std::fs::write(&file, "gate:\n  mode: off\n").unwrap();
-    let text = template(helm, &["--values", file.to_str().unwrap()]).unwrap();
-    let _ = std::fs::remove_file(&file);
-    assert!(
-        config_of(&text).contains("gate: \"off\""),
-        "{}",
-        config_of(&text)
-    );
+    assert!(!report.contains(" FAIL "), "{report}");
 }
 
 /// The files of `manifests/` that the chart renders, from `helm template` with the default
@@ -295,11 +292,28 @@ fn manifests_are_what_the_chart_renders() {
 }
 
 /// The rendered ConfigMap's configuration file.
-fn config_of(text: &str) -> String {
+pub fn config_of(text: &str) -> String {
     objects("render", text)
         .into_iter()
-        .find(|o| o["kind"] == "ConfigMap" && o["metadata"]["name"] == "crd-audit")
-        .expect("the ConfigMap crd-audit")["data"]["crd-audit.yaml"]
+        .find(|o| o["kind"] == "ConfigMap" && o["data"]["crd-audit.yaml"].is_string())
+        .expect("the configuration's ConfigMap")["data"]["crd-audit.yaml"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The name the rendered Deployment tells the operator (`CRD_AUDIT_NAME`, its `--name`).
+pub fn instance_name(text: &str) -> String {
+    let deployment = objects("render", text)
+        .into_iter()
+        .find(|o| o["kind"] == "Deployment")
+        .expect("the Deployment");
+    deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "CRD_AUDIT_NAME")
+        .expect("CRD_AUDIT_NAME")["value"]
         .as_str()
         .unwrap()
         .to_string()
@@ -372,6 +386,7 @@ fn no_rule_grants_the_core_group_beyond_its_own_needs() {
         let all = file
             .as_ref()
             .is_some_and(|f| f.ends_with("all-values.yaml"));
+        let secret = format!("{}-gate-tls", instance_name(&text));
         for (who, rule) in rules(&text) {
             let groups: Vec<&str> = rule["apiGroups"]
                 .as_array()
@@ -394,10 +409,19 @@ fn no_rule_grants_the_core_group_beyond_its_own_needs() {
                 .collect();
             match resources.as_slice() {
                 ["events"] => assert_eq!(rule["verbs"], serde_json::json!(["create"])),
+                // Its own ConfigMap, which uninstall-cleanup makes the owner of the Lease.
+                ["configmaps"] => {
+                    assert!(who.starts_with("Role "), "{who}: {rule}");
+                    assert_eq!(
+                        rule["resourceNames"],
+                        serde_json::json!([instance_name(&text)]),
+                        "{file:?}: {who}"
+                    );
+                    assert_eq!(rule["verbs"], serde_json::json!(["get"]), "{file:?}: {who}");
+                }
                 ["secrets"] => {
                     assert!(who.starts_with("Role "), "{who}: {rule}");
-                    let by_name =
-                        rule["resourceNames"] == serde_json::json!(["crd-audit-gate-tls"]);
+                    let by_name = rule["resourceNames"] == serde_json::json!([secret]);
                     assert!(
                         by_name || rule["verbs"] == serde_json::json!(["create"]),
                         "{file:?}: {who} reads Secrets beyond its own: {rule}"
@@ -580,4 +604,9 @@ fn the_dashboard_configmap_carries_the_dashboard_file() {
     let shipped: Value =
         serde_json::from_str(cm["data"]["crd-audit.json"].as_str().unwrap()).unwrap();
     assert_eq!(shipped, serde_json::from_str::<Value>(&file).unwrap());
+}
+
+pub fn yaml_file(path: &str) -> Value {
+    let text = std::fs::read_to_string(root().join(path)).unwrap();
+    objects(path, &text).into_iter().next().unwrap()
 }

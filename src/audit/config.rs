@@ -1,8 +1,16 @@
 //! The operator's configuration file (`config/crd-audit.yaml`): a serde struct, every key
 //! optional, unknown keys refused with an error naming the key and the file, values checked.
 
+mod webhook;
+
 use serde::Deserialize;
 use std::time::Duration;
+pub use webhook::{
+    DEFAULT_GATE_TIMEOUT_SECONDS, FailurePolicy, LabelRequirement, LabelSelector,
+    MAX_GATE_TIMEOUT_SECONDS, MAX_MATCH_CONDITIONS, MatchCondition, SelectorOperator,
+    max_gate_budget,
+};
+use webhook::{match_conditions_error, selector_error};
 
 /// The largest `maxListedObjects`: with every message bounded, a report of this many
 /// entries stays far below etcd's request limit (1.5 MiB).
@@ -47,9 +55,19 @@ pub struct Config {
     /// A directory with `tls.crt`, `tls.key` and `ca.crt` (as cert-manager writes them) for
     /// the gate's TLS (default: a self-managed CA and certificate in a Secret).
     pub gate_cert_dir: Option<std::path::PathBuf>,
-    /// How long the gate judges stored objects before it answers with what it has.
+    /// How long the gate judges stored objects before it answers with what it has (below
+    /// `gateTimeoutSeconds`).
     #[serde(deserialize_with = "duration")]
     pub gate_budget: Duration,
+    /// The webhook's `timeoutSeconds`: how long the API server waits for the gate's answer.
+    pub gate_timeout_seconds: u32,
+    /// The webhook's `failurePolicy`: what the API server does when the gate cannot answer.
+    pub gate_failure_policy: FailurePolicy,
+    /// The webhook's `objectSelector`: only CRDs whose labels match are sent to the gate.
+    pub gate_object_selector: Option<LabelSelector>,
+    /// The webhook's `matchConditions` (CEL): only requests that match them all are sent to
+    /// the gate. Written only to API servers that serve them (1.28 and newer).
+    pub gate_match_conditions: Vec<MatchCondition>,
     /// Per-CRD metric series (about 15 a CRD). `false` sums them into one cluster-wide series
     /// each (`crd=""`), for very large clusters.
     pub per_crd_metrics: bool,
@@ -89,6 +107,10 @@ impl Default for Config {
             gate_url: None,
             gate_cert_dir: None,
             gate_budget: DEFAULT_GATE_BUDGET,
+            gate_timeout_seconds: DEFAULT_GATE_TIMEOUT_SECONDS,
+            gate_failure_policy: FailurePolicy::Ignore,
+            gate_object_selector: None,
+            gate_match_conditions: Vec::new(),
             per_crd_metrics: true,
         }
     }
@@ -115,9 +137,6 @@ pub enum PolicyReportsApi {
 
 /// `gateBudget` by default: the webhook's timeout is 10 s, and the answer must leave in time.
 pub const DEFAULT_GATE_BUDGET: Duration = Duration::from_secs(8);
-
-/// The longest `gateBudget`: the API server gives the webhook 10 s in all.
-pub const MAX_GATE_BUDGET: Duration = Duration::from_secs(9);
 
 /// The largest `validatorCacheMiB` (64 GiB).
 pub const MAX_VALIDATOR_CACHE_MIB: usize = 64 << 10;
@@ -153,13 +172,17 @@ fn duration_of(value: &serde_json::Value) -> Result<Duration, String> {
 }
 
 /// The allowed values of each numeric key, as its errors say them.
-const RANGES: [(&str, &str); 6] = [
+const RANGES: [(&str, &str); 7] = [
     ("apiQps", "0.01 to 10000 writes a second"),
     ("apiBurst", "1 to 10000"),
     ("maxListedObjects", "0 to 1000: a report must fit in etcd"),
     ("validatorCacheMiB", "0 to 65536 (64 GiB)"),
     ("fullResyncInterval", "1m to 720h"),
-    ("gateBudget", "100ms to 9s: the webhook's timeout is 10s"),
+    (
+        "gateBudget",
+        "100ms to 9s with the default gateTimeoutSeconds of 10: at most nine tenths of it",
+    ),
+    ("gateTimeoutSeconds", "1 to 30: the API server's limits"),
 ];
 
 /// The allowed range of a numeric key.
@@ -207,7 +230,7 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
                 .err()
                 .map(|_| not_a_number(key, value, true));
         }
-        "apiBurst" => {
+        "apiBurst" | "gateTimeoutSeconds" => {
             return read::<u32>(v).err().map(|_| not_a_number(key, value, true));
         }
         "apiQps" => {
@@ -233,6 +256,15 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
             )),
         },
         "gateCertDir" => read::<String>(v).err().map(|e| e.to_string()),
+        "gateFailurePolicy" => read::<FailurePolicy>(v).err().map(|e| e.to_string()),
+        "gateObjectSelector" => read::<Option<LabelSelector>>(v)
+            .err()
+            .map(|e| e.to_string())
+            .or_else(|| selector_error(value)),
+        "gateMatchConditions" => read::<Vec<MatchCondition>>(v)
+            .err()
+            .map(|e| e.to_string())
+            .or_else(|| match_conditions_error(value)),
         _ => None,
     }?;
     Some(format!("{key}: {e}"))
@@ -296,10 +328,19 @@ impl Config {
                 self.full_resync_interval.as_secs()
             ));
         }
-        if !(Duration::from_millis(100)..=MAX_GATE_BUDGET).contains(&self.gate_budget) {
+        if !(1..=MAX_GATE_TIMEOUT_SECONDS).contains(&self.gate_timeout_seconds) {
             return Err(out_of_range(
-                "gateBudget",
-                format!("{:?}", self.gate_budget),
+                "gateTimeoutSeconds",
+                self.gate_timeout_seconds,
+            ));
+        }
+        let max_budget = max_gate_budget(self.gate_timeout_seconds);
+        if !(Duration::from_millis(100)..=max_budget).contains(&self.gate_budget) {
+            return Err(format!(
+                "gateBudget: {:?} is out of range (100ms to {:?}: nine tenths of \
+                 gateTimeoutSeconds {}, so that the answer leaves before the API server stops \
+                 waiting)",
+                self.gate_budget, max_budget, self.gate_timeout_seconds
             ));
         }
         for (key, globs) in [

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
     kind = "SchemaAudit",
     plural = "schemaaudits",
     singular = "schemaaudit",
-    shortname = "sa",
+    shortname = "crdaudit",
     status = "SchemaAuditStatus",
     doc = "The audit of one CustomResourceDefinition and of the objects stored under it, written by crd-audit.",
     printcolumn = r#"{"name":"STRUCTURAL","type":"boolean","description":"Whether the storage version's schema is structural","jsonPath":".status.versions[?(@.storage==true)].structural"}"#,

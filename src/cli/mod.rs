@@ -2,6 +2,7 @@
 //! sharing input reading, and handing what they find to the sink of the output format
 //! (`sink`). The command line itself is `crate::command_line`.
 
+pub mod apply_crd;
 pub mod audit;
 pub mod check;
 pub mod completions;

@@ -21,7 +21,7 @@ pub enum Origin {
 }
 
 /// The flags that choose the cluster, for the commands that always talk to one (`audit`,
-/// `controller`, `uninstall-cleanup`).
+/// `controller`, `uninstall-cleanup`, `apply-crd`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ClusterArgs {
     /// Kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster

@@ -15,6 +15,7 @@ pub mod tls;
 pub mod webhook_config;
 
 use crate::audit::config::Config;
+use crate::audit::instance_names::InstanceNames;
 use axum::body::Bytes;
 use axum::http::{StatusCode, header};
 use prometheus_client::encoding::EncodeLabelSet;
@@ -56,11 +57,13 @@ impl Default for GateMetrics {
 }
 
 /// Starts the gate on `addr`: its certificate (and the task that keeps it current) and its
-/// listener. Returns the certificate served, for the leader's webhook configuration.
+/// listener; `names` are the instance's (its Service and the Secret of a self-managed
+/// certificate). Returns the certificate served, for the leader's webhook configuration.
 pub async fn start(
     addr: &str,
     client: kube::Client,
     config: Config,
+    names: &InstanceNames,
     namespace: &str,
     metrics: GateMetrics,
 ) -> Result<Arc<ServingCert>, String> {
@@ -84,9 +87,12 @@ pub async fn start(
             });
         }
         None => {
-            let hosts = tls::serving_hosts(namespace, config.gate_url.as_deref());
+            let hosts = tls::serving_hosts(names.service(), namespace, config.gate_url.as_deref());
             let (cert, client, namespace) = (cert.clone(), client.clone(), namespace.to_string());
-            tokio::spawn(async move { keep_self_managed(cert, client, namespace, hosts).await });
+            let secret = names.secret();
+            tokio::spawn(
+                async move { keep_self_managed(cert, client, secret, namespace, hosts).await },
+            );
         }
     }
     let gate = Arc::new(review::Gate::new(client, config, metrics));
@@ -160,11 +166,12 @@ async fn serve(
     }
 }
 
-/// Loads the self-managed certificate from its Secret (creating or renewing it as needed),
-/// retrying with backoff until it can, then checks it every ten minutes.
+/// Loads the self-managed certificate from its Secret `secret` (creating or renewing it as
+/// needed), retrying with backoff until it can, then checks it every ten minutes.
 async fn keep_self_managed(
     cert: Arc<ServingCert>,
     client: kube::Client,
+    secret: String,
     namespace: String,
     hosts: Vec<String>,
 ) {
@@ -173,7 +180,7 @@ async fn keep_self_managed(
             .jittered();
     let mut served = false;
     loop {
-        let wait = match tls::ensure_secret(&client, &namespace, &hosts).await {
+        let wait = match tls::ensure_secret(&client, &secret, &namespace, &hosts).await {
             Ok(made) => {
                 let loaded = cert.load(
                     made.cert.as_bytes(),

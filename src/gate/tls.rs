@@ -1,7 +1,7 @@
 //! The gate's serving certificate. Either files (`gateCertDir`: `tls.crt`, `tls.key`,
 //! `ca.crt`, as cert-manager writes them; read again when they change) or self-managed: a CA
-//! and a serving certificate kept in the Secret `crd-audit-gate-tls` of the operator's
-//! namespace, created by the first replica that finds none and renewed by any replica
+//! and a serving certificate kept in the Secret `<name>-gate-tls` (`crd-audit-gate-tls` by
+//! default: `crate::audit::instance_names`) of the operator's namespace, created by the first replica that finds none and renewed by any replica
 //! before it expires (writes carry the Secret's `resourceVersion`, so two replicas never
 //! both win). Every replica serves what the Secret holds; the leader puts its CA in the
 //! webhook configuration.
@@ -20,12 +20,6 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
-
-/// The Secret of the self-managed certificates.
-pub const SECRET: &str = "crd-audit-gate-tls";
-
-/// The Service the API server calls the gate through (in the operator's namespace).
-pub const SERVICE: &str = "crd-audit";
 
 /// How long a self-made serving certificate and CA are valid.
 const SERVING_VALIDITY: Duration = Duration::from_secs(365 * 24 * 3600);
@@ -133,14 +127,14 @@ pub fn load_dir(
     Ok(())
 }
 
-/// The names a self-made serving certificate carries: the Service's, and the host of
-/// `gateUrl` when set.
-pub fn serving_hosts(namespace: &str, gate_url: Option<&str>) -> Vec<String> {
+/// The names a self-made serving certificate carries: the Service's (`service`, the one the
+/// API server calls the gate through), and the host of `gateUrl` when set.
+pub fn serving_hosts(service: &str, namespace: &str, gate_url: Option<&str>) -> Vec<String> {
     let mut hosts = vec![
-        SERVICE.to_string(),
-        format!("{SERVICE}.{namespace}"),
-        format!("{SERVICE}.{namespace}.svc"),
-        format!("{SERVICE}.{namespace}.svc.cluster.local"),
+        service.to_string(),
+        format!("{service}.{namespace}"),
+        format!("{service}.{namespace}.svc"),
+        format!("{service}.{namespace}.svc.cluster.local"),
     ];
     if let Some(host) = gate_url.and_then(url_host) {
         hosts.push(host);
@@ -266,11 +260,11 @@ impl SelfMade {
         Ok(Some(next))
     }
 
-    fn to_secret(&self, namespace: &str, resource_version: Option<String>) -> Secret {
+    fn to_secret(&self, name: &str, namespace: &str, resource_version: Option<String>) -> Secret {
         let bytes = |s: &str| ByteString(s.as_bytes().to_vec());
         Secret {
             metadata: ObjectMeta {
-                name: Some(SECRET.into()),
+                name: Some(name.into()),
                 namespace: Some(namespace.into()),
                 resource_version,
                 labels: Some(BTreeMap::from([(
@@ -317,20 +311,21 @@ impl SelfMade {
     }
 }
 
-/// Makes sure the Secret holds certificates good for `hosts`, creating or renewing them;
-/// returns what it holds. A Secret that is not ours to read (made by hand, missing a key)
-/// is replaced.
+/// Makes sure the Secret `name` holds certificates good for `hosts`, creating or renewing
+/// them; returns what it holds. A Secret that is not ours to read (made by hand, missing a
+/// key) is replaced.
 pub async fn ensure_secret(
     client: &kube::Client,
+    name: &str,
     namespace: &str,
     hosts: &[String],
 ) -> Result<SelfMade, String> {
     let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
     for _ in 0..3 {
         let found = api
-            .get_opt(SECRET)
+            .get_opt(name)
             .await
-            .map_err(|e| format!("reading Secret {namespace}/{SECRET}: {e}"))?;
+            .map_err(|e| format!("reading Secret {namespace}/{name}: {e}"))?;
         let (current, version) = match &found {
             Some(s) => (SelfMade::of_secret(s), s.metadata.resource_version.clone()),
             None => (None, None),
@@ -342,15 +337,15 @@ pub async fn ensure_secret(
             },
             None => SelfMade::new(hosts)?,
         };
-        let secret = next.to_secret(namespace, version.clone());
+        let secret = next.to_secret(name, namespace, version.clone());
         let written = match found {
             None => api.create(&PostParams::default(), &secret).await,
-            Some(_) => api.replace(SECRET, &PostParams::default(), &secret).await,
+            Some(_) => api.replace(name, &PostParams::default(), &secret).await,
         };
         match written {
             Ok(_) => {
                 tracing::info!(
-                    secret = %format!("{namespace}/{SECRET}"),
+                    secret = %format!("{namespace}/{name}"),
                     expires = next.not_after,
                     "wrote the gate's serving certificate"
                 );
@@ -358,11 +353,11 @@ pub async fn ensure_secret(
             }
             // Another replica wrote it first: read what it wrote.
             Err(kube::Error::Api(s)) if s.code == 409 => continue,
-            Err(e) => return Err(format!("writing Secret {namespace}/{SECRET}: {e}")),
+            Err(e) => return Err(format!("writing Secret {namespace}/{name}: {e}")),
         }
     }
     Err(format!(
-        "Secret {namespace}/{SECRET} kept changing under three attempts to write it"
+        "Secret {namespace}/{name} kept changing under three attempts to write it"
     ))
 }
 
@@ -379,7 +374,7 @@ mod tests {
             std::fs::write(dir.join("tls.key"), &m.key).unwrap();
             std::fs::write(dir.join("ca.crt"), &m.ca_cert).unwrap();
         };
-        let hosts = serving_hosts("ops", None);
+        let hosts = serving_hosts("crd-audit", "ops", None);
         let (one, two) = (
             SelfMade::new(&hosts).unwrap(),
             SelfMade::new(&hosts).unwrap(),
@@ -420,8 +415,23 @@ mod tests {
 
     #[test]
     fn self_made_certificates_load_and_renew() {
-        let hosts = serving_hosts("ops", Some("https://127.0.0.1:9443/validate-crd"));
+        let hosts = serving_hosts(
+            "crd-audit",
+            "ops",
+            Some("https://127.0.0.1:9443/validate-crd"),
+        );
         assert!(hosts.contains(&"crd-audit.ops.svc".to_string()));
+        // Another instance name (the chart's fullname): its Service's names.
+        let other = serving_hosts("audit-x", "ops", None);
+        assert_eq!(
+            other,
+            [
+                "audit-x",
+                "audit-x.ops",
+                "audit-x.ops.svc",
+                "audit-x.ops.svc.cluster.local"
+            ]
+        );
         assert!(hosts.contains(&"127.0.0.1".to_string()));
         let made = SelfMade::new(&hosts).unwrap();
         let served = ServingCert::new();
@@ -458,7 +468,8 @@ mod tests {
         assert_ne!(next.ca_cert, made.ca_cert);
         assert_eq!(next.ca_bundle, format!("{}{}", next.ca_cert, made.ca_cert));
         // Through a Secret and back.
-        let s = next.to_secret("ops", None);
+        let s = next.to_secret("audit-x-gate-tls", "ops", None);
+        assert_eq!(s.metadata.name.as_deref(), Some("audit-x-gate-tls"));
         assert_eq!(SelfMade::of_secret(&s).unwrap(), next);
         // Garbage is refused and the certificate served so far stays.
         assert!(served.load(b"nope", b"nope", b"nope").is_err());

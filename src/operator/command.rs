@@ -2,8 +2,20 @@
 
 use super::{Options, init_logging, run as run_operator};
 use crate::audit::config::Config;
+use crate::audit::instance_names::{DEFAULT_NAME, InstanceNames};
 use crate::program::{EXIT_CLEAN, EXIT_INPUT_ERROR};
 use std::path::PathBuf;
+
+/// The flag naming the operator's instance (`controller`, `uninstall-cleanup`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct InstanceArgs {
+    /// The name of the operator's own objects: its Lease and the gate's Service and
+    /// ValidatingWebhookConfiguration are named NAME, the gate's self-managed Secret
+    /// NAME-gate-tls. Read from $CRD_AUDIT_NAME when not given (the Helm chart sets it to its
+    /// fullname).
+    #[arg(long, env = "CRD_AUDIT_NAME", value_name = "NAME", default_value = DEFAULT_NAME)]
+    pub name: InstanceNames,
+}
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -12,6 +24,8 @@ pub struct Args {
     pub config: Option<PathBuf>,
     #[command(flatten)]
     pub cluster: crate::cluster::client::ClusterArgs,
+    #[command(flatten)]
+    pub instance: InstanceArgs,
     /// Address of the metrics and health endpoints.
     #[arg(long, default_value = "0.0.0.0:8080")]
     pub metrics_addr: String,
@@ -61,6 +75,7 @@ pub fn run(args: &Args) -> u8 {
         metrics_addr: args.metrics_addr.clone(),
         webhook_addr: args.webhook_addr.clone(),
         namespace,
+        names: args.instance.name.clone(),
         identity,
         leader_elect: args.leader_elect,
     };

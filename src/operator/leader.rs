@@ -13,7 +13,6 @@ use kube::api::PostParams;
 use std::time::Duration;
 use tokio::time::Instant;
 
-pub const LEASE_NAME: &str = "crd-audit";
 /// How long a Lease holds without renewal.
 pub const LEASE_DURATION: Duration = Duration::from_secs(15);
 /// A leader that has not renewed for this long stops acting as leader.
@@ -23,6 +22,8 @@ pub const RETRY: Duration = Duration::from_secs(2);
 
 pub struct Elector {
     api: Api<Lease>,
+    /// The Lease's name (the instance's: `crd-audit` by default).
+    name: String,
     namespace: String,
     identity: String,
     /// The last record seen (holder, renew time) and when this replica first saw it.
@@ -57,9 +58,11 @@ fn now() -> MicroTime {
 }
 
 impl Elector {
-    pub fn new(client: kube::Client, namespace: &str, identity: &str) -> Elector {
+    /// An elector on the Lease `name` of `namespace`.
+    pub fn new(client: kube::Client, name: &str, namespace: &str, identity: &str) -> Elector {
         Elector {
             api: Api::namespaced(client, namespace),
+            name: name.to_string(),
             namespace: namespace.to_string(),
             identity: identity.to_string(),
             observed: None,
@@ -81,13 +84,13 @@ impl Elector {
     pub async fn try_acquire_or_renew(&mut self) -> Result<bool, ElectionError> {
         let current = self
             .api
-            .get_opt(LEASE_NAME)
+            .get_opt(&self.name)
             .await
             .map_err(ElectionError::Api)?;
         let Some(mut lease) = current else {
             let lease = Lease {
                 metadata: ObjectMeta {
-                    name: Some(LEASE_NAME.into()),
+                    name: Some(self.name.clone()),
                     namespace: Some(self.namespace.clone()),
                     ..Default::default()
                 },
@@ -124,7 +127,7 @@ impl Elector {
         lease.spec = Some(next);
         match self
             .api
-            .replace(LEASE_NAME, &PostParams::default(), &lease)
+            .replace(&self.name, &PostParams::default(), &lease)
             .await
         {
             Ok(_) => Ok(true),
@@ -135,7 +138,7 @@ impl Elector {
 
     /// Gives the Lease up (on shutdown) so a standby need not wait for it to expire.
     pub async fn release(&self) {
-        let Ok(Some(mut lease)) = self.api.get_opt(LEASE_NAME).await else {
+        let Ok(Some(mut lease)) = self.api.get_opt(&self.name).await else {
             return;
         };
         let Some(spec) = lease.spec.as_mut() else {
@@ -149,7 +152,7 @@ impl Elector {
         spec.renew_time = Some(now());
         let _ = self
             .api
-            .replace(LEASE_NAME, &PostParams::default(), &lease)
+            .replace(&self.name, &PostParams::default(), &lease)
             .await;
     }
 }
@@ -222,9 +225,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_standby_is_ready_while_it_can_read_the_lease() {
         let (client, fake) = fake_api::start();
-        let mut a = Elector::new(client.clone(), "crd-audit", "a");
+        let mut a = Elector::new(client.clone(), "crd-audit", "crd-audit", "a");
         assert!(a.try_acquire_or_renew().await.unwrap());
-        let mut b = Elector::new(client, "crd-audit", "b");
+        let mut b = Elector::new(client, "crd-audit", "crd-audit", "b");
         let metrics = crate::operator::metrics::Metrics::new();
         assert!(!metrics.is_ready(), "not ready before the first try");
         let waiting = acquire(&mut b, &metrics);
@@ -247,8 +250,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_leader_that_cannot_renew_stands_down_before_the_lease_ends_and_competes_again() {
         let (client, fake) = fake_api::start();
-        let mut a = Elector::new(client.clone(), "crd-audit", "a");
-        let mut b = Elector::new(client, "crd-audit", "b");
+        let mut a = Elector::new(client.clone(), "crd-audit", "crd-audit", "a");
+        let mut b = Elector::new(client, "crd-audit", "crd-audit", "b");
         assert!(a.try_acquire_or_renew().await.unwrap());
         assert!(!b.try_acquire_or_renew().await.unwrap());
         // An outage: the leader's renewals fail.

@@ -84,6 +84,7 @@ pub async fn run(opts: Options) -> Result<(), String> {
                 &opts.webhook_addr,
                 client.clone(),
                 opts.config.clone(),
+                &opts.names,
                 &opts.namespace,
                 metrics.gate.clone(),
             )
@@ -114,12 +115,18 @@ pub async fn run(opts: Options) -> Result<(), String> {
         metrics = %opts.metrics_addr,
         leader_election = elect,
         namespace = %opts.namespace,
+        name = %opts.names,
         allocator = crate::allocator::NAME,
         "started"
     );
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
-    let mut elector = Elector::new(client.clone(), &opts.namespace, &opts.identity);
+    let mut elector = Elector::new(
+        client.clone(),
+        opts.names.lease(),
+        &opts.namespace,
+        &opts.identity,
+    );
     loop {
         if elect {
             tokio::select! {
@@ -154,10 +161,12 @@ pub async fn run(opts: Options) -> Result<(), String> {
         let webhook_config = tokio::spawn(crate::gate::webhook_config::keep(
             client.clone(),
             opts.config.clone(),
+            opts.names.clone(),
             opts.namespace.clone(),
             gate_cert
                 .clone()
                 .unwrap_or_else(crate::gate::tls::ServingCert::new),
+            release.minor,
         ));
         let lost = async {
             if elect {

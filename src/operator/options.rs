@@ -14,6 +14,8 @@ pub struct Options {
     pub webhook_addr: String,
     /// The operator's namespace (its leader-election Lease).
     pub namespace: String,
+    /// The names of its Lease, the gate's Service, Secret and webhook configuration.
+    pub names: crate::audit::instance_names::InstanceNames,
     pub identity: String,
     /// `None`: on in a pod, off elsewhere.
     pub leader_elect: Option<bool>,

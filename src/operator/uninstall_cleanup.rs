@@ -4,25 +4,28 @@
 //!
 //! First it takes the operator's Lease (as a replica would take an expired one) and holds it
 //! for an hour: the leader sees the Lease taken at its next renewal and stops acting, and no
-//! replica acts again before the uninstall removes them. Then it removes, in this order:
+//! replica acts again before the uninstall removes them. The held Lease's owner is the
+//! operator's ConfigMap, so garbage collection deletes it once the uninstall has removed the
+//! release, and an install right after elects a leader at once. Then it removes, in this order:
 //! the `crd-audit.dev/violations` annotations on every CRD's objects, the policy reports named
-//! `crd-audit` with its label, the SchemaAudit reports, the webhook configuration `crd-audit`
-//! and the gate's self-managed Secret. What it may not read or change is said, and the exit
+//! `crd-audit` with its label, the SchemaAudit reports, the gate's webhook configuration and
+//! its self-managed Secret. The Lease, the configuration and the Secret are the instance's
+//! (`--name`: `crd-audit`, `crd-audit`, `crd-audit-gate-tls` by default). What it may not read or change is said, and the exit
 //! code is 1; nothing else stops it.
 
-use super::leader::{LEASE_NAME, RENEW_DEADLINE, RETRY, leases_served};
+use super::command::InstanceArgs;
+use super::leader::{RENEW_DEADLINE, RETRY, leases_served};
 use super::policy_report::{MANAGED_BY, POLICY, REPORT_NAME, ReportApi};
+use crate::audit::instance_names::InstanceNames;
 use crate::audit::judge::ANNOTATION;
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::client::{ClusterArgs, cli_runtime, connect, describe, status_code};
 use crate::cluster::resources::crd_resource;
-use crate::gate::tls::SECRET as SECRET_NAME;
-use crate::gate::webhook_config::NAME as CONFIGURATION_NAME;
 use crate::program::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
-use k8s_openapi::api::core::v1::Secret;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, OwnerReference};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
 };
@@ -38,6 +41,8 @@ const HOLD: Duration = Duration::from_secs(3600);
 pub struct Args {
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub instance: InstanceArgs,
     /// The operator's namespace: its Lease and the gate's Secret (default: the pod's
     /// namespace, else `crd-audit`).
     #[arg(long)]
@@ -86,13 +91,14 @@ pub fn run(args: &Args) -> u8 {
         } else {
             "removed"
         };
+        let names = &args.instance.name;
         if !args.dry_run {
-            hold_the_lease(&client, &namespace, &mut tally).await;
+            hold_the_lease(&client, names.lease(), &namespace, &mut tally).await;
         }
         remove_annotations(&client, args.dry_run, &mut tally).await;
         remove_policy_reports(&client, args.dry_run, &mut tally).await;
         remove_schema_audits(&client, args.dry_run, &mut tally).await;
-        remove_gate_objects(&client, &namespace, args.dry_run, &mut tally).await;
+        remove_gate_objects(&client, names, &namespace, args.dry_run, &mut tally).await;
         println!(
             "crd-audit uninstall-cleanup: {verb} {} crd-audit.dev/violations annotation(s), {} policy report(s), {} SchemaAudit(s){}",
             tally.annotations,
@@ -126,9 +132,34 @@ fn now() -> MicroTime {
     MicroTime(k8s_openapi::jiff::Timestamp::now())
 }
 
-/// Takes the operator's Lease for an hour, then waits until a leader that held it has had
-/// time to see that and stop acting (its renew deadline, and one retry).
-async fn hold_the_lease(client: &kube::Client, namespace: &str, tally: &mut Tally) {
+/// Takes the operator's Lease (`lease`) for an hour, then waits until a leader that held it
+/// has had time to see that and stop acting (its renew deadline, and one retry).
+/// The owner the held Lease is given: the operator's ConfigMap (named as the Lease), which
+/// the uninstall removes after this hook. Garbage collection then deletes the Lease, so that an
+/// install after the uninstall finds no Lease held and elects a leader at once. `None` when
+/// there is no such ConfigMap or it may not be read: the Lease is then only held for `HOLD`.
+async fn lease_owner(
+    client: &kube::Client,
+    namespace: &str,
+    name: &str,
+) -> Option<Vec<OwnerReference>> {
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
+    let cm = api.get_opt(name).await.ok()??;
+    Some(vec![OwnerReference {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        name: name.into(),
+        uid: cm.metadata.uid?,
+        ..Default::default()
+    }])
+}
+
+async fn hold_the_lease(
+    client: &kube::Client,
+    lease_name: &str,
+    namespace: &str,
+    tally: &mut Tally,
+) {
     match leases_served(client).await {
         Ok(true) => {}
         Ok(false) => return,
@@ -140,6 +171,13 @@ async fn hold_the_lease(client: &kube::Client, namespace: &str, tally: &mut Tall
         }
     }
     let api: Api<Lease> = Api::namespaced(client.clone(), namespace);
+    let owners = lease_owner(client, namespace, lease_name).await;
+    if owners.is_none() {
+        println!(
+            "the Lease {namespace}/{lease_name} stays held for an hour: there is no ConfigMap \
+             {namespace}/{lease_name} to hand it to (delete the Lease to install again sooner)"
+        );
+    }
     let spec = LeaseSpec {
         holder_identity: Some(HOLDER.into()),
         lease_duration_seconds: Some(HOLD.as_secs() as i32),
@@ -148,7 +186,7 @@ async fn hold_the_lease(client: &kube::Client, namespace: &str, tally: &mut Tall
         ..Default::default()
     };
     for _ in 0..5 {
-        let written = match api.get_opt(LEASE_NAME).await {
+        let written = match api.get_opt(lease_name).await {
             Ok(Some(mut lease)) => {
                 let held_by_a_replica = lease
                     .spec
@@ -164,15 +202,17 @@ async fn hold_the_lease(client: &kube::Client, namespace: &str, tally: &mut Tall
                     lease_transitions: Some(transitions + 1),
                     ..spec.clone()
                 });
-                api.replace(LEASE_NAME, &PostParams::default(), &lease)
+                lease.metadata.owner_references = owners.clone();
+                api.replace(lease_name, &PostParams::default(), &lease)
                     .await
                     .map(|_| held_by_a_replica)
             }
             Ok(None) => {
                 let lease = Lease {
                     metadata: ObjectMeta {
-                        name: Some(LEASE_NAME.into()),
+                        name: Some(lease_name.into()),
                         namespace: Some(namespace.into()),
+                        owner_references: owners.clone(),
                         ..Default::default()
                     },
                     spec: Some(spec.clone()),
@@ -193,7 +233,7 @@ async fn hold_the_lease(client: &kube::Client, namespace: &str, tally: &mut Tall
             Err(e) if status_code(&e) == Some(404) => return, // no namespace: no operator
             Err(e) => {
                 tally.problems.push(format!(
-                    "taking the Lease {namespace}/{LEASE_NAME} (so that the operator stops writing): {}",
+                    "taking the Lease {namespace}/{lease_name} (so that the operator stops writing): {}",
                     describe(&e)
                 ));
                 return;
@@ -201,7 +241,7 @@ async fn hold_the_lease(client: &kube::Client, namespace: &str, tally: &mut Tall
         }
     }
     tally.problems.push(format!(
-        "taking the Lease {namespace}/{LEASE_NAME}: it kept changing"
+        "taking the Lease {namespace}/{lease_name}: it kept changing"
     ));
 }
 
@@ -419,25 +459,29 @@ async fn remove_schema_audits(client: &kube::Client, dry_run: bool, tally: &mut 
 /// its self-managed Secret.
 async fn remove_gate_objects(
     client: &kube::Client,
+    names: &InstanceNames,
     namespace: &str,
     dry_run: bool,
     tally: &mut Tally,
 ) {
+    let configuration_name = names.webhook_configuration();
+    let secret_name = names.secret();
+    let secret_name = secret_name.as_str();
     let vwc: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
     let secret: Api<Secret> = Api::namespaced(client.clone(), namespace);
     let found = [
         (
-            vwc.get_metadata_opt(CONFIGURATION_NAME)
+            vwc.get_metadata_opt(configuration_name)
                 .await
                 .map(|o| o.is_some()),
-            format!("the ValidatingWebhookConfiguration {CONFIGURATION_NAME}"),
+            format!("the ValidatingWebhookConfiguration {configuration_name}"),
         ),
         (
             secret
-                .get_metadata_opt(SECRET_NAME)
+                .get_metadata_opt(secret_name)
                 .await
                 .map(|o| o.is_some()),
-            format!("the Secret {namespace}/{SECRET_NAME}"),
+            format!("the Secret {namespace}/{secret_name}"),
         ),
     ];
     for (i, (present, what)) in found.into_iter().enumerate() {
@@ -458,12 +502,12 @@ async fn remove_gate_objects(
             continue;
         }
         let deleted = if i == 0 {
-            vwc.delete(CONFIGURATION_NAME, &DeleteParams::default())
+            vwc.delete(configuration_name, &DeleteParams::default())
                 .await
                 .map(|_| ())
         } else {
             secret
-                .delete(SECRET_NAME, &DeleteParams::default())
+                .delete(secret_name, &DeleteParams::default())
                 .await
                 .map(|_| ())
         };
@@ -506,5 +550,113 @@ mod tests {
         none_served["spec"]["versions"][0]["served"] = json!(false);
         assert!(served_resource(&none_served).is_none());
         assert!(served_resource(&json!({"spec": "garbage"})).is_none());
+    }
+
+    /// The Lease taken and the gate's objects removed are those of the instance's name
+    /// (`--name`, the chart's fullname): another instance's are left alone.
+    #[tokio::test]
+    async fn the_cleanup_finds_the_instances_objects_by_its_name() {
+        use http::{Request, Response};
+        use kube::client::Body;
+        use std::sync::{Arc, Mutex};
+        let (svc, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+        let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+        let log = seen.clone();
+        let leases: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let created = leases.clone();
+        tokio::spawn(async move {
+            while let Some((req, send)) = handle.next_request().await {
+                let (parts, body) = req.into_parts();
+                let bytes = body.collect_bytes().await.unwrap_or_default();
+                let path = parts.uri.path().to_string();
+                log.lock().unwrap().push(format!("{} {path}", parts.method));
+                let ok = |v: Value| {
+                    Response::builder()
+                        .status(200)
+                        .header("content-type", "application/json")
+                        .body(Body::from(serde_json::to_vec(&v).unwrap()))
+                        .unwrap()
+                };
+                let response = match (parts.method.as_str(), path.as_str()) {
+                    ("GET", "/apis/coordination.k8s.io/v1") => ok(json!({
+                        "kind": "APIResourceList", "apiVersion": "v1",
+                        "groupVersion": "coordination.k8s.io/v1",
+                        "resources": [{"name": "leases", "singularName": "lease",
+                            "namespaced": true, "kind": "Lease", "verbs": ["get", "create"]}]})),
+                    ("POST", "/apis/coordination.k8s.io/v1/namespaces/ops/leases") => {
+                        created
+                            .lock()
+                            .unwrap()
+                            .push(serde_json::from_slice(&bytes).unwrap());
+                        ok(serde_json::from_slice(&bytes).unwrap())
+                    }
+                    ("GET", "/api/v1/namespaces/ops/configmaps/audit-x") => ok(json!({
+                        "apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": "audit-x", "namespace": "ops", "uid": "cm-uid"}})),
+                    (
+                        "GET",
+                        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/audit-x"
+                        | "/api/v1/namespaces/ops/secrets/audit-x-gate-tls",
+                    ) => ok(json!({"apiVersion": "meta.k8s.io/v1",
+                        "kind": "PartialObjectMetadata", "metadata": {"name": "x"}})),
+                    ("DELETE", _) => ok(json!({"kind": "Status", "apiVersion": "v1",
+                        "status": "Success"})),
+                    _ => Response::builder()
+                        .status(404)
+                        .header("content-type", "application/json")
+                        .body(Body::from(
+                            serde_json::to_vec(&json!({"kind": "Status", "apiVersion": "v1",
+                                "status": "Failure", "reason": "NotFound", "code": 404,
+                                "message": "not found"}))
+                            .unwrap(),
+                        ))
+                        .unwrap(),
+                };
+                send.send_response(response);
+            }
+        });
+        let client = kube::Client::new(svc, "default");
+        let names: InstanceNames = "audit-x".parse().unwrap();
+        let mut tally = Tally::default();
+        hold_the_lease(&client, names.lease(), "ops", &mut tally).await;
+        remove_gate_objects(&client, &names, "ops", false, &mut tally).await;
+        assert!(tally.problems.is_empty(), "{:?}", tally.problems);
+        assert_eq!(
+            tally.others,
+            [
+                "the ValidatingWebhookConfiguration audit-x",
+                "the Secret ops/audit-x-gate-tls"
+            ]
+        );
+        let seen = seen.lock().unwrap();
+        assert!(
+            seen.contains(
+                &"DELETE /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/audit-x"
+                    .to_string()
+            ),
+            "{seen:?}"
+        );
+        assert!(
+            seen.contains(&"DELETE /api/v1/namespaces/ops/secrets/audit-x-gate-tls".to_string()),
+            "{seen:?}"
+        );
+        assert!(
+            seen.contains(
+                &"GET /apis/coordination.k8s.io/v1/namespaces/ops/leases/audit-x".to_string()
+            ),
+            "{seen:?}"
+        );
+        assert!(
+            !seen
+                .iter()
+                .any(|r| r.ends_with("/crd-audit") || r.ends_with("crd-audit-gate-tls"))
+        );
+        // The Lease goes with the release: its owner is the instance's ConfigMap.
+        let leases = leases.lock().unwrap();
+        assert_eq!(
+            leases[0]["metadata"]["ownerReferences"],
+            json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "audit-x", "uid": "cm-uid"}]),
+            "{leases:?}"
+        );
     }
 }

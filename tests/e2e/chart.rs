@@ -84,8 +84,8 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
     let dir = env.run_dir.join("chart");
     std::fs::create_dir_all(&dir).unwrap();
 
-    // What the optional parts need: the Prometheus Operator's CRDs (from the corpus, without
-    // the `default: ""` this server reads as null) and the wgpolicyk8s.io report CRDs.
+    // What the optional parts need: the Prometheus Operator's CRDs (from the corpus, their
+    // `default: ""` included) and the wgpolicyk8s.io report CRDs.
     for case in [
         "prometheus-operator-servicemonitors",
         "prometheus-operator-prometheusrules",
@@ -154,9 +154,22 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
     );
     let job = hooks
         .iter()
-        .find(|h| h["kind"] == "Job")
+        .find(|h| h["kind"] == "Job" && h["metadata"]["name"] == "crd-audit-uninstall-cleanup")
         .expect("the cleanup Job");
     assert_eq!(job["metadata"]["annotations"]["helm.sh/hook"], "pre-delete");
+    // And for `helm upgrade`, the report CRD's upgrade (run only then, not on install).
+    let upgrade = hooks
+        .iter()
+        .find(|h| h["kind"] == "Job" && h["metadata"]["name"] == "crd-audit-apply-crd")
+        .expect("the CRD upgrade Job");
+    assert_eq!(
+        upgrade["metadata"]["annotations"]["helm.sh/hook"],
+        "pre-upgrade"
+    );
+    assert_eq!(
+        upgrade["spec"]["template"]["spec"]["containers"][0]["args"],
+        json!(["apply-crd"])
+    );
     let pod = &job["spec"]["template"]["spec"];
     assert_eq!(pod["serviceAccountName"], "crd-audit");
     assert_eq!(pod["containers"][0]["args"], json!(["uninstall-cleanup"]));
@@ -358,17 +371,8 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
     // The gate's certificate from cert-manager (gate.certManager.enabled): its Issuers and
     // Certificates are accepted by cert-manager's CRDs (from the corpus).
     for case in ["cert-manager-certificates", "cert-manager-issuers"] {
-        let mut crd = corpus_crd_for_1_20(case);
-        // The Issuer's ACME solvers have list-map keys whose `default: ""` this server reads
-        // as null and refuses; the chart's Issuers are self-signed and CA ones.
-        for v in crd["spec"]["versions"].as_array_mut().unwrap() {
-            if let Some(spec) =
-                v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"].as_object_mut()
-            {
-                spec.remove("acme");
-            }
-        }
-        apply(admin, &crd);
+        // Whole, the ACME solvers' list-map keys with `default: ""` included.
+        apply(admin, &corpus_crd_for_1_20(case));
     }
     wait_for("cert-manager's Certificates to be served", || {
         admin.get("/apis/cert-manager.io/v1/certificates").ok()
