@@ -15,5 +15,6 @@ mod chart;
 mod cli;
 mod image;
 mod manifests;
+mod node;
 mod operator;
 mod testenv;

@@ -1,0 +1,807 @@
+//! crd-audit where users run it: the operator image (`scripts/build-image.sh`, an OCI archive
+//! built without a Docker daemon) in pods on a real single-node cluster
+//! (`tests/testenv/node-up.sh`: kubelet, containerd, kube-proxy and the control plane of
+//! Kubernetes 1.20 in a network namespace of their own), installed with the chart as an admin
+//! installs it: `helm install --wait`, two replicas, `gate.mode: warn`, the image loaded into
+//! the node (`tests/testenv/node-load-image.sh`) and run with `imagePullPolicy: Never`.
+//!
+//! One node serves the tests here, one after another (each takes the whole machine's turn):
+//! - the install: both pods ready, their probes passing, running as non-root with a
+//!   read-only root filesystem and the chart's seccomp profile (read from the processes
+//!   themselves); a report for every CRD; the gate, called by the API server through the
+//!   chart's Service with the self-managed certificate, warns `kubectl apply`; the metrics
+//!   read through the API server's proxy; the leader killed, the standby leading within the
+//!   Lease's timing while every `kubectl apply` meanwhile gets the gate's answer and a CRD
+//!   change made right after reaches its report within 30 s; `helm uninstall` runs the
+//!   pre-delete Job in a pod, and nothing crd-audit wrote is left;
+//! - `helm upgrade` from the chart of the previous commit that changed it serves the current
+//!   report CRD.
+//!
+//! The README quotes the figures these tests measure (the time from `helm install` to every
+//! report, the failover time) and the bounds they assert.
+
+use crate::support::*;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+const NAMESPACE: &str = "crd-audit";
+const GROUP: &str = "node.example.com";
+const CRD: &str = "widgets.node.example.com";
+/// The operator's Lease timing (src/operator/leader.rs): a standby takes an unrenewed Lease
+/// after the lease duration, trying every retry period.
+const LEASE_DURATION: Duration = Duration::from_secs(15);
+const RETRY: Duration = Duration::from_secs(2);
+/// The bounds the README quotes.
+const EVERY_REPORT_WITHIN: Duration = Duration::from_secs(60);
+const CHANGE_REPORTED_WITHIN: Duration = Duration::from_secs(30);
+
+/// The node, with the operator image loaded: (image repository, tag).
+struct Node {
+    env: TestEnv,
+    image: (String, String),
+}
+
+fn node() -> Option<&'static Node> {
+    static NODE: OnceLock<Option<Node>> = OnceLock::new();
+    NODE.get_or_init(|| {
+        let env = start_node()?;
+        stop_when_this_process_ends("tests/testenv/node-down.sh", &env.run_dir);
+        let archive = crate::image::archive()?;
+        let loaded = Command::new("bash")
+            .arg("tests/testenv/node-load-image.sh")
+            .arg(&env.kubeconfig)
+            .arg(archive)
+            .output()
+            .unwrap();
+        assert!(
+            loaded.status.success(),
+            "node-load-image.sh: {}",
+            String::from_utf8_lossy(&loaded.stderr)
+        );
+        let reference = String::from_utf8(loaded.stdout).unwrap().trim().to_string();
+        assert_eq!(reference, crate::image::REFERENCE);
+        let (repository, tag) = reference.rsplit_once(':').unwrap();
+        let image = (repository.to_string(), tag.to_string());
+        Some(Node { env, image })
+    })
+    .as_ref()
+}
+
+/// One test on the node at a time, and no other end-to-end test meanwhile.
+fn node_turn() -> (
+    std::sync::RwLockWriteGuard<'static, ()>,
+    std::sync::MutexGuard<'static, ()>,
+) {
+    static ONE: Mutex<()> = Mutex::new(());
+    let turn = own_server();
+    (turn, ONE.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+fn helm(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    Command::new(helm_binary())
+        .args(args)
+        .env("KUBECONFIG", &env.kubeconfig)
+        .env("HOME", &env.run_dir)
+        .env("HELM_CACHE_HOME", env.run_dir.join("helm-cache"))
+        .env("HELM_CONFIG_HOME", env.run_dir.join("helm-config"))
+        .env("HELM_DATA_HOME", env.run_dir.join("helm-data"))
+        .output()
+        .unwrap()
+}
+
+fn helm_ok(env: &TestEnv, args: &[&str]) -> String {
+    let out = helm(env, args);
+    assert!(
+        out.status.success(),
+        "helm {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The release `crd-audit`, uninstalled when the test ends however it ends, so that the next
+/// test on the node starts from a node without it.
+struct Release<'a>(&'a TestEnv);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        let out = helm(
+            self.0,
+            &["uninstall", "crd-audit", "--namespace", NAMESPACE, "--wait"],
+        );
+        if out.status.success() {
+            eprintln!("uninstalled the release crd-audit the test left");
+        }
+        for _ in 0..240 {
+            if operator_pods(&self.0.admin).is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
+
+/// The values an admin gives: two replicas, the gate warning, the image on the node.
+fn install_args<'a>(node: &'a Node, chart: &'a str, verb: &'a str) -> Vec<String> {
+    let mut args: Vec<String> = [
+        verb,
+        "crd-audit",
+        chart,
+        "--namespace",
+        NAMESPACE,
+        "--wait",
+        "--timeout",
+        "5m",
+        "--set",
+        "replicas=2",
+        "--set",
+        "gate.mode=warn",
+        "--set",
+        "image.pullPolicy=Never",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push("--set".into());
+    args.push(format!("image.repository={}", node.image.0));
+    args.push("--set".into());
+    args.push(format!("image.tag={}", node.image.1));
+    if verb == "install" {
+        args.push("--create-namespace".into());
+    }
+    args
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+fn widgets_crd(maximum: u32) -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": CRD},
+        "spec": {"group": GROUP, "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "size": {"type": "integer", "maximum": maximum},
+                        "note": {"type": "string"}}}}}}}]}})
+}
+
+/// The operator's pods (the Deployment's, not a hook Job's).
+fn operator_pods(admin: &Rest) -> Vec<Value> {
+    admin
+        .list(&format!(
+            "/api/v1/namespaces/{NAMESPACE}/pods?labelSelector=app.kubernetes.io/name%3Dcrd-audit"
+        ))
+        .unwrap()
+        .into_iter()
+        .filter(|p| {
+            p["metadata"]["ownerReferences"]
+                .as_array()
+                .is_some_and(|o| o.iter().any(|r| r["kind"] == "ReplicaSet"))
+                && p["metadata"]["deletionTimestamp"].is_null()
+        })
+        .collect()
+}
+
+fn ready(pod: &Value) -> bool {
+    pod["status"]["conditions"].as_array().is_some_and(|c| {
+        c.iter()
+            .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    })
+}
+
+fn lease_holder(admin: &Rest) -> Option<String> {
+    admin
+        .get(&format!(
+            "/apis/coordination.k8s.io/v1/namespaces/{NAMESPACE}/leases/crd-audit"
+        ))
+        .ok()?["spec"]["holderIdentity"]
+        .as_str()
+        .map(str::to_string)
+}
+
+/// The host PID of a container (`containerd://ID`), from the node's containerd.
+fn container_pid(env: &TestEnv, container_id: &str) -> u32 {
+    let id = container_id.trim_start_matches("containerd://");
+    let out = Command::new("ctr")
+        .args([
+            "--address",
+            &env.env_var("KUBE_TESTENV_CONTAINERD"),
+            "--namespace",
+            "k8s.io",
+            "tasks",
+            "ls",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| {
+            let mut f = l.split_whitespace();
+            (f.next()? == id).then(|| f.next()?.parse().ok())?
+        })
+        .unwrap_or_else(|| panic!("no task {id} in the node's containerd:\n{text}"))
+}
+
+/// What the kernel says of a running process: its user, seccomp mode, no-new-privileges,
+/// effective capabilities, and whether its root filesystem is mounted read-only.
+fn process_facts(pid: u32) -> (String, String, String, String, bool) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}:")))
+            .unwrap_or("")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    let mounts = std::fs::read_to_string(format!("/proc/{pid}/mountinfo")).unwrap();
+    // mountinfo: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ...
+    let root_ro = mounts.lines().any(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.len() > 5 && f[4] == "/" && f[5].split(',').any(|o| o == "ro")
+    });
+    (
+        field("Uid"),
+        field("Seccomp"),
+        field("NoNewPrivs"),
+        field("CapEff"),
+        root_ro,
+    )
+}
+
+/// Every CRD of the cluster (but crd-audit's own) has its report, with a verdict on its
+/// objects.
+fn every_crd_reported(admin: &Rest) -> bool {
+    let crds: Vec<Value> = admin
+        .list("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| c["spec"]["group"] != "crd-audit.dev")
+        .collect();
+    !crds.is_empty()
+        && crds.iter().all(|c| {
+            let name = c["metadata"]["name"].as_str().unwrap_or("");
+            report(admin, name).ok().is_some_and(|r| {
+                condition(&r, "InstancesValid").is_some_and(|(s, _)| s == "True" || s == "False")
+            })
+        })
+}
+
+fn write_json(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, v.to_string()).unwrap();
+    f
+}
+
+/// How many packets the node's namespace refused to send outside itself (node-up.sh counts
+/// them in the last rule of its chain CRD-AUDIT-NODE-EGRESS).
+fn packets_refused_outside(env: &TestEnv) -> u64 {
+    let out = Command::new("nsenter")
+        .arg(format!(
+            "--net=/run/netns/{}",
+            env.env_var("KUBE_TESTENV_NETNS")
+        ))
+        .args([
+            "--",
+            "iptables",
+            "-w",
+            "-L",
+            "CRD-AUDIT-NODE-EGRESS",
+            "-v",
+            "-x",
+            "-n",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find(|l| l.contains("REJECT"))
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no REJECT rule in CRD-AUDIT-NODE-EGRESS: {text}"))
+}
+
+/// The destinations node-up.sh's chain refused (xt_recent's list, read in the namespace).
+fn destinations_refused_outside(env: &TestEnv) -> String {
+    let out = Command::new("nsenter")
+        .arg(format!(
+            "--net=/run/netns/{}",
+            env.env_var("KUBE_TESTENV_NETNS")
+        ))
+        .args(["--", "cat", "/proc/net/xt_recent/crd-audit-egress"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn signal(pid: u32, sig: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{sig} {pid}");
+}
+
+/// While leadership moves: `kubectl apply --dry-run=server` of `probe` (if any) every half
+/// second, each of which must get the gate's warning, until a new holder of the Lease (`new_leader`)
+/// is seen and the report shows `reported` of the change made at `changed`. (time to the new
+/// leader from `since`, time to the report from `changed`, how many applies).
+fn watch_failover(
+    env: &TestEnv,
+    probe: Option<&Path>,
+    since: Instant,
+    changed: Instant,
+    new_leader: &dyn Fn(&str) -> bool,
+    reported: &dyn Fn(&Value) -> bool,
+) -> (Duration, Duration, usize) {
+    let admin = &env.admin;
+    let mut applies = 0;
+    let mut took_over = None;
+    let mut seen = None;
+    while took_over.is_none() || seen.is_none() {
+        assert!(
+            since.elapsed() < Duration::from_secs(90),
+            "after 90 s: new leader after {took_over:?}, report after {seen:?}"
+        );
+        if let Some(probe) = probe {
+            let (code, _, err) =
+                env.kubectl(&["apply", "--dry-run=server", "-f", probe.to_str().unwrap()]);
+            applies += 1;
+            assert_eq!(code, Some(0), "{err}");
+            assert!(
+                gate_lines(&err)
+                    .first()
+                    .is_some_and(|l| l.starts_with("Warning: crd-audit: ")
+                        && l.contains(" of 3 stored widgets become invalid under v1")),
+                "kubectl apply {:.1} s into the failover got no answer from the gate: {err}",
+                since.elapsed().as_secs_f64()
+            );
+        }
+        if took_over.is_none()
+            && lease_holder(admin).is_some_and(|h| !h.is_empty() && new_leader(&h))
+        {
+            took_over = Some(since.elapsed());
+        }
+        if seen.is_none() && report(admin, CRD).ok().is_some_and(|r| reported(&r)) {
+            seen = Some(changed.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    (took_over.unwrap(), seen.unwrap(), applies)
+}
+
+/// `watch_failover` for the change to maximum 5: one object invalid, the schema tightened.
+fn failover(
+    env: &TestEnv,
+    probe: Option<&Path>,
+    since: Instant,
+    changed: Instant,
+    new_leader: &dyn Fn(&str) -> bool,
+) -> (Duration, Duration, usize) {
+    watch_failover(env, probe, since, changed, new_leader, &|r| {
+        condition(r, "SchemaTightened").is_some_and(|(s, _)| s == "True")
+            && r["status"]["versions"][0]["invalidObjects"] == 1
+    })
+}
+
+/// `watch_failover` for the change back to maximum 10: every object valid again.
+fn failover_loosened(
+    env: &TestEnv,
+    probe: Option<&Path>,
+    since: Instant,
+    changed: Instant,
+    new_leader: &dyn Fn(&str) -> bool,
+) -> (Duration, Duration, usize) {
+    watch_failover(env, probe, since, changed, new_leader, &|r| {
+        condition(r, "InstancesValid").is_some_and(|(s, _)| s == "True")
+            && condition(r, "SchemaTightened").is_some_and(|(s, _)| s == "False")
+    })
+}
+
+/// The lines of the gate in kubectl's stderr.
+fn gate_lines(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("crd-audit:"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
+    let _turn = node_turn();
+    let Some(node) = node() else { return };
+    let env = &node.env;
+    let admin = &env.admin;
+    let dir = env.run_dir.join("install");
+    std::fs::create_dir_all(&dir).unwrap();
+
+    // A CRD whose owner grants reading it by aggregation (what the chart's default RBAC
+    // relies on), with three objects: sizes 1, 4 and 8.
+    apply(admin, &widgets_crd(10));
+    owner_roles(admin, "widgets", GROUP, "widgets", &["patch"]);
+    apply(
+        admin,
+        &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}),
+    );
+    wait_for("widgets to be served", || {
+        admin.get("/apis/node.example.com/v1/widgets").ok()
+    });
+    for (name, size) in [("small", 1), ("medium", 4), ("large", 8)] {
+        apply(
+            admin,
+            &json!({"apiVersion": "node.example.com/v1", "kind": "Widget",
+                "metadata": {"name": name, "namespace": "team-a"},
+                "spec": {"size": size, "note": ""}}),
+        );
+    }
+    // The empty string is stored as it was sent (not read as null).
+    let medium = admin
+        .get("/apis/node.example.com/v1/namespaces/team-a/widgets/medium")
+        .unwrap();
+    assert_eq!(medium["spec"]["note"], "");
+
+    // helm install --wait, as an admin runs it.
+    let _release = Release(env);
+    let started = Instant::now();
+    helm_ok(
+        env,
+        &strs(&install_args(node, "charts/crd-audit", "install")),
+    );
+    let installed = started.elapsed();
+    wait_for_at_most("a report of every CRD", EVERY_REPORT_WITHIN, &mut || {
+        every_crd_reported(admin).then_some(())
+    });
+    let every_report = started.elapsed();
+    eprintln!(
+        "FIGURE helm install --wait took {:.1} s; every report {:.1} s after helm install started",
+        installed.as_secs_f64(),
+        every_report.as_secs_f64()
+    );
+
+    // Running: both pods ready, their probes passing, as the chart's security context says.
+    let pods = operator_pods(admin);
+    assert_eq!(pods.len(), 2, "{pods:#?}");
+    for pod in &pods {
+        assert!(ready(pod), "{pod:#}");
+        let spec = &pod["spec"];
+        let container = &spec["containers"][0];
+        for probe in ["livenessProbe", "readinessProbe"] {
+            assert!(container[probe].is_object(), "no {probe}: {container:#}");
+        }
+        assert_eq!(
+            spec["securityContext"]["seccompProfile"]["type"],
+            "RuntimeDefault"
+        );
+        let status = &pod["status"]["containerStatuses"][0];
+        assert_eq!(status["ready"], true, "{status:#}");
+        assert_eq!(status["restartCount"], 0, "{status:#}");
+        let pid = container_pid(env, status["containerID"].as_str().unwrap());
+        let (uid, seccomp, no_new_privs, caps, root_ro) = process_facts(pid);
+        assert_eq!(uid, "65532", "the operator's user");
+        assert_eq!(seccomp, "2", "seccomp in filter mode (RuntimeDefault)");
+        assert_eq!(no_new_privs, "1", "allowPrivilegeEscalation: false");
+        assert_eq!(caps, "0000000000000000", "no capability");
+        assert!(root_ro, "the root filesystem is read-only");
+    }
+
+    // The gate: the API server calls it through the chart's Service, trusting the CA of the
+    // self-managed certificate.
+    let vwc = wait_for("the gate's webhook configuration", || {
+        admin
+            .get("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit")
+            .ok()
+    });
+    let client = &vwc["webhooks"][0]["clientConfig"];
+    assert_eq!(
+        client["service"],
+        json!({"name": "crd-audit", "namespace": NAMESPACE, "path": "/validate-crd", "port": 443}),
+        "{vwc:#}"
+    );
+    assert!(client["url"].is_null(), "{vwc:#}");
+    let secret = admin
+        .get(&format!(
+            "/api/v1/namespaces/{NAMESPACE}/secrets/crd-audit-gate-tls"
+        ))
+        .expect("the gate's self-managed Secret");
+    assert_eq!(
+        client["caBundle"], secret["data"]["ca.crt"],
+        "the webhook trusts the self-managed CA"
+    );
+    let max5 = write_json(&dir, "max5.json", &widgets_crd(5));
+    let max3 = write_json(&dir, "max3.json", &widgets_crd(3));
+    let (code, _, err) = env.kubectl(&["apply", "--dry-run=server", "-f", max5.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        gate_lines(&err),
+        [
+            "Warning: crd-audit: 1 of 3 stored widgets become invalid under v1: 1 stuck (every update refused), 0 tolerated",
+            "Warning: crd-audit: stuck team-a/large: spec.size: Invalid value: <number>: spec.size in body should be less than or equal to 5"
+        ],
+        "{err}"
+    );
+
+    // Metrics, read from a pod through the API server's proxy: the leader's per-CRD series.
+    let leader = wait_for("a leader", || lease_holder(admin));
+    let page = admin
+        .get_text(&format!(
+            "/api/v1/namespaces/{NAMESPACE}/pods/{leader}:8080/proxy/metrics"
+        ))
+        .expect("/metrics through the API server's proxy");
+    assert!(
+        metric(
+            &page,
+            &format!("crd_audit_objects{{crd=\"{CRD}\",version=\"v1\"}}")
+        ) == Some(3.0),
+        "{page}"
+    );
+    assert!(page.contains("crd_audit_watches "), "{page}");
+
+    // Failover: the leader's pod is killed (`--grace-period=0 --force`). Another replica
+    // leads within the Lease's timing; every `kubectl apply` meanwhile gets the gate's
+    // answer; a CRD change made right after reaches its report within 30 s.
+    let (code, _, err) = env.kubectl(&[
+        "-n",
+        NAMESPACE,
+        "delete",
+        "pod",
+        &leader,
+        "--grace-period=0",
+        "--force",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let killed = Instant::now();
+    let (code, _, err) = env.kubectl(&["apply", "-f", max5.to_str().unwrap()]);
+    let changed = Instant::now();
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(gate_lines(&err).len(), 2, "the change right after: {err}");
+    let (took_over, reported, applies) = failover(env, Some(&max3), killed, changed, &|holder| {
+        holder != leader
+    });
+    eprintln!(
+        "FIGURE failover after the leader's pod was killed: another replica led {:.1} s later; \
+         the change reached its report {:.1} s after it was made; {applies} kubectl apply \
+         meanwhile, each warned",
+        took_over.as_secs_f64(),
+        reported.as_secs_f64()
+    );
+    assert!(
+        took_over <= LEASE_DURATION + RETRY + Duration::from_secs(2),
+        "another replica led {took_over:?} after the leader's pod was killed"
+    );
+    assert!(
+        reported <= CHANGE_REPORTED_WITHIN,
+        "the change reached its report after {reported:?}"
+    );
+    // The Deployment replaces the killed pod, which becomes a ready standby.
+    wait_for_at_most(
+        "two ready pods again",
+        Duration::from_secs(120),
+        &mut || {
+            let pods = operator_pods(admin);
+            (pods.len() == 2 && pods.iter().all(ready)).then_some(())
+        },
+    );
+
+    // A leader that stops without giving the Lease up (its process frozen, as a hung or cut
+    // off replica): a standby takes the Lease once it has gone unrenewed for the lease
+    // duration, and the frozen leader, thawed, does not act (it lost the Lease).
+    let frozen = wait_for("a leader", || lease_holder(admin));
+    let frozen_pod = operator_pods(admin)
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == frozen.as_str())
+        .expect("the leader's pod");
+    let pid = container_pid(
+        env,
+        frozen_pod["status"]["containerStatuses"][0]["containerID"]
+            .as_str()
+            .unwrap(),
+    );
+    signal(pid, "STOP");
+    let stopped = Instant::now();
+    apply(admin, &widgets_crd(10));
+    let changed = Instant::now();
+    // (No gate probes here: the frozen replica stays behind the Service until its readiness
+    // probe fails, and a review sent to it times out; failurePolicy Ignore lets the change
+    // through. The README says so.)
+    let (took_over, reported, _) =
+        failover_loosened(env, None, stopped, changed, &|holder| holder != frozen);
+    signal(pid, "CONT");
+    eprintln!(
+        "FIGURE failover after the leader froze: a standby led {:.1} s later; the change \
+         reached its report {:.1} s after it was made",
+        took_over.as_secs_f64(),
+        reported.as_secs_f64()
+    );
+    assert!(
+        took_over >= LEASE_DURATION - RETRY && took_over <= LEASE_DURATION + 2 * RETRY,
+        "a standby led {took_over:?} after the leader froze (lease {LEASE_DURATION:?}, retry {RETRY:?})"
+    );
+    assert!(
+        reported <= CHANGE_REPORTED_WITHIN,
+        "the change reached its report after {reported:?}"
+    );
+    // Thawed, the old leader stays a standby: the Lease stays with the new holder.
+    std::thread::sleep(Duration::from_secs(5));
+    let holder = lease_holder(admin).unwrap();
+    assert_ne!(holder, frozen, "the thawed replica took the Lease back");
+
+    // Nothing in the node sent to an address outside it.
+    assert_eq!(
+        packets_refused_outside(env),
+        0,
+        "packets sent outside the node, to: {}",
+        destinations_refused_outside(env)
+    );
+
+    // Uninstall: the pre-delete Job runs in a pod; nothing crd-audit wrote is left.
+    helm_ok(
+        env,
+        &["uninstall", "crd-audit", "--namespace", NAMESPACE, "--wait"],
+    );
+    let job_pods: Vec<Value> = events_in(admin, NAMESPACE, "SuccessfulCreate")
+        .into_iter()
+        .filter(|e| note(e).contains("crd-audit-uninstall-cleanup"))
+        .collect();
+    assert!(
+        !job_pods.is_empty(),
+        "the pre-delete Job created no pod: {:#?}",
+        events_in(admin, NAMESPACE, "SuccessfulCreate")
+    );
+    let started: Vec<Value> = events_in(admin, NAMESPACE, "Started")
+        .into_iter()
+        .filter(|e| {
+            e["regarding"]["name"]
+                .as_str()
+                .or(e["involvedObject"]["name"].as_str())
+                .is_some_and(|n| n.starts_with("crd-audit-uninstall-cleanup"))
+        })
+        .collect();
+    assert!(
+        !started.is_empty(),
+        "the pre-delete Job's pod never started"
+    );
+    let left = |path: &str| admin.get(path).is_ok();
+    assert!(
+        admin
+            .list("/apis/crd-audit.dev/v1alpha1/schemaaudits")
+            .unwrap_or_default()
+            .is_empty(),
+        "SchemaAudits left"
+    );
+    for path in [
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit"
+            .to_string(),
+        format!("/api/v1/namespaces/{NAMESPACE}/secrets/crd-audit-gate-tls"),
+        format!("/apis/apps/v1/namespaces/{NAMESPACE}/deployments/crd-audit"),
+    ] {
+        assert!(!left(&path), "{path} left after helm uninstall");
+    }
+    wait_for("the operator's pods to go", || {
+        operator_pods(admin).is_empty().then_some(())
+    });
+    // The Lease the cleanup held goes with the release (garbage collection), so that an
+    // install right after elects a leader at once.
+    wait_for("the Lease to go", || {
+        admin
+            .get(&format!(
+                "/apis/coordination.k8s.io/v1/namespaces/{NAMESPACE}/leases/crd-audit"
+            ))
+            .is_err()
+            .then_some(())
+    });
+}
+
+/// The newest commit before the working tree's chart whose chart differs from it: the chart
+/// an admin upgrades from.
+fn previous_chart_commit() -> String {
+    let out = Command::new("git")
+        .args(["log", "--format=%H", "--", "charts/crd-audit"])
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git log: {out:?}");
+    let commits = String::from_utf8(out.stdout).unwrap();
+    commits
+        .lines()
+        .find(|c| {
+            !Command::new("git")
+                .args(["diff", "--quiet", c, "--", "charts/crd-audit"])
+                .status()
+                .unwrap()
+                .success()
+        })
+        .expect("a commit whose chart differs from this one (the checkout needs its history)")
+        .to_string()
+}
+
+#[test]
+fn helm_upgrade_from_the_previous_chart_serves_the_current_report_crd() {
+    let _turn = node_turn();
+    let Some(node) = node() else { return };
+    let env = &node.env;
+    let admin = &env.admin;
+    let commit = previous_chart_commit();
+    let old = env.run_dir.join(format!("chart-{}", &commit[..12]));
+    std::fs::create_dir_all(&old).unwrap();
+    let archive = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "git archive {commit} charts/crd-audit | tar -x -C '{}'",
+            old.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(archive.success(), "git archive {commit}");
+    let old_chart = old.join("charts/crd-audit").display().to_string();
+
+    // A CRD to report on, readable by aggregation.
+    apply(admin, &widgets_crd(10));
+    owner_roles(admin, "widgets", GROUP, "widgets", &["patch"]);
+    let _release = Release(env);
+    helm_ok(env, &strs(&install_args(node, &old_chart, "install")));
+    let crd_path =
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/schemaaudits.crd-audit.dev";
+    let before = admin.get(crd_path).unwrap();
+    let current = crd_audit_engine::load::parse_str(
+        "crds",
+        &std::fs::read_to_string("charts/crd-audit/crds/schemaaudit-crd.yaml").unwrap(),
+    )
+    .into_iter()
+    .next()
+    .unwrap()
+    .unwrap()
+    .value;
+    assert_ne!(
+        before["spec"]["names"]["shortNames"], current["spec"]["names"]["shortNames"],
+        "the chart of {commit} already installs the current report CRD's names: nothing to upgrade"
+    );
+
+    helm_ok(
+        env,
+        &strs(&install_args(node, "charts/crd-audit", "upgrade")),
+    );
+    let after = admin.get(crd_path).unwrap();
+    assert_eq!(
+        after["spec"]["names"]["shortNames"], current["spec"]["names"]["shortNames"],
+        "{:#}",
+        after["spec"]["names"]
+    );
+    assert_eq!(
+        after["status"]["acceptedNames"]["shortNames"],
+        current["spec"]["names"]["shortNames"]
+    );
+    assert_eq!(
+        after["spec"]["versions"][0]["schema"], current["spec"]["versions"][0]["schema"],
+        "the served schema is the current one"
+    );
+    // The short name is served (discovery, read afresh: kubectl keeps what it discovered for
+    // ten minutes), and reads the reports.
+    let fresh_cache = env.run_dir.join(format!("kubectl-cache-{}", &commit[..12]));
+    let (code, out, err) = env.kubectl(&[
+        "--cache-dir",
+        fresh_cache.to_str().unwrap(),
+        "get",
+        current["spec"]["names"]["shortNames"][0].as_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    // The upgraded release runs: its pods ready, a report for every CRD.
+    wait_for_at_most("two ready pods", Duration::from_secs(120), &mut || {
+        let pods = operator_pods(admin);
+        (pods.len() == 2 && pods.iter().all(ready)).then_some(())
+    });
+    wait_for_at_most("a report of every CRD", EVERY_REPORT_WITHIN, &mut || {
+        every_crd_reported(admin).then_some(())
+    });
+    helm_ok(
+        env,
+        &["uninstall", "crd-audit", "--namespace", NAMESPACE, "--wait"],
+    );
+}
