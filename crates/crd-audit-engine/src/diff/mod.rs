@@ -107,7 +107,7 @@ pub fn diff(old: &Crd, new: &Crd) -> Vec<Change> {
             "spec.versions",
             "storageVersionChanged",
             Class::Tightening,
-            format!("storage version moved from {o} to {n}: objects stored at {o} must be migrated before {o} can be removed"),
+            format!("storage version moved from {o} to {n}: objects stored at {o} must be rewritten at {n} before {o} can be removed (crd-audit migrate)"),
         );
     }
     let stored: Vec<&String> = old

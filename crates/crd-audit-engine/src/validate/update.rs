@@ -250,9 +250,16 @@ impl CrdValidator {
         }
         let update = match stored {
             Some(stored) => self.validate_update(stored.clone(), stored, Subresource::Main),
+            // Before ratcheting the unchanged update is judged as the stored data: the same
+            // object, the same answer.
             None => UpdateVerdict {
+                api_version: verdict.api_version.clone(),
+                kind: verdict.kind.clone(),
+                namespace: verdict.namespace.clone(),
+                name: verdict.name.clone(),
                 outcome: verdict.outcome.clone(),
-                ..self.update_identity(&Value::Null)
+                pruned: Vec::new(),
+                warnings: Vec::new(),
             },
         };
         verdict.update = Some(Box::new(update));
@@ -391,5 +398,27 @@ mod tests {
         };
         assert!(updatable(30) && updatable(36));
         assert!(!updatable(29) && !updatable(27));
+        // The refused update names the object, whichever the release: its 422 message is the
+        // server's (`Thing.example.com "a" is invalid: ...`).
+        for minor in [29, 36] {
+            let v = CrdValidator::for_release(&crd, Release::new(minor)).unwrap();
+            let stuck = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Thing",
+                "metadata": {"name": "a", "namespace": "ns"}, "spec": {"n": 9, "x": []}});
+            let update = v.validate_stored(stuck).update.unwrap();
+            assert_eq!(
+                (update.namespace.as_str(), update.name.as_str()),
+                ("ns", "a"),
+                "1.{minor}"
+            );
+            if !update.is_admitted() {
+                assert!(
+                    update
+                        .status_message("Thing.example.com")
+                        .unwrap()
+                        .starts_with("Thing.example.com \"a\" is invalid: "),
+                    "1.{minor}: {update:?}"
+                );
+            }
+        }
     }
 }
