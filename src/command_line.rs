@@ -1,7 +1,7 @@
 //! The command line: parsing it and running its command, one-shot (`crate::cli`) or the
 //! operator (`crate::operator`). The only module that reaches both.
 
-use crate::cli::{apply_crd, audit, check, completions, diff, manifests, plan, validate};
+use crate::cli::{apply_crd, audit, check, completions, diff, manifests, migrate, plan, validate};
 use crate::operator::command as controller;
 use crate::operator::uninstall_cleanup;
 use crate::program::{KUBECTL_PLUGIN_FILE, VERSION};
@@ -52,6 +52,20 @@ pub enum Command {
     /// operator's group and namespace filters (--config, or the flags).
     /// Exit code 0: nothing found; 1: findings; 2: the cluster could not be read completely.
     Audit(audit::Args),
+    /// Migrate a CRD's stored objects to its storage version, so that an old version can
+    /// leave status.storedVersions (and then the CRD).
+    ///
+    /// Judges every stored object's unchanged update at the storage version first (the
+    /// server's release, ratcheting) and, with --dry-run, only lists the objects whose
+    /// rewrite the server would refuse (stuck). Otherwise rewrites every object (an unchanged
+    /// write each: the server re-encodes it at the storage version, and skips the write when
+    /// nothing changes), paged, at --qps, retried on conflicts; a refused object is listed and
+    /// never stops the rest. Then, only if every object was rewritten and the CRD's
+    /// generation did not change meanwhile, sets status.storedVersions to the storage version
+    /// alone. Ctrl-C stops cleanly; a second run redoes only what is needed.
+    /// Exit code 0: storedVersions is the storage version alone; 1: stuck objects block it
+    /// (listed); 2: errors.
+    Migrate(migrate::Args),
     /// Run the in-cluster operator: audit every CRD and its objects continuously and keep a
     /// SchemaAudit report per CRD.
     Controller(controller::Args),
@@ -130,6 +144,7 @@ pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
         Command::Diff(args) => diff::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Audit(args) => audit::run(&args),
+        Command::Migrate(args) => migrate::run(&args),
         Command::Controller(args) => controller::run(&args),
         Command::UninstallCleanup(args) => uninstall_cleanup::run(&args),
         Command::Manifests(args) => manifests::run(&args),

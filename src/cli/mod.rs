@@ -12,6 +12,7 @@ pub mod diff;
 pub mod inputs;
 pub mod locate;
 pub mod manifests;
+pub mod migrate;
 pub mod plan;
 pub mod sink;
 pub mod updates;

@@ -15,6 +15,7 @@ mod chart;
 mod cli;
 mod image;
 mod manifests;
+mod migrate;
 mod node;
 mod operator;
 mod testenv;

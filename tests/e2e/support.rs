@@ -158,6 +158,18 @@ impl Rest {
         )
     }
 
+    /// A JSON merge patch.
+    pub fn send_patch_merge(&self, path: &str, body: &Value) -> Result<Value, ApiError> {
+        self.send(
+            "PATCH",
+            path,
+            Some((
+                "application/merge-patch+json",
+                body.to_string().into_bytes(),
+            )),
+        )
+    }
+
     pub fn delete(&self, path: &str) -> Result<Value, ApiError> {
         self.send("DELETE", path, None)
     }

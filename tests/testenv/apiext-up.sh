@@ -4,7 +4,8 @@
 # server where CEL rules survive, for end-to-end checks kube-apiserver 1.20 cannot do.
 # It serves only apiextensions.k8s.io and custom resources (no core/v1, no Events, no
 # Leases). stdout: the kubeconfig path (a client-certificate user in system:masters,
-# insecure-skip-tls-verify). Stop with: apiext-down.sh RUN_DIR.
+# insecure-skip-tls-verify); RUN_DIR/env names the etcd (KUBE_TESTENV_ETCD) for tests that
+# read what is stored. Stop with: apiext-down.sh RUN_DIR.
 # Env: ORACLE_CACHE (default ~/.cache/crd-audit-oracle).
 set -euo pipefail
 C="${ORACLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/crd-audit-oracle}"
@@ -62,7 +63,11 @@ echo $! > "$RUN/etcd.pid"
 echo $! > "$RUN/apiserver.pid"
 for _ in $(seq 1 120); do
   code=$(curl -sk --max-time 5 --cert "$RUN/admin.crt" --key "$RUN/admin.key" -o /dev/null -w '%{http_code}' "$URL/readyz?exclude=informer-sync" || true)
-  [ "$code" = 200 ] && { log "apiextensions-apiserver on $URL ($RUN)"; echo "$RUN/kubeconfig"; exit 0; }
+  if [ "$code" = 200 ]; then
+    printf 'KUBECONFIG=%q\nKUBE_TESTENV_ETCD=%q\nKUBE_TESTENV_SERVER=%q\n' \
+      "$RUN/kubeconfig" "http://127.0.0.1:$ETCD_PORT" "$URL" > "$RUN/env"
+    log "apiextensions-apiserver on $URL ($RUN)"; echo "$RUN/kubeconfig"; exit 0
+  fi
   kill -0 "$(cat "$RUN/apiserver.pid")" 2>/dev/null || { tail -30 "$RUN/apiserver.log" >&2; break; }
   sleep 1
 done

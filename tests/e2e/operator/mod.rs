@@ -261,9 +261,9 @@ fn leader_with_clean_report(s: &Scenario, name: &str) -> (Controller, Vec<String
 
 /// The standalone apiextensions-apiserver 1.36 (`tests/testenv/apiext-up.sh`), stopped on
 /// drop.
-struct ApiExt {
-    run_dir: std::path::PathBuf,
-    kubeconfig: std::path::PathBuf,
+pub(crate) struct ApiExt {
+    pub(crate) run_dir: std::path::PathBuf,
+    pub(crate) kubeconfig: std::path::PathBuf,
 }
 
 impl Drop for ApiExt {
@@ -277,7 +277,7 @@ impl Drop for ApiExt {
 
 /// The standalone apiextensions-apiserver 1.36 that the scenarios on it share, started by the
 /// first one to ask and stopped when the test process ends; `None` as `start_apiext`.
-fn shared_apiext() -> Option<&'static ApiExt> {
+pub(crate) fn shared_apiext() -> Option<&'static ApiExt> {
     static SHARED: std::sync::OnceLock<Option<ApiExt>> = std::sync::OnceLock::new();
     SHARED
         .get_or_init(|| {
