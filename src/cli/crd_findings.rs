@@ -103,7 +103,10 @@ pub fn list(report: &CheckReport, sizes: &[size_limits::Finding]) -> Vec<Finding
     for v in &report.stored_versions_not_served {
         push(
             Kind::StoredVersionNotServed,
-            format!("version {v:?} is listed in status.storedVersions but is not served"),
+            format!(
+                "version {v:?} is listed in status.storedVersions but is not served: crd-audit migrate {} rewrites its objects and prunes it",
+                report.crd
+            ),
             "status.storedVersions",
         );
     }

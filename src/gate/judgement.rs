@@ -268,7 +268,8 @@ pub fn answer(change: &Change, tallies: &[Tally], finished: bool, mode: GateMode
     }
     for v in &change.unserved_stored {
         warnings.push(format!(
-            "crd-audit: version {v} is no longer served but status.storedVersions still lists it: objects stored at {v} must be migrated to another version before it is removed"
+            "crd-audit: version {v} is no longer served but status.storedVersions still lists it: objects stored at {v} must be rewritten at the storage version before it is removed (crd-audit migrate {})",
+            change.proposed.name
         ));
     }
     if !finished {

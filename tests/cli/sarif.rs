@@ -334,8 +334,10 @@ fn check_sarif_holds_the_json_findings() {
             .iter()
             .zip(line["storedVersionsNotServedPositions"].as_array().unwrap())
         {
-            let message =
-                format!("version {v} is listed in status.storedVersions but is not served");
+            let message = format!(
+                "version {v} is listed in status.storedVersions but is not served: crd-audit migrate {} rewrites its objects and prunes it",
+                line["crd"].as_str().unwrap()
+            );
             push("StoredVersionNotServed", &message, p);
         }
         for f in line["sizeFindings"].as_array().unwrap() {

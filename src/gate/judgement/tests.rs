@@ -177,7 +177,7 @@ fn the_budget_line_and_unserved_stored_versions() {
     assert_eq!(
         a.warnings,
         [
-            "crd-audit: version v1 is no longer served but status.storedVersions still lists it: objects stored at v1 must be migrated to another version before it is removed"
+            "crd-audit: version v1 is no longer served but status.storedVersions still lists it: objects stored at v1 must be rewritten at the storage version before it is removed (crd-audit migrate widgets.gate.test)"
         ]
     );
     let c = change(&crd(false), &crd(true));
