@@ -71,6 +71,10 @@ pub struct Config {
     /// Per-CRD metric series (about 15 a CRD). `false` sums them into one cluster-wide series
     /// each (`crd=""`), for very large clusters.
     pub per_crd_metrics: bool,
+    /// The leader migrates a CRD's stored objects to its storage version on its own, once
+    /// none of them is stuck, and then prunes `status.storedVersions` to it (what `crd-audit
+    /// migrate` does), paced by `apiQps`.
+    pub migrate_stored_versions: bool,
 }
 
 /// `gate`: the CRD change gate.
@@ -112,6 +116,7 @@ impl Default for Config {
             gate_object_selector: None,
             gate_match_conditions: Vec::new(),
             per_crd_metrics: true,
+            migrate_stored_versions: false,
         }
     }
 }
@@ -222,9 +227,12 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
         "includeGroups" | "excludeGroups" | "excludeNamespaces" => {
             read::<Vec<String>>(v).err().map(|e| e.to_string())
         }
-        "annotateObjects" | "emitEvents" | "redactValues" | "celEnabled" | "policyReports" => {
-            read::<bool>(v).err().map(|e| e.to_string())
-        }
+        "annotateObjects"
+        | "emitEvents"
+        | "redactValues"
+        | "celEnabled"
+        | "policyReports"
+        | "migrateStoredVersions" => read::<bool>(v).err().map(|e| e.to_string()),
         "maxListedObjects" | "validatorCacheMiB" => {
             return read::<usize>(v)
                 .err()

@@ -39,6 +39,8 @@ pub struct Ctx {
     pub deps: Deps,
     pub crds: Registry,
     pub signals: Signals,
+    /// The storage migrations of this term (`migrateStoredVersions`).
+    pub migrations: super::storage_migration::Migrations,
 }
 
 /// What the tasks use, set when the leadership term starts.
@@ -190,6 +192,7 @@ impl Ctx {
                 reports_served: AtomicBool::new(true),
                 stopping: tokio::sync::watch::Sender::new(false),
             },
+            migrations: Default::default(),
         })
     }
 

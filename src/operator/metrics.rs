@@ -34,6 +34,11 @@ pub struct VerbLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResultLabels {
+    pub result: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct KindLabels {
     pub kind: String,
 }
@@ -56,6 +61,12 @@ pub struct Metrics {
     pub invalid_objects: Family<VersionLabels, Gauge>,
     pub blocked_objects: Family<VersionLabels, Gauge>,
     pub nonstructural_versions: Family<CrdLabels, Gauge>,
+    /// The length of a CRD's `status.storedVersions` (1 once migrated).
+    pub stored_versions: Family<CrdLabels, Gauge>,
+    /// Storage migrations the leader ran (`migrateStoredVersions`), by result: `pruned`,
+    /// `blocked` (the server refused objects), `crd_changed` (a new revision meanwhile),
+    /// `failed`.
+    pub storage_migrations: Family<ResultLabels, Counter>,
     pub schema_changes: Family<ClassLabels, Counter>,
     pub validations: Counter,
     pub validation_duration: Histogram,
@@ -91,6 +102,8 @@ struct Totals {
     version_sums: [i64; 3],
     nonstructural: std::collections::HashMap<String, i64>,
     nonstructural_sum: i64,
+    stored_versions: std::collections::HashMap<String, i64>,
+    stored_versions_sum: i64,
     last_audit: std::collections::HashMap<String, f64>,
 }
 
@@ -107,6 +120,14 @@ impl Totals {
         self.nonstructural_sum += n - old;
     }
 
+    fn set_stored_versions(&mut self, crd: &str, n: i64) {
+        let old = self
+            .stored_versions
+            .insert(crd.into(), n)
+            .unwrap_or_default();
+        self.stored_versions_sum += n - old;
+    }
+
     fn forget(&mut self, crd: &str) {
         let gone: Vec<(String, String)> = self
             .versions
@@ -120,6 +141,8 @@ impl Totals {
         }
         self.set_nonstructural(crd, 0);
         self.nonstructural.remove(crd);
+        self.set_stored_versions(crd, 0);
+        self.stored_versions.remove(crd);
         self.last_audit.remove(crd);
     }
 }
@@ -138,6 +161,8 @@ impl Metrics {
             invalid_objects: Family::default(),
             blocked_objects: Family::default(),
             nonstructural_versions: Family::default(),
+            stored_versions: Family::default(),
+            storage_migrations: Family::default(),
             schema_changes: Family::default(),
             validations: Counter::default(),
             validation_duration: Histogram::new(exponential_buckets(0.000_01, 4.0, 10)),
@@ -174,6 +199,16 @@ impl Metrics {
             "crd_audit_nonstructural_versions",
             "Versions of a CRD whose schema is not structural",
             m.nonstructural_versions.clone(),
+        );
+        registry.register(
+            "crd_audit_stored_versions",
+            "Versions in a CRD's status.storedVersions (more than 1: objects may be stored at an old version)",
+            m.stored_versions.clone(),
+        );
+        registry.register(
+            "crd_audit_storage_migrations",
+            "Storage version migrations run by the leader (migrateStoredVersions), by result",
+            m.storage_migrations.clone(),
         );
         registry.register(
             "crd_audit_schema_changes",
@@ -329,8 +364,36 @@ impl Metrics {
             .set(n);
     }
 
+    /// Publishes the length of a CRD's `status.storedVersions`.
+    pub fn set_stored_versions(&self, crd: &str, n: i64) {
+        if let Some(mut t) = self.totals() {
+            t.set_stored_versions(crd, n);
+            self.publish_crd_totals(&t);
+            return;
+        }
+        self.stored_versions
+            .get_or_create(&self.crd_label(crd))
+            .set(n);
+    }
+
+    /// A storage migration ended with `result`.
+    pub fn storage_migration(&self, result: &str) {
+        self.storage_migrations
+            .get_or_create(&ResultLabels {
+                result: result.into(),
+            })
+            .inc();
+    }
+
     fn publish_crd_totals(&self, t: &Totals) {
         let l = self.crd_label("");
+        if t.stored_versions.is_empty() {
+            self.stored_versions.remove(&l);
+        } else {
+            self.stored_versions
+                .get_or_create(&l)
+                .set(t.stored_versions_sum);
+        }
         if t.nonstructural.is_empty() {
             self.nonstructural_versions.remove(&l);
         } else {
@@ -410,6 +473,7 @@ impl Metrics {
         }
         let l = CrdLabels { crd: crd.into() };
         self.nonstructural_versions.remove(&l);
+        self.stored_versions.remove(&l);
         self.audit_duration.remove(&l);
         self.last_audit.remove(&l);
         for class in [Class::Tightening, Class::Loosening, Class::Neutral] {
@@ -430,6 +494,7 @@ impl Metrics {
         self.invalid_objects.clear();
         self.blocked_objects.clear();
         self.nonstructural_versions.clear();
+        self.stored_versions.clear();
         self.schema_changes.clear();
         self.audit_duration.clear();
         self.last_audit.clear();
@@ -582,8 +647,12 @@ mod tests {
         m.watches.set(2);
         m.schema_changed("a.example.com", "tightening");
         m.schema_changed("a.example.com", "neutral");
+        m.set_stored_versions("a.example.com", 2);
+        m.storage_migration("pruned");
         let text = m.encode();
         for needle in [
+            "crd_audit_stored_versions{crd=\"a.example.com\"} 2",
+            "crd_audit_storage_migrations_total{result=\"pruned\"} 1",
             "crd_audit_objects{crd=\"a.example.com\",version=\"v1\"} 3",
             "crd_audit_blocked_objects{crd=\"a.example.com\",version=\"v1\"} 1",
             "crd_audit_validations_total 1",

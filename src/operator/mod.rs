@@ -43,6 +43,7 @@ pub mod reporter;
 pub mod revision;
 mod shutdown;
 pub mod state;
+pub mod storage_migration;
 pub mod tracked;
 pub mod uninstall_cleanup;
 pub mod validators;

@@ -66,6 +66,17 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
     }
     let action = super::report_writer::bring_up_to_date(&ctx, &name).await?;
     ctx.retries().remove(&name);
+    if ctx.deps.config.migrate_stored_versions {
+        let due = ctx.registry().get(&name).map(|t| {
+            (
+                super::reporter::desired(&ctx, t),
+                t.resource_version.clone().unwrap_or_default(),
+            )
+        });
+        if let Some((status, revision)) = due {
+            super::storage_migration::ensure(&ctx, &name, &revision, &status);
+        }
+    }
     Ok(action)
 }
 

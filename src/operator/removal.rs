@@ -14,6 +14,7 @@ use std::sync::Arc;
 pub(crate) fn remove(ctx: &Arc<Ctx>, name: &str) {
     ctx.deps.validators.forget(name);
     ctx.retries().remove(name);
+    ctx.migrations.stop(name);
     let Some(t) = ctx.registry().remove(name) else {
         return;
     };

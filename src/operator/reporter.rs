@@ -54,6 +54,7 @@ pub(super) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
     }
     let nonstructural = s.versions.iter().filter(|v| !v.structural).count() as i64;
     m.set_nonstructural_versions(&t.crd().name, nonstructural);
+    m.set_stored_versions(&t.crd().name, t.crd().stored_versions.len() as i64);
 }
 
 /// The report object to apply, with its status stamped.

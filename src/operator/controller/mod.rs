@@ -72,6 +72,9 @@ impl Controller {
         // The object audits stop too: they would queue more Events while the queue is flushed.
         // (A write in flight has its report built already.)
         self.stop_object_audits();
+        // A standby never writes: the migrations end with the term (the next leader starts
+        // them again).
+        self.ctx.migrations.stop_all();
         self.ctx.signals.stopping.send_replace(true);
         let finishing = futures::future::join_all(self.finishing.iter_mut());
         if tokio::time::timeout(grace, finishing).await.is_err() {

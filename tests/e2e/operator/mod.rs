@@ -20,6 +20,7 @@ mod lifecycle;
 mod outages;
 mod policy_reports;
 mod ratcheting;
+mod storage;
 mod watches;
 
 /// A scenario's part of an API server: an API group of its own (so its CRDs, objects and

@@ -15,6 +15,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
+mod storage;
+
 /// The most schema changes a report lists (tightening ones first).
 pub const MAX_LISTED_CHANGES: usize = 100;
 /// The most changes a SchemaTightened message names.
@@ -297,6 +299,7 @@ fn conditions(i: &Inputs) -> Vec<Condition> {
             g,
         ),
     });
+    out.push(storage::storage_migrated(i));
     let missing = &i.check.stored_versions_not_served;
     out.push(if missing.is_empty() {
         condition(
@@ -402,12 +405,23 @@ pub type ConditionEvent = (bool, &'static str, String);
 /// [`condition_events`] compares; kept per CRD instead of the whole status).
 pub type ConditionStatuses = std::collections::BTreeMap<String, String>;
 
+/// What of a condition its Events are computed from: its status, and for `StorageMigrated`
+/// its reason too (`False:MigrationBlocked` and `False:MigrationNeeded` call for different
+/// Events).
+fn state_of(c: &Condition) -> String {
+    if c.type_ == "StorageMigrated" {
+        format!("{}:{}", c.status, c.reason)
+    } else {
+        c.status.clone()
+    }
+}
+
 /// The [`ConditionStatuses`] of a status.
 pub fn condition_statuses(status: &SchemaAuditStatus) -> ConditionStatuses {
     status
         .conditions
         .iter()
-        .map(|c| (c.type_.clone(), c.status.clone()))
+        .map(|c| (c.type_.clone(), state_of(c)))
         .collect()
 }
 
@@ -417,7 +431,7 @@ pub fn same_condition_statuses(states: &ConditionStatuses, status: &SchemaAuditS
         && status
             .conditions
             .iter()
-            .all(|c| states.get(&c.type_) == Some(&c.status))
+            .all(|c| states.get(&c.type_) == Some(&state_of(c)))
 }
 
 /// A fingerprint of a status: equal statuses have equal fingerprints, and a status that
@@ -456,6 +470,21 @@ pub fn condition_events(
         && was("StoredVersionsServed").as_deref() != Some("False")
     {
         out.push((true, "StoredVersionNotServed", message));
+    }
+    let migration = after
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "StorageMigrated");
+    if let Some(c) = migration {
+        let was = was("StorageMigrated");
+        let state = state_of(c);
+        if state == "False:MigrationBlocked" && was.as_deref() != Some(state.as_str()) {
+            out.push((true, "StorageMigrationBlocked", c.message.clone()));
+        }
+        // Migrated since it was reported otherwise (by the operator or by hand).
+        if c.status == "True" && was.as_deref().is_some_and(|w| w.starts_with("False")) {
+            out.push((false, "StorageMigrated", c.message.clone()));
+        }
     }
     if now("InstancesValid").is_some_and(|c| c.0 == "True")
         && was("InstancesValid").as_deref() == Some("False")

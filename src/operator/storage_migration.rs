@@ -1,0 +1,222 @@
+//! Storage version migration by the leader (`migrateStoredVersions: true`): when a CRD's
+//! report says `StorageMigrated: False` with reason `MigrationNeeded` (objects to rewrite at
+//! the storage version, none of them stuck), the leader rewrites them and prunes
+//! `status.storedVersions` as `crd-audit migrate` does (`crate::migration`), paced by
+//! `apiQps`. A migration runs as a task of the leadership term: it ends with the term (a
+//! standby never writes), and the next leader starts it again from the report (a rewrite that
+//! changes nothing costs no etcd write). Its end is a metric; the `StorageMigrated` Event
+//! comes from the condition's transition once the server's `storedVersions` says so; objects
+//! the server refused are a `StorageMigrationBlocked` Event, and the CRD is tried again only
+//! after a backoff (or a change of the CRD).
+
+use super::context::{Ctx, crd_reference};
+use super::events::PendingEvent;
+use crate::audit::schema_audit::SchemaAuditStatus;
+use crate::migration::{self, Pace, Prune, Refusal};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// The objects a StorageMigrationBlocked Event names.
+const NAMED: usize = 5;
+/// The first wait after a migration the server refused, doubling up to `fullResyncInterval`.
+const FIRST_RETRY: Duration = Duration::from_secs(60);
+
+/// The migrations of a leadership term, by CRD.
+#[derive(Default)]
+pub struct Migrations {
+    running: Mutex<HashMap<String, Entry>>,
+}
+
+struct Entry {
+    /// The running migration (`None` once it ended).
+    task: Option<tokio::task::JoinHandle<()>>,
+    /// After a migration that did not prune: the CRD revision it ran on, and when to try
+    /// again on that revision.
+    retry: Option<(String, Instant, Duration)>,
+}
+
+impl Migrations {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stops every migration (the term ends).
+    pub fn stop_all(&self) {
+        for (_, e) in self.lock().drain() {
+            if let Some(t) = e.task {
+                t.abort();
+            }
+        }
+    }
+
+    /// Stops the migration of a CRD that went away.
+    pub fn stop(&self, crd: &str) {
+        if let Some(t) = self.lock().remove(crd).and_then(|e| e.task) {
+            t.abort();
+        }
+    }
+
+    #[cfg(test)]
+    pub fn running(&self, crd: &str) -> bool {
+        self.lock()
+            .get(crd)
+            .is_some_and(|e| e.task.as_ref().is_some_and(|t| !t.is_finished()))
+    }
+}
+
+/// Starts the CRD's migration if its report calls for one and none runs (or waits to be
+/// tried again on this revision). `revision`: the CRD's resourceVersion.
+pub fn ensure(ctx: &Arc<Ctx>, crd: &str, revision: &str, status: &SchemaAuditStatus) {
+    if !ctx.deps.config.migrate_stored_versions {
+        return;
+    }
+    let needed = status
+        .conditions
+        .iter()
+        .any(|c| c.type_ == "StorageMigrated" && c.reason == "MigrationNeeded");
+    let mut running = ctx.migrations.lock();
+    if !needed {
+        // Migrated (or blocked by stuck objects): nothing to run; a retry wait is void.
+        if running.get(crd).is_some_and(|e| e.task.is_none()) {
+            running.remove(crd);
+        }
+        return;
+    }
+    if let Some(e) = running.get(crd) {
+        if e.task.as_ref().is_some_and(|t| !t.is_finished()) {
+            return;
+        }
+        if let Some((rev, at, _)) = &e.retry
+            && rev == revision
+            && Instant::now() < *at
+        {
+            return;
+        }
+    }
+    let backoff = running
+        .get(crd)
+        .and_then(|e| e.retry.as_ref())
+        .filter(|(rev, _, _)| rev == revision)
+        .map(|(_, _, wait)| *wait);
+    let (ctx2, name, rev) = (ctx.clone(), crd.to_string(), revision.to_string());
+    let task = tokio::spawn(async move {
+        let result = run(&ctx2, &name).await;
+        let mut running = ctx2.migrations.lock();
+        let entry = running.entry(name.clone()).or_insert(Entry {
+            task: None,
+            retry: None,
+        });
+        entry.task = None;
+        entry.retry = (result != "pruned").then(|| {
+            let max = ctx2.deps.config.full_resync_interval.max(FIRST_RETRY);
+            let wait = backoff.map_or(FIRST_RETRY, |w| (w * 2).min(max));
+            // A new revision (the storage version changed, say) is tried at once.
+            let wait = if result == "crd_changed" {
+                Duration::ZERO
+            } else {
+                wait
+            };
+            (rev, Instant::now() + wait, wait.max(FIRST_RETRY))
+        });
+        drop(running);
+        // The report says what the migration did, once the server says it.
+        ctx2.changed(&name);
+    });
+    running.insert(
+        crd.to_string(),
+        Entry {
+            task: Some(task),
+            retry: None,
+        },
+    );
+}
+
+/// One migration of one CRD; its result (the metric's label).
+async fn run(ctx: &Arc<Ctx>, name: &str) -> &'static str {
+    let client = &ctx.deps.client;
+    let stop = AtomicBool::new(false);
+    let result: Result<&'static str, migration::MigrationError> = async {
+        let target = migration::target(client, name).await?;
+        if target.migrated() {
+            return Ok("pruned");
+        }
+        tracing::info!(
+            crd = name,
+            storage = %target.storage,
+            stored_versions = ?target.stored_versions,
+            "migrating the stored objects to the storage version"
+        );
+        let pace = Pace::new(ctx.deps.config.api_qps);
+        let mut refused: Vec<Refusal> = Vec::new();
+        let mut count = 0u64;
+        let done = migration::rewrite(
+            client,
+            &target,
+            &pace,
+            &mut |r| {
+                count += 1;
+                if refused.len() < NAMED {
+                    refused.push(r);
+                }
+            },
+            &mut |_| {},
+            &stop,
+        )
+        .await?;
+        if !done.complete() {
+            let list: Vec<String> = refused
+                .iter()
+                .map(|r| {
+                    let who = if r.namespace.is_empty() {
+                        r.name.clone()
+                    } else {
+                        format!("{}/{}", r.namespace, r.name)
+                    };
+                    format!("{who}: {}", r.message)
+                })
+                .collect();
+            let note = format!(
+                "the API server refused the rewrite of {count} of {} stored object(s) at {}, so status.storedVersions \
+                 keeps [{}]: {}",
+                done.objects,
+                target.storage,
+                target.stored_versions.join(" "),
+                list.join("; ")
+            );
+            tracing::warn!(crd = name, refused = count, "storage migration blocked");
+            ctx.queue_event(PendingEvent {
+                warning: true,
+                reason: "StorageMigrationBlocked".into(),
+                note,
+                regarding: crd_reference(&target.definition),
+            });
+            return Ok("blocked");
+        }
+        Ok(match migration::prune(client, &target).await? {
+            Prune::Pruned => {
+                tracing::info!(
+                    crd = name,
+                    rewritten = done.rewritten,
+                    storage = %target.storage,
+                    "storage migration done: storedVersions pruned"
+                );
+                "pruned"
+            }
+            Prune::CrdChanged { .. } => "crd_changed",
+            Prune::CrdGone => "crd_changed",
+        })
+    }
+    .await;
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!(crd = name, error = %e, "storage migration failed; tried again later");
+            "failed"
+        }
+    };
+    ctx.deps.metrics.storage_migration(result);
+    result
+}
