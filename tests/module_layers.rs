@@ -15,8 +15,9 @@ const LAYERS: &[&[&str]] = &[
     &["cluster"],
     // What an audit is: configuration, judging an object, the report types.
     &["audit"],
-    // The CRD change gate (served by the operator's process).
-    &["gate"],
+    // The CRD change gate (served by the operator's process); storage version migration
+    // (run by `migrate` and by the operator).
+    &["gate", "migration"],
     // The one-shot commands and the operator: neither uses the other.
     &["cli", "operator"],
     // The command line, and the program's entry point.

@@ -40,7 +40,7 @@ pub struct Ctx {
     pub crds: Registry,
     pub signals: Signals,
     /// The storage migrations of this term (`migrateStoredVersions`).
-    pub migrations: super::storage_migration::Migrations,
+    pub migrations: super::migration_tasks::Migrations,
 }
 
 /// What the tasks use, set when the leadership term starts.

@@ -31,6 +31,7 @@ mod fake_api;
 pub mod leader;
 mod logging;
 pub mod metrics;
+pub mod migration_tasks;
 pub mod objects;
 mod options;
 pub mod policy_report;

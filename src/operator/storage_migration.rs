@@ -11,11 +11,11 @@
 
 use super::context::{Ctx, crd_reference};
 use super::events::PendingEvent;
+use super::migration_tasks::Entry;
 use crate::audit::schema_audit::SchemaAuditStatus;
 use crate::migration::{self, Pace, Prune, Refusal};
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -23,49 +23,6 @@ use tokio::time::Instant;
 const NAMED: usize = 5;
 /// The first wait after a migration the server refused, doubling up to `fullResyncInterval`.
 const FIRST_RETRY: Duration = Duration::from_secs(60);
-
-/// The migrations of a leadership term, by CRD.
-#[derive(Default)]
-pub struct Migrations {
-    running: Mutex<HashMap<String, Entry>>,
-}
-
-struct Entry {
-    /// The running migration (`None` once it ended).
-    task: Option<tokio::task::JoinHandle<()>>,
-    /// After a migration that did not prune: the CRD revision it ran on, and when to try
-    /// again on that revision.
-    retry: Option<(String, Instant, Duration)>,
-}
-
-impl Migrations {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Stops every migration (the term ends).
-    pub fn stop_all(&self) {
-        for (_, e) in self.lock().drain() {
-            if let Some(t) = e.task {
-                t.abort();
-            }
-        }
-    }
-
-    /// Stops the migration of a CRD that went away.
-    pub fn stop(&self, crd: &str) {
-        if let Some(t) = self.lock().remove(crd).and_then(|e| e.task) {
-            t.abort();
-        }
-    }
-
-    #[cfg(test)]
-    pub fn running(&self, crd: &str) -> bool {
-        self.lock()
-            .get(crd)
-            .is_some_and(|e| e.task.as_ref().is_some_and(|t| !t.is_finished()))
-    }
-}
 
 /// Starts the CRD's migration if its report calls for one and none runs (or waits to be
 /// tried again on this revision). `revision`: the CRD's resourceVersion.

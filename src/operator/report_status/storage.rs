@@ -87,4 +87,3 @@ pub(super) fn storage_migrated(i: &Inputs) -> Condition {
         ),
     }
 }
-
