@@ -547,7 +547,7 @@ fn exposition_with_a_series_in_every_family() -> String {
     m.last_audit.get_or_create(&crd).set(1.0);
     m.api_error("list");
     m.api_write("patch");
-    m.reconcile_error("api");
+    m.reconcile_error("write_report", "conflict");
     m.gate
         .requests
         .get_or_create(&crd_audit::gate::VerdictLabels {

@@ -4,6 +4,7 @@
 //! tally per version and the texts of the answer (docs/reference/configuration.md, "The CRD
 //! change gate").
 
+use super::GateError;
 use crate::audit::config::{Config, GateMode};
 use crate::audit::judge::{Judgement, judge};
 use crd_audit_engine::{Crd, CrdValidator, Mode};
@@ -45,7 +46,7 @@ pub fn decide(
     current: Option<&Value>,
     proposed: &Value,
     config: &Config,
-) -> Result<Decision, String> {
+) -> Result<Decision, GateError> {
     let Some(current) = current.filter(|_| operation == UPDATE) else {
         return Ok(Decision::Allow);
     };
@@ -57,8 +58,14 @@ pub fn decide(
     if config.gate == GateMode::Off || opted_out {
         return Ok(Decision::Allow);
     }
-    let current = Crd::from_value(current).map_err(|e| format!("the CRD in place: {e}"))?;
-    let proposed = Crd::from_value(proposed).map_err(|e| format!("the proposed CRD: {e}"))?;
+    let current = Crd::from_value(current).map_err(|source| GateError::UnreadableCrd {
+        which: "the CRD in place",
+        source,
+    })?;
+    let proposed = Crd::from_value(proposed).map_err(|source| GateError::UnreadableCrd {
+        which: "the proposed CRD",
+        source,
+    })?;
     if !config.audits_group(&proposed.group) {
         return Ok(Decision::Allow);
     }
@@ -143,13 +150,16 @@ impl Judges {
         change: &Change,
         release: crate::release::KubeVersion,
         config: &Config,
-    ) -> Result<Judges, String> {
+    ) -> Result<Judges, GateError> {
         let compile = |crd: &Crd| {
             CrdValidator::options()
                 .release(release.engine())
                 .cel(config.cel_enabled)
                 .build(crd)
-                .map_err(|e| format!("{}: {e}", crd.name))
+                .map_err(|source| GateError::Compile {
+                    crd: crd.name.clone(),
+                    source,
+                })
         };
         Ok(Judges {
             current: compile(&change.current)?,

@@ -56,6 +56,40 @@ impl Default for GateMetrics {
     }
 }
 
+/// Why the gate could not start, or a review could not be judged (the review is then allowed:
+/// `failurePolicy` has the API server's own validation answer it).
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("listening on {addr} (--webhook-addr): {source}")]
+    Listen {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("gateCertDir: {0}")]
+    CertDir(#[source] tls::TlsError),
+    #[error("{which}: {source}")]
+    UnreadableCrd {
+        which: &'static str,
+        #[source]
+        source: crd_audit_engine::CrdError,
+    },
+    #[error("{crd}: {source}")]
+    Compile {
+        crd: String,
+        #[source]
+        source: crd_audit_engine::CompileError,
+    },
+    #[error("listing: {}", crate::cluster::client::describe(.0))]
+    List(#[source] kube::Error),
+    #[error("internal error while judging: {0}")]
+    Judging(#[source] tokio::task::JoinError),
+    #[error("the object under review could not be read: {0}")]
+    Unreadable(#[source] serde_json::Error),
+    #[error("the API server's /version did not answer in time")]
+    VersionTimeout,
+}
+
 /// Starts the gate on `addr`: its certificate (and the task that keeps it current) and its
 /// listener; `names` are the instance's (its Service and the Secret of a self-managed
 /// certificate). Returns the certificate served, for the leader's webhook configuration.
@@ -66,15 +100,18 @@ pub async fn start(
     names: &InstanceNames,
     namespace: &str,
     metrics: GateMetrics,
-) -> Result<Arc<ServingCert>, String> {
+) -> Result<Arc<ServingCert>, GateError> {
     let cert = ServingCert::new();
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| format!("listening on {addr} (--webhook-addr): {e}"))?;
+        .map_err(|source| GateError::Listen {
+            addr: addr.to_string(),
+            source,
+        })?;
     match &config.gate_cert_dir {
         Some(dir) => {
             let mut last = None;
-            tls::load_dir(&cert, dir, &mut last).map_err(|e| format!("gateCertDir: {e}"))?;
+            tls::load_dir(&cert, dir, &mut last).map_err(GateError::CertDir)?;
             tracing::info!(dir = %dir.display(), "the gate serves its certificate");
             let (cert, dir) = (cert.clone(), dir.clone());
             tokio::spawn(async move {

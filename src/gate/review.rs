@@ -4,7 +4,7 @@
 //! denied). The gate writes nothing.
 
 use super::judgement::{self, Answer, Decision, Judges, Tally};
-use super::{GateMetrics, VerdictLabels};
+use super::{GateError, GateMetrics, VerdictLabels};
 use crate::audit::config::{Config, GateMode};
 use crate::cluster::resources::{object_resource, object_value};
 use crate::release::KubeVersion;
@@ -143,7 +143,7 @@ impl Gate {
         &self,
         request: &AdmissionRequest<DynamicObject>,
         deadline: Instant,
-    ) -> Result<Option<Answer>, String> {
+    ) -> Result<Option<Answer>, GateError> {
         let (Some(proposed), current) = (&request.object, &request.old_object) else {
             return Ok(None);
         };
@@ -151,7 +151,7 @@ impl Gate {
             kube::core::admission::Operation::Update => judgement::UPDATE,
             _ => return Ok(None),
         };
-        let to_value = |o: &DynamicObject| serde_json::to_value(o).map_err(|e| e.to_string());
+        let to_value = |o: &DynamicObject| serde_json::to_value(o).map_err(GateError::Unreadable);
         let proposed = to_value(proposed)?;
         let current = current.as_ref().map(to_value).transpose()?;
         let config = self.config.clone();
@@ -176,7 +176,7 @@ impl Gate {
         // this review (allowed), not a guess.
         let release = tokio::time::timeout_at(at, self.release())
             .await
-            .map_err(|_| "the API server's /version did not answer in time".to_string())?;
+            .map_err(|_| GateError::VersionTimeout)?;
         let (c, config) = (change.clone(), self.config.clone());
         let judges = Arc::new(blocking(move || Judges::compile(&c, release, &config)).await??);
         let mut tallies = Vec::new();
@@ -207,11 +207,11 @@ impl Gate {
         version: &str,
         judges: &Arc<Judges>,
         deadline: Instant,
-    ) -> Result<(Tally, bool), String> {
+    ) -> Result<(Tally, bool), GateError> {
         let resource = object_resource(&change.current, version);
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &resource);
         // Pages are read while earlier ones are judged, two at a time on blocking threads.
-        let (pages, received) = tokio::sync::mpsc::channel::<Result<Page, String>>(2);
+        let (pages, received) = tokio::sync::mpsc::channel::<Result<Page, GateError>>(2);
         let lister = tokio::spawn(list_pages(api, resource, pages));
         let (judges, config) = (judges.clone(), self.config.clone());
         let judged = futures::stream::unfold(received, |mut rx| async move {
@@ -233,7 +233,7 @@ impl Gate {
                         .collect::<Vec<_>>()
                 })
                 .await?;
-                Ok::<_, String>((read, remaining, outcomes))
+                Ok::<_, GateError>((read, remaining, outcomes))
             }
         })
         .buffered(2);
@@ -275,7 +275,7 @@ struct Page {
 async fn list_pages(
     api: Api<DynamicObject>,
     resource: kube::core::ApiResource,
-    pages: tokio::sync::mpsc::Sender<Result<Page, String>>,
+    pages: tokio::sync::mpsc::Sender<Result<Page, GateError>>,
 ) {
     let key = |o: &serde_json::Value| {
         let meta = |k: &str| {
@@ -292,7 +292,7 @@ async fn list_pages(
         let page = match api.list(&params).await {
             Ok(p) => p,
             Err(e) => {
-                let _ = pages.send(Err(format!("listing: {e}"))).await;
+                let _ = pages.send(Err(GateError::List(e))).await;
                 return;
             }
         };
@@ -387,10 +387,12 @@ fn respond(request: &AdmissionRequest<DynamicObject>, a: Answer) -> (AdmissionRe
 }
 
 /// Runs CPU work on a blocking thread; a panic there is an error of this review.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, GateError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| format!("internal error while judging: {e}"))
+        .map_err(GateError::Judging)
 }
 
 /// Whether a mode serves a gate at all.

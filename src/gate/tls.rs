@@ -66,20 +66,26 @@ impl ServingCert {
 
     /// Loads a certificate chain, its key and the CA bundle (PEM); an error names what could
     /// not be read, and the certificate served so far stays.
-    pub fn load(&self, cert: &[u8], key: &[u8], ca: &[u8]) -> Result<(), String> {
+    pub fn load(&self, cert: &[u8], key: &[u8], ca: &[u8]) -> Result<(), TlsError> {
         let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert)
             .collect::<Result<_, _>>()
-            .map_err(|e| format!("the certificate: {e}"))?;
+            .map_err(|source| TlsError::Pem {
+                what: "the certificate",
+                source,
+            })?;
         if chain.is_empty() {
-            return Err("the certificate file holds no certificate".into());
+            return Err(TlsError::Empty("the certificate file"));
         }
-        let key = PrivateKeyDer::from_pem_slice(key).map_err(|e| format!("the key: {e}"))?;
+        let key = PrivateKeyDer::from_pem_slice(key).map_err(|source| TlsError::Pem {
+            what: "the key",
+            source,
+        })?;
         if CertificateDer::pem_slice_iter(ca).next().is_none() {
-            return Err("the CA file holds no certificate".into());
+            return Err(TlsError::Empty("the CA file"));
         }
         let provider = tokio_rustls::rustls::crypto::ring::default_provider();
-        let certified = CertifiedKey::from_der(chain, key, &provider)
-            .map_err(|e| format!("the certificate and its key: {e}"))?;
+        let certified =
+            CertifiedKey::from_der(chain, key, &provider).map_err(TlsError::KeyMismatch)?;
         if let Ok(mut k) = self.key.write() {
             *k = Some(Arc::new(certified));
         }
@@ -114,15 +120,22 @@ pub fn load_dir(
     cert: &ServingCert,
     dir: &std::path::Path,
     last: &mut Option<[Vec<u8>; 3]>,
-) -> Result<(), String> {
-    let read =
-        |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("{}: {e}", dir.join(f).display()));
+) -> Result<(), TlsError> {
+    let read = |f: &str| {
+        std::fs::read(dir.join(f)).map_err(|source| TlsError::Read {
+            path: dir.join(f),
+            source,
+        })
+    };
     let files = [read("tls.crt")?, read("tls.key")?, read("ca.crt")?];
     if last.as_ref() == Some(&files) {
         return Ok(());
     }
     cert.load(&files[0], &files[1], &files[2])
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
+        .map_err(|e| TlsError::In {
+            dir: dir.to_path_buf(),
+            source: Box::new(e),
+        })?;
     *last = Some(files);
     Ok(())
 }
@@ -161,8 +174,8 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-fn ca_params(not_after: u64) -> Result<CertificateParams, String> {
-    let mut p = CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
+fn ca_params(not_after: u64) -> Result<CertificateParams, TlsError> {
+    let mut p = CertificateParams::new(Vec::<String>::new())?;
     p.distinguished_name.push(DnType::CommonName, CA_NAME);
     p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     p.key_usages = vec![
@@ -174,9 +187,8 @@ fn ca_params(not_after: u64) -> Result<CertificateParams, String> {
     Ok(p)
 }
 
-fn set_validity(p: &mut CertificateParams, not_after: u64) -> Result<(), String> {
-    let at =
-        |s: u64| time::OffsetDateTime::from_unix_timestamp(s as i64).map_err(|e| e.to_string());
+fn set_validity(p: &mut CertificateParams, not_after: u64) -> Result<(), TlsError> {
+    let at = |s: u64| time::OffsetDateTime::from_unix_timestamp(s as i64);
     // An hour back, for clocks that lag.
     p.not_before = at(now().saturating_sub(3600))?;
     p.not_after = at(not_after)?;
@@ -199,12 +211,10 @@ pub struct SelfMade {
 
 impl SelfMade {
     /// A new CA and a serving certificate for `hosts`.
-    pub fn new(hosts: &[String]) -> Result<SelfMade, String> {
-        let ca_key = KeyPair::generate().map_err(|e| e.to_string())?;
+    pub fn new(hosts: &[String]) -> Result<SelfMade, TlsError> {
+        let ca_key = KeyPair::generate()?;
         let ca_not_after = now() + CA_VALIDITY.as_secs();
-        let ca = ca_params(ca_not_after)?
-            .self_signed(&ca_key)
-            .map_err(|e| e.to_string())?;
+        let ca = ca_params(ca_not_after)?.self_signed(&ca_key)?;
         let mut made = SelfMade {
             ca_cert: ca.pem(),
             ca_key: ca_key.serialize_pem(),
@@ -220,17 +230,17 @@ impl SelfMade {
     }
 
     /// A serving certificate for `hosts`, signed by this CA.
-    fn issue(&mut self, hosts: &[String]) -> Result<(), String> {
-        let ca_key = KeyPair::from_pem(&self.ca_key).map_err(|e| format!("the CA key: {e}"))?;
+    fn issue(&mut self, hosts: &[String]) -> Result<(), TlsError> {
+        let ca_key = KeyPair::from_pem(&self.ca_key).map_err(TlsError::CaKey)?;
         let issuer = Issuer::new(ca_params(self.ca_not_after)?, ca_key);
-        let key = KeyPair::generate().map_err(|e| e.to_string())?;
-        let mut p = CertificateParams::new(hosts.to_vec()).map_err(|e| e.to_string())?;
+        let key = KeyPair::generate()?;
+        let mut p = CertificateParams::new(hosts.to_vec())?;
         p.distinguished_name.push(DnType::CommonName, &hosts[0]);
         p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
         let not_after = (now() + SERVING_VALIDITY.as_secs()).min(self.ca_not_after);
         set_validity(&mut p, not_after)?;
-        let cert = p.signed_by(&key, &issuer).map_err(|e| e.to_string())?;
+        let cert = p.signed_by(&key, &issuer)?;
         self.cert = cert.pem();
         self.key = key.serialize_pem();
         self.not_after = not_after;
@@ -241,7 +251,7 @@ impl SelfMade {
     /// What must change for these certificates to serve `hosts` for a while longer:
     /// `None` when nothing; a renewed serving certificate (signed by a new CA when this one
     /// is near its end) otherwise.
-    pub fn renewed(&self, hosts: &[String]) -> Result<Option<SelfMade>, String> {
+    pub fn renewed(&self, hosts: &[String]) -> Result<Option<SelfMade>, TlsError> {
         let t = now();
         let serving_ok = self.not_after > t + RENEW_BEFORE.as_secs()
             && hosts.iter().all(|h| self.hosts.contains(h));
@@ -319,13 +329,15 @@ pub async fn ensure_secret(
     name: &str,
     namespace: &str,
     hosts: &[String],
-) -> Result<SelfMade, String> {
+) -> Result<SelfMade, TlsError> {
     let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    let secret_name = || format!("{namespace}/{name}");
     for _ in 0..3 {
-        let found = api
-            .get_opt(name)
-            .await
-            .map_err(|e| format!("reading Secret {namespace}/{name}: {e}"))?;
+        let found = api.get_opt(name).await.map_err(|source| TlsError::Secret {
+            what: "reading",
+            secret: secret_name(),
+            source,
+        })?;
         let (current, version) = match &found {
             Some(s) => (SelfMade::of_secret(s), s.metadata.resource_version.clone()),
             None => (None, None),
@@ -353,12 +365,58 @@ pub async fn ensure_secret(
             }
             // Another replica wrote it first: read what it wrote.
             Err(kube::Error::Api(s)) if s.code == 409 => continue,
-            Err(e) => return Err(format!("writing Secret {namespace}/{name}: {e}")),
+            Err(source) => {
+                return Err(TlsError::Secret {
+                    what: "writing",
+                    secret: secret_name(),
+                    source,
+                });
+            }
         }
     }
-    Err(format!(
-        "Secret {namespace}/{name} kept changing under three attempts to write it"
-    ))
+    Err(TlsError::Contended(secret_name()))
+}
+
+/// Why the gate's certificate could not be read, made or kept.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("{what}: {source}")]
+    Pem {
+        what: &'static str,
+        #[source]
+        source: rustls_pki_types::pem::Error,
+    },
+    #[error("{0} holds no certificate")]
+    Empty(&'static str),
+    #[error("the certificate and its key: {0}")]
+    KeyMismatch(#[source] tokio_rustls::rustls::Error),
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", dir.display())]
+    In {
+        dir: std::path::PathBuf,
+        #[source]
+        source: Box<TlsError>,
+    },
+    #[error("making the certificate: {0}")]
+    Make(#[from] rcgen::Error),
+    #[error("the CA key: {0}")]
+    CaKey(#[source] rcgen::Error),
+    #[error("a certificate's validity: {0}")]
+    Time(#[from] time::error::ComponentRange),
+    #[error("{what} Secret {secret}: {}", crate::cluster::client::describe(.source))]
+    Secret {
+        what: &'static str,
+        secret: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("Secret {0} kept changing under three attempts to write it")]
+    Contended(String),
 }
 
 #[cfg(test)]
@@ -382,7 +440,7 @@ mod tests {
         let served = ServingCert::new();
         let mut last = None;
         let e = load_dir(&served, &dir, &mut last).unwrap_err();
-        assert!(e.contains("tls.crt"), "{e}");
+        assert!(e.to_string().contains("tls.crt"), "{e}");
         write(&one);
         load_dir(&served, &dir, &mut last).unwrap();
         assert_eq!(served.ca_bundle(), one.ca_cert.as_bytes());

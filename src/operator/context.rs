@@ -6,7 +6,7 @@
 
 use super::events::{EventSink, PendingEvent};
 use super::metrics::Metrics;
-use super::tracked::Tracked;
+use super::state::Tracked;
 use super::validators::Validators;
 use super::write_limit::WriteLimiter;
 use crate::audit::config::Config;
@@ -281,7 +281,7 @@ impl Ctx {
         f: impl FnOnce(&mut Tracked) -> R,
     ) -> Option<R> {
         let mut reg = self.registry();
-        let r = reg.get_mut(crd).filter(|t| t.epoch == epoch).map(f);
+        let r = reg.get_mut(crd).filter(|t| t.epoch() == epoch).map(f);
         drop(reg);
         if r.is_some() {
             self.changed(crd);
@@ -301,14 +301,19 @@ pub fn crd_reference(crd: &Crd) -> ObjectReference {
     }
 }
 
-/// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(message)`.
+/// Engine work that panicked (a bug of crd-audit): what the panic said.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Panicked(pub String);
+
+/// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(Panicked)`.
 pub(crate) async fn blocking<T: Send + 'static>(
     ctx: &Ctx,
     f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, String> {
+) -> Result<T, Panicked> {
     let _permit = ctx.deps.judges.acquire().await;
     match tokio::task::spawn_blocking(move || crd_audit_engine::panic_guard::catch(f)).await {
-        Ok(r) => r,
-        Err(e) => Err(e.to_string()),
+        Ok(r) => r.map_err(Panicked),
+        Err(e) => Err(Panicked(e.to_string())),
     }
 }

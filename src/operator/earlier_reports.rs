@@ -173,7 +173,7 @@ mod tests {
     fn remembers_the_tightening(ctx: &Ctx, plural: &str) -> bool {
         ctx.registry()
             .get(&format!("{plural}.example.com"))
-            .and_then(|t| t.last_change.as_ref())
+            .and_then(|t| t.last_change())
             .is_some_and(|c| c.tightened && c.report.from_generation == 1)
     }
 

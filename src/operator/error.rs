@@ -2,22 +2,79 @@
 //! `crd_audit_reconcile_errors_total`), and the retry of a CRD whose reconcile failed.
 
 use crate::cluster::backoff::Backoff;
+use crate::cluster::client::{describe, status_code};
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// The backoff of a CRD whose reconcile failed: a second, doubling up to a minute.
 pub const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// The wait after a conflict (409): another writer's change, read again at once.
+pub const CONFLICT_RETRY: Duration = Duration::from_millis(200);
 
 /// Why a reconcile failed; it is tried again after a backoff.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The API server did not answer the GET of the CRD.
-    #[error("reading the CRD failed: {0}")]
-    ReadCrd(String),
+    #[error("reading the CRD failed: {}", describe(.0))]
+    ReadCrd(#[source] kube::Error),
     /// The report could not be written.
-    #[error("writing the report failed: {0}")]
-    WriteReport(String),
+    #[error("writing the report failed: {}", describe(.0))]
+    WriteReport(#[source] kube::Error),
+}
+
+/// What the API server's answer says of a failed request, for the error policy and the
+/// `cause` label of `crd_audit_reconcile_errors_total`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// 409: another writer changed the object; the next reconcile reads it again.
+    Conflict,
+    /// 429: the server (API Priority and Fairness) asks clients to slow down, for this long
+    /// when it said so.
+    Throttled(Option<Duration>),
+    /// No answer (the connection failed) or a 5xx: an outage.
+    Unavailable,
+    /// 401 or 403: not allowed (RBAC).
+    Forbidden,
+    /// Anything else the server refused.
+    Refused,
+}
+
+impl Cause {
+    pub fn of(e: &kube::Error) -> Cause {
+        match status_code(e) {
+            Some(409) => Cause::Conflict,
+            Some(429) => Cause::Throttled(retry_after(e)),
+            None => Cause::Unavailable,
+            Some(c) if c >= 500 => Cause::Unavailable,
+            Some(401 | 403) => Cause::Forbidden,
+            Some(_) => Cause::Refused,
+        }
+    }
+
+    /// The `cause` label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Cause::Conflict => "conflict",
+            Cause::Throttled(_) => "throttled",
+            Cause::Unavailable => "unavailable",
+            Cause::Forbidden => "forbidden",
+            Cause::Refused => "refused",
+        }
+    }
+}
+
+/// The wait a 429 asks for (`details.retryAfterSeconds`), if any.
+fn retry_after(e: &kube::Error) -> Option<Duration> {
+    match e {
+        kube::Error::Api(s) => s
+            .details
+            .as_ref()
+            .map(|d| d.retry_after_seconds)
+            .filter(|s| *s > 0)
+            .map(|s| Duration::from_secs(u64::from(s))),
+        _ => None,
+    }
 }
 
 impl Error {
@@ -26,6 +83,13 @@ impl Error {
         match self {
             Error::ReadCrd(_) => "read_crd",
             Error::WriteReport(_) => "write_report",
+        }
+    }
+
+    /// What the server's answer says of it.
+    pub fn cause(&self) -> Cause {
+        match self {
+            Error::ReadCrd(e) | Error::WriteReport(e) => Cause::of(e),
         }
     }
 }
@@ -56,9 +120,56 @@ mod tests {
         assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
     }
 
+    fn api(code: u16, retry_after: u32) -> kube::Error {
+        let mut s = kube::core::Status::failure("m", "R").with_code(code);
+        s.details = Some(kube::core::response::StatusDetails {
+            name: String::new(),
+            group: String::new(),
+            kind: String::new(),
+            uid: String::new(),
+            causes: Vec::new(),
+            retry_after_seconds: retry_after,
+        });
+        kube::Error::Api(s.boxed())
+    }
+
     #[test]
-    fn each_error_has_its_kind() {
-        assert_eq!(Error::ReadCrd("x".into()).kind(), "read_crd");
-        assert_eq!(Error::WriteReport("x".into()).kind(), "write_report");
+    fn each_error_has_its_kind_and_the_servers_answer_its_cause() {
+        assert_eq!(Error::ReadCrd(api(503, 0)).kind(), "read_crd");
+        assert_eq!(Error::WriteReport(api(409, 0)).kind(), "write_report");
+        assert_eq!(Error::WriteReport(api(409, 0)).cause(), Cause::Conflict);
+        assert_eq!(
+            Error::WriteReport(api(429, 3)).cause(),
+            Cause::Throttled(Some(Duration::from_secs(3)))
+        );
+        assert_eq!(Cause::of(&api(429, 0)), Cause::Throttled(None));
+        for code in [500, 503, 504] {
+            assert_eq!(Cause::of(&api(code, 0)), Cause::Unavailable, "{code}");
+        }
+        assert_eq!(Cause::of(&api(403, 0)), Cause::Forbidden);
+        assert_eq!(Cause::of(&api(422, 0)), Cause::Refused);
+        let labels: Vec<&str> = [
+            Cause::Conflict,
+            Cause::Throttled(None),
+            Cause::Unavailable,
+            Cause::Forbidden,
+            Cause::Refused,
+        ]
+        .iter()
+        .map(|c| c.label())
+        .collect();
+        assert_eq!(
+            labels,
+            [
+                "conflict",
+                "throttled",
+                "unavailable",
+                "forbidden",
+                "refused"
+            ]
+        );
+        // The error's source is the server's answer.
+        let e = Error::ReadCrd(api(503, 0));
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

@@ -6,7 +6,6 @@
 
 use super::metrics::Metrics;
 use super::write_limit::WriteLimiter;
-use crate::cluster::client::describe;
 use k8s_openapi::api::core::v1::{Event as CoreEvent, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::api::{Api, PostParams};
@@ -61,7 +60,7 @@ impl EventSink {
 
     /// Publishes an Event. `Err` means it could not be written now and should be tried again
     /// later; an Event the server can never take (no Events API) counts as done.
-    pub async fn publish(&self, ev: &PendingEvent) -> Result<(), String> {
+    pub async fn publish(&self, ev: &PendingEvent) -> Result<(), kube::Error> {
         if self.unsupported.load(Ordering::Relaxed) {
             return Ok(());
         }
@@ -95,7 +94,7 @@ impl EventSink {
             Some(422) | Some(400) => self.publish_core(ev, &note).await,
             _ => {
                 self.metrics.api_error("create");
-                Err(describe(&err))
+                Err(err)
             }
         }
     }
@@ -108,7 +107,7 @@ impl EventSink {
     }
 
     /// The core/v1 form, which older servers take for cluster-scoped objects.
-    async fn publish_core(&self, ev: &PendingEvent, note: &str) -> Result<(), String> {
+    async fn publish_core(&self, ev: &PendingEvent, note: &str) -> Result<(), kube::Error> {
         let namespace = ev
             .regarding
             .namespace
@@ -142,9 +141,6 @@ impl EventSink {
         api.create(&PostParams::default(), &event)
             .await
             .map(|_| ())
-            .map_err(|e| {
-                self.metrics.api_error("create");
-                describe(&e)
-            })
+            .inspect_err(|_| self.metrics.api_error("create"))
     }
 }

@@ -53,6 +53,15 @@ impl std::fmt::Display for ElectionError {
     }
 }
 
+impl std::error::Error for ElectionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ElectionError::NamespaceMissing(_) => None,
+            ElectionError::Api(e) => Some(e),
+        }
+    }
+}
+
 fn now() -> MicroTime {
     MicroTime(k8s_openapi::jiff::Timestamp::now())
 }
@@ -175,7 +184,7 @@ pub async fn leases_served(client: &kube::Client) -> Result<bool, kube::Error> {
 pub(super) async fn acquire(
     elector: &mut Elector,
     metrics: &super::metrics::Metrics,
-) -> Result<(), String> {
+) -> Result<(), ElectionError> {
     let mut last_error: Option<Instant> = None;
     loop {
         let tried = elector.try_acquire_or_renew().await;
@@ -183,7 +192,7 @@ pub(super) async fn acquire(
         match tried {
             Ok(true) => return Ok(()),
             Ok(false) => {}
-            Err(e @ ElectionError::NamespaceMissing(_)) => return Err(e.to_string()),
+            Err(e @ ElectionError::NamespaceMissing(_)) => return Err(e),
             Err(e) => {
                 // Said at most every 30 s while the API server is unreachable.
                 if last_error.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {

@@ -44,6 +44,12 @@ pub struct KindLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReconcileErrorLabels {
+    pub kind: String,
+    pub cause: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct BuildLabels {
     pub version: String,
     pub commit: String,
@@ -78,7 +84,7 @@ pub struct Metrics {
     pub api_errors: Family<VerbLabels, Counter>,
     pub api_writes: Family<VerbLabels, Counter>,
     /// Reconciles of a CRD that failed (and are retried), by kind of error.
-    pub reconcile_errors: Family<KindLabels, Counter>,
+    pub reconcile_errors: Family<ReconcileErrorLabels, Counter>,
     pub leader: Gauge,
     pub internal_errors: Counter,
     /// CRD revisions compiled to judge their objects (a CRD is compiled again when its
@@ -262,7 +268,7 @@ impl Metrics {
         );
         registry.register(
             "crd_audit_reconcile_errors",
-            "Reconciles of a CRD that failed and are retried, by kind (read_crd, write_report)",
+            "Reconciles of a CRD that failed and are retried, by kind (read_crd, write_report) and cause (conflict, throttled, unavailable, forbidden, refused)",
             m.reconcile_errors.clone(),
         );
         registry.register(
@@ -436,9 +442,12 @@ impl Metrics {
             .inc();
     }
 
-    pub fn reconcile_error(&self, kind: &str) {
+    pub fn reconcile_error(&self, kind: &str, cause: &str) {
         self.reconcile_errors
-            .get_or_create(&KindLabels { kind: kind.into() })
+            .get_or_create(&ReconcileErrorLabels {
+                kind: kind.into(),
+                cause: cause.into(),
+            })
             .inc();
     }
 
@@ -516,13 +525,25 @@ impl Metrics {
     }
 }
 
+/// The metrics endpoint could not listen.
+#[derive(Debug, thiserror::Error)]
+#[error("listening on {addr}: {source}")]
+pub struct ServeError {
+    pub addr: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// Serves `/metrics`, `/healthz` and `/readyz` until the process ends.
-pub async fn serve(addr: &str, metrics: Arc<Metrics>) -> Result<(), String> {
+pub async fn serve(addr: &str, metrics: Arc<Metrics>) -> Result<(), ServeError> {
     use axum::http::{StatusCode, header};
     use axum::routing::get;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| format!("listening on {addr}: {e}"))?;
+        .map_err(|source| ServeError {
+            addr: addr.to_string(),
+            source,
+        })?;
     let m = metrics.clone();
     let app = axum::Router::new()
         .route(

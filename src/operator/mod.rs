@@ -45,7 +45,6 @@ pub mod revision;
 mod shutdown;
 pub mod state;
 pub mod storage_migration;
-pub mod tracked;
 pub mod uninstall_cleanup;
 pub mod validators;
 pub mod watch_backoff;
@@ -72,10 +71,25 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
 /// replica, without leader election) once its first LIST of CRDs is reconciled; a standby
 /// while it can read the Lease (its last attempt to take it got an answer). Otherwise, and
 /// from the start until then, `503`.
-pub async fn run(opts: Options) -> Result<(), String> {
-    let (kube_config, origin) =
-        client::config(opts.kubeconfig.as_deref(), opts.context.as_deref()).await?;
-    let client = client::multiplexed(&kube_config)?;
+/// Why the operator could not start, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// No client for the cluster (the kubeconfig, the in-cluster credentials).
+    #[error("{0}")]
+    Client(String),
+    #[error(transparent)]
+    Metrics(#[from] metrics::ServeError),
+    #[error("the CRD change gate: {0}")]
+    Gate(#[from] crate::gate::GateError),
+    #[error(transparent)]
+    Election(#[from] leader::ElectionError),
+}
+
+pub async fn run(opts: Options) -> Result<(), RunError> {
+    let (kube_config, origin) = client::config(opts.kubeconfig.as_deref(), opts.context.as_deref())
+        .await
+        .map_err(RunError::Client)?;
+    let client = client::multiplexed(&kube_config).map_err(RunError::Client)?;
     let watch_clients = client::WatchClients::new(kube_config);
     let metrics = Arc::new(Metrics::with_per_crd_series(opts.config.per_crd_metrics));
     metrics::serve(&opts.metrics_addr, metrics.clone()).await?;

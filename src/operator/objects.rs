@@ -7,8 +7,8 @@
 
 use super::context::Ctx;
 use super::events::PendingEvent;
+use super::state::Blocked;
 use super::state::{self, Effect};
-use super::tracked::Blocked;
 use super::validators::COST_PER_SCHEMA_BYTE;
 use crate::audit::judge::{Audit, Judgement, Key, Target, judge};
 use crate::cluster::backoff::Backoff;
@@ -297,6 +297,7 @@ impl ObjectAudit {
                 .map_err(|e| e.to_string())
         })
         .await
+        .map_err(|panic| panic.0)
         .and_then(|r| r);
         match compiled {
             Ok(v) => {
@@ -502,7 +503,7 @@ impl ObjectAudit {
             .ctx
             .registry()
             .get(&self.crd.name)
-            .and_then(|t| t.audit.invalid.get(key).map(|i| i.uid.clone()))
+            .and_then(|t| t.audit().invalid.get(key).map(|i| i.uid.clone()))
             .filter(|u| !u.is_empty());
         self.ctx.queue_event(PendingEvent {
             warning: true,

@@ -6,7 +6,7 @@
 //! (`report_writer`). A failed reconcile is retried with backoff (`error_policy`).
 
 use super::context::{CrdMeta, Ctx};
-use super::error::{Error, Retry, backoff};
+use super::error::{CONFLICT_RETRY, Cause, Error, Retry, backoff};
 use super::removal::remove;
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::resources::{crd_resource, object_value};
@@ -45,7 +45,7 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
         let reg = ctx.registry();
         reg.get(&name).is_none_or(|t| {
             meta.metadata.uid.as_deref() != Some(t.crd().uid.as_str())
-                || meta.metadata.resource_version != t.resource_version
+                || meta.metadata.resource_version.as_deref() != t.resource_version()
         })
     };
     if read {
@@ -60,7 +60,7 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
             Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Action::await_change()),
             Err(e) => {
                 ctx.deps.metrics.api_error("get");
-                return Err(Error::ReadCrd(crate::cluster::client::describe(&e)));
+                return Err(Error::ReadCrd(e));
             }
         }
     }
@@ -70,7 +70,7 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
         let due = ctx.registry().get(&name).map(|t| {
             (
                 super::reporter::desired(&ctx, t),
-                t.resource_version.clone().unwrap_or_default(),
+                t.resource_version().unwrap_or_default().to_string(),
             )
         });
         if let Some((status, revision)) = due {
@@ -94,7 +94,8 @@ fn backing_off(ctx: &Ctx, name: &str) -> Option<Duration> {
 /// recovers.
 pub fn error_policy(meta: Arc<CrdMeta>, e: &Error, ctx: Arc<Ctx>) -> Action {
     let name = meta.name_any();
-    ctx.deps.metrics.reconcile_error(e.kind());
+    let cause = e.cause();
+    ctx.deps.metrics.reconcile_error(e.kind(), cause.label());
     let recoveries = *ctx.signals.recovered.borrow();
     let mut retries = ctx.retries();
     let r = retries.entry(name.clone()).or_insert(Retry {
@@ -108,7 +109,13 @@ pub fn error_policy(meta: Arc<CrdMeta>, e: &Error, ctx: Arc<Ctx>) -> Action {
         r.recoveries = recoveries;
     }
     r.in_a_row = r.in_a_row.saturating_add(1);
-    let wait = backoff(r.in_a_row);
+    let wait = match cause {
+        // Another writer changed the report: read and written again soon, no doubling.
+        Cause::Conflict => CONFLICT_RETRY,
+        // The server says when to come back; at least the backoff's.
+        Cause::Throttled(Some(after)) => after.max(backoff(r.in_a_row)),
+        _ => backoff(r.in_a_row),
+    };
     r.at = Instant::now() + wait;
     tracing::error!(crd = %name, error = %e, retry_in = ?wait, "reconciling the CRD failed");
     Action::requeue(wait)

@@ -138,7 +138,7 @@ pub(super) fn report_events(
 fn unwritten(ctx: &Ctx, missing: impl Fn(&str) -> bool) {
     let mut gone = Vec::new();
     for (name, t) in ctx.registry().iter_mut() {
-        if t.written.is_some() && missing(name) {
+        if t.written().is_some() && missing(name) {
             state::on_report_gone(t);
             gone.push(name.clone());
         }
@@ -157,10 +157,11 @@ async fn write_report(ctx: &Ctx, name: &str) -> Result<(), Error> {
         };
         let status = desired(ctx, t);
         let print = report_status::fingerprint(&status);
-        if t.written == Some(print) {
+        if t.written() == Some(print) {
             return Ok(());
         }
-        (report_object(t, status), print, t.epoch, t.revision.clone())
+        let (epoch, revision) = (t.epoch(), t.revision().clone());
+        (report_object(t, status), print, epoch, revision)
     };
     // Outside the registry lock: it inflates the schemas.
     object.spec.audited_revision = report_status::packed_revision(&revision);
@@ -185,11 +186,11 @@ fn observe(ctx: &Ctx, name: &str) -> Option<Due> {
             regarding: crd_reference(t.crd()),
         });
     }
-    if t.written == Some(report_status::fingerprint(&status)) {
+    if t.written() == Some(report_status::fingerprint(&status)) {
         return None;
     }
-    let running = tokio::time::Instant::now().saturating_duration_since(t.since);
-    Some(if !t.audited && running < AUDIT_RUNNING_WAIT {
+    let running = tokio::time::Instant::now().saturating_duration_since(t.since());
+    Some(if !t.audited() && running < AUDIT_RUNNING_WAIT {
         Due::AuditRunning(AUDIT_RUNNING_WAIT - running)
     } else if has_findings(t) {
         Due::Findings

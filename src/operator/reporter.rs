@@ -6,7 +6,7 @@
 
 use super::context::Ctx;
 use super::report_status::{self, Inputs};
-use super::tracked::Tracked;
+use super::state::{self, Tracked};
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
 use crate::cluster::backoff::Backoff;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
@@ -19,21 +19,21 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// The status a tracked CRD's report should have now (without times).
 pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
-    let blocked = t.blocked.as_ref().map(|b| b.message());
+    let blocked = t.blocked().map(|b| b.message());
     let mut s = report_status::status(&Inputs {
         crd: t.crd(),
-        check: &t.check,
-        audit: &t.audit,
-        audited: t.audited,
+        check: t.check(),
+        audit: t.audit(),
+        audited: t.audited(),
         forbidden: blocked.as_deref(),
-        last_change: t.last_change.as_ref(),
+        last_change: t.last_change(),
         max_listed: ctx.deps.config.max_listed_objects,
-        audit_seconds: t.audit_seconds,
-        internal_errors: t.audit.internal_errors(),
-        sizes: &t.sizes,
+        audit_seconds: t.audit_seconds(),
+        internal_errors: t.audit().internal_errors(),
+        sizes: t.sizes(),
     });
     // Why the objects could not be judged: the reason of both conditions about them.
-    if let Some(blocked) = &t.blocked {
+    if let Some(blocked) = t.blocked() {
         for c in s
             .conditions
             .iter_mut()
@@ -42,7 +42,7 @@ pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
             c.reason = blocked.reason().to_string();
         }
     }
-    s.last_audit_time = t.audited_at.clone();
+    s.last_audit_time = t.audited_at().cloned();
     s
 }
 
@@ -60,7 +60,7 @@ pub(super) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
 /// The report object to apply, with its status stamped.
 pub(super) fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit {
     let now = Time(k8s_openapi::jiff::Timestamp::now());
-    report_status::stamp(&mut status, &mut t.times, &now);
+    state::on_report_built(t, &mut status, &now);
     let mut r = SchemaAudit::new(
         &t.crd().name,
         // Filled in by the writer, outside the registry lock (it inflates the schemas).
@@ -85,11 +85,11 @@ pub(super) fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> S
 /// an audit that cannot run): on a fresh start with thousands of CRDs, writes are paced by
 /// `apiQps`, and these reports must not wait behind thousands of clean ones.
 pub fn has_findings(t: &Tracked) -> bool {
-    t.audit.invalid_count() > 0
-        || t.blocked.is_some()
-        || t.check.has_findings()
-        || t.check.internal_error.is_some()
-        || t.last_change.as_ref().is_some_and(|c| c.tightened)
+    t.audit().invalid_count() > 0
+        || t.blocked().is_some()
+        || t.check().has_findings()
+        || t.check().internal_error.is_some()
+        || t.last_change().is_some_and(|c| c.tightened)
 }
 
 /// [`desired`] of a tracked CRD, for tests.
@@ -104,7 +104,7 @@ pub fn desired_for_tests(ctx: &Ctx, crd: &str) -> SchemaAuditStatus {
 /// side apply of the status would not remove a field that no manager owns any more, and on
 /// servers before 1.22 the apply of the object itself takes the status fields from the
 /// manager.)
-pub(super) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String> {
+pub(super) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), kube::Error> {
     let api: Api<SchemaAudit> = Api::all(ctx.deps.client.clone());
     let name = object.metadata.name.clone().unwrap_or_default();
     let mut main = object.clone();
@@ -114,7 +114,7 @@ pub(super) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String>
     let params = PatchParams::apply(FIELD_MANAGER).force();
     if let Err(e) = api.patch(&name, &params, &Patch::Apply(&main)).await {
         ctx.deps.metrics.api_error("patch");
-        return Err(crate::cluster::client::describe(&e));
+        return Err(e);
     }
     ctx.deps.limiter.acquire().await;
     ctx.deps.metrics.api_write("patch");
@@ -125,7 +125,7 @@ pub(super) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), String>
     };
     if let Err(e) = api.patch_status(&name, &params, &Patch::Merge(&body)).await {
         ctx.deps.metrics.api_error("patch");
-        return Err(crate::cluster::client::describe(&e));
+        return Err(e);
     }
     Ok(())
 }
@@ -190,7 +190,7 @@ pub async fn pump_events(ctx: Arc<Ctx>) {
             }
             Err(e) => {
                 let wait = backoff.next_delay();
-                tracing::error!(reason = %ev.reason, error = %e, retry_in = ?wait, "writing an Event failed");
+                tracing::error!(reason = %ev.reason, error = %crate::cluster::client::describe(&e), retry_in = ?wait, "writing an Event failed");
                 tokio::select! {
                     _ = tokio::time::sleep(wait) => {}
                     // The API server is back: try again now, from the first delay.

@@ -69,7 +69,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
     .unwrap_or_else(|panic| {
         let mut report = CheckReport::default();
         report.crd = crd.name.clone();
-        report.internal_error = Some(panic);
+        report.internal_error = Some(panic.0);
         report
     });
     if let Some(e) = &check.internal_error {
@@ -94,10 +94,13 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
                 let changes = crd_audit_engine::diff(&old, &new);
                 Ok::<_, String>(LastChange::from_diff(&old, &new, &changes))
             })
-            .await
-            .and_then(|r| r);
+            .await;
             match changed {
-                Ok(c) => Some(c),
+                Ok(Ok(c)) => Some(c),
+                Ok(Err(e)) => {
+                    tracing::error!(crd = %crd.name, error = %e, "the earlier CRD could not be read again (internal error)");
+                    None
+                }
                 Err(panic) => {
                     tracing::error!(crd = %crd.name, panic = %panic, "diffing the CRD failed (internal error)");
                     None
@@ -145,11 +148,14 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
     let mut t = track(new, previous, change, earlier);
     super::state::on_reread(&mut t, resource_version);
     tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
-    t.task = Some(tokio::spawn(super::objects::supervised_audit(
-        ctx.clone(),
-        revision,
-        epoch,
-    )));
+    super::state::on_audit_started(
+        &mut t,
+        tokio::spawn(super::objects::supervised_audit(
+            ctx.clone(),
+            revision,
+            epoch,
+        )),
+    );
     reg.insert(crd.name.clone(), t);
     drop(reg);
     ctx.changed(&crd.name);

@@ -12,7 +12,7 @@
 use super::context::{CrdMeta, Ctx};
 use super::reconcile::{REPORT_CRD, error_policy, reconcile};
 use super::removal::remove;
-use super::tracked::Tracked;
+use super::state::Tracked;
 use futures::StreamExt;
 use kube::ResourceExt;
 use kube::api::Api;

@@ -66,7 +66,7 @@ async fn until(what: &str, mut f: impl FnMut() -> bool) {
 fn audited(ctx: &Ctx, uid: &str) -> bool {
     ctx.registry()
         .get("things.example.com")
-        .is_some_and(|t| t.audited && t.crd().uid == uid)
+        .is_some_and(|t| t.audited() && t.crd().uid == uid)
 }
 
 /// An object watch asks for bookmarks only while it streams the objects: once it has them
@@ -172,19 +172,19 @@ async fn audited_thing_a() -> (Arc<Ctx>, fake_api::Shared) {
 async fn a_recreated_crd_is_judged_with_its_new_schema() {
     let (ctx, fake) = audited_thing_a().await;
     assert_eq!(
-        ctx.registry()["things.example.com"].audit.invalid_count(),
+        ctx.registry()["things.example.com"].audit().invalid_count(),
         0
     );
     fake_api::apply_crd(&ctx, &fake, crd("u2", 1, &["small"])).await;
     until("the audit of the new CRD", || audited(&ctx, "u2")).await;
     let reg = ctx.registry();
     let t = &reg["things.example.com"];
-    assert_eq!(t.audit.invalid_count(), 1);
+    assert_eq!(t.audit().invalid_count(), 1);
     assert!(
-        t.last_change.is_none(),
+        t.last_change().is_none(),
         "a new CRD is not a change of the old one"
     );
-    assert_eq!(t.audit.objects.get("v1"), Some(&1));
+    assert_eq!(t.audit().objects.get("v1"), Some(&1));
 }
 
 /// Two audited CRDs: gadgets (no objects) and things (one object, invalid).
@@ -209,7 +209,7 @@ async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared
     fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small"])).await;
     until("both audits", || {
         let reg = ctx.registry();
-        reg.len() == 2 && reg.values().all(|t| t.audited)
+        reg.len() == 2 && reg.values().all(|t| t.audited())
     })
     .await;
     (ctx, fake)
@@ -288,7 +288,7 @@ async fn nothing_is_written_while_the_report_crd_is_deleted() {
 async fn a_crd_is_compiled_only_when_its_objects_are_judged() {
     let ctx = audited_gadgets_and_things().await;
     assert_eq!(
-        ctx.registry()["things.example.com"].audit.invalid_count(),
+        ctx.registry()["things.example.com"].audit().invalid_count(),
         1
     );
     assert_eq!(ctx.deps.metrics.validator_compilations.get(), 1);
@@ -297,13 +297,13 @@ async fn a_crd_is_compiled_only_when_its_objects_are_judged() {
     assert!(
         ctx.deps
             .validators
-            .get("things.example.com", reg["things.example.com"].epoch)
+            .get("things.example.com", reg["things.example.com"].epoch())
             .is_some()
     );
     assert!(
         ctx.deps
             .validators
-            .get("gadgets.example.com", reg["gadgets.example.com"].epoch)
+            .get("gadgets.example.com", reg["gadgets.example.com"].epoch())
             .is_none()
     );
     // What is kept of a revision is its shell and its packed schemas.
@@ -389,7 +389,7 @@ async fn a_panicking_audit_is_reported_and_restarted() {
     let (revision, epoch) = {
         let reg = ctx.registry();
         let t = &reg["things.example.com"];
-        (t.revision.clone(), t.epoch)
+        (t.revision().clone(), t.epoch())
     };
     let runs = std::sync::atomic::AtomicUsize::new(0);
     let c = ctx.clone();
@@ -407,8 +407,7 @@ async fn a_panicking_audit_is_reported_and_restarted() {
     let reported = async {
         until("the bug in the report", || {
             ctx.registry()["things.example.com"]
-                .blocked
-                .as_ref()
+                .blocked()
                 .is_some_and(|b| {
                     b.reason() == "InternalError" && b.message().ends_with("boom in the audit")
                 })
@@ -426,7 +425,7 @@ async fn a_panicking_audit_is_reported_and_restarted() {
         }
         assert_eq!(ctx.deps.metrics.internal_errors.get(), 1);
         until("the restarted audit to clear it", || {
-            ctx.registry()["things.example.com"].blocked.is_none()
+            ctx.registry()["things.example.com"].blocked().is_none()
         })
         .await;
     };
@@ -460,7 +459,7 @@ async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHand
     until("the audit of generation 2", || {
         ctx.registry()
             .get("things.example.com")
-            .is_some_and(|t| t.audited && t.crd().generation == 2)
+            .is_some_and(|t| t.audited() && t.crd().generation == 2)
     })
     .await;
     (ctx, fake, [writer, pump])
@@ -534,7 +533,7 @@ async fn missed_revisions_never_clear_a_tightening() {
         move || {
             ctx.registry()
                 .get("things.example.com")
-                .is_some_and(|t| t.audited && t.crd().generation == g)
+                .is_some_and(|t| t.audited() && t.crd().generation == g)
         }
     };
     until("the audit of generation 2", generation(2)).await;
@@ -553,7 +552,7 @@ async fn missed_revisions_never_clear_a_tightening() {
     until("the audit of generation 4", generation(4)).await;
     assert_eq!(tightened(&ctx), before);
     assert_eq!(
-        ctx.registry()["things.example.com"].audit.invalid_count(),
+        ctx.registry()["things.example.com"].audit().invalid_count(),
         1
     );
 }
@@ -614,10 +613,7 @@ async fn a_restart_keeps_the_reported_tightening() {
     until("the restarted audit", || audited(&ctx, "u1")).await;
     let reg = ctx.registry();
     let t = &reg["things.example.com"];
-    let change = t
-        .last_change
-        .as_ref()
-        .expect("the tightening is remembered");
+    let change = t.last_change().expect("the tightening is remembered");
     assert!(change.tightened);
     assert_eq!(change.report.from_generation, 1);
 }

@@ -79,11 +79,11 @@ fn fingerprint(ctx: &Ctx) -> Fingerprint {
         .map(|(name, t)| {
             (
                 name.clone(),
-                t.epoch,
-                t.audited,
-                t.audit.validations,
-                t.audit.invalid_count(),
-                t.audited_at.as_ref().map(|a| a.0.to_string()),
+                t.epoch(),
+                t.audited(),
+                t.audit().validations,
+                t.audit().invalid_count(),
+                t.audited_at().map(|a| a.0.to_string()),
             )
         })
         .collect()
@@ -253,8 +253,8 @@ impl Writer {
                 name: &t.crd().name,
                 group: &t.crd().group,
                 kind: &t.crd().kind,
-                audit: &t.audit,
-                audited: t.audited,
+                audit: t.audit(),
+                audited: t.audited(),
             });
             policy_report::desired(inputs, written, unix_now, self.limits)
         };
@@ -395,11 +395,16 @@ impl Writer {
     }
 
     fn list_failed(&mut self, f: Failure) {
+        // Said once when the CRDs are found missing, not at every retry while they stay so.
+        let known = self.not_served;
         self.not_served = matches!(f, Failure::NotServed(_));
         let retry_in = self.list_backoff.next_delay();
         let api = self.api.api_version();
         let (group, plurals) = self.names();
         match f {
+            Failure::NotServed(e) if known => {
+                tracing::debug!(error = %e, ?retry_in, %api, "the policy report CRDs are still not served")
+            }
             // `auto` finds OpenReports missing: expected, the other writer takes over.
             Failure::NotServed(e) if self.role == Role::Preferred => {
                 tracing::info!(error = %e, ?retry_in,

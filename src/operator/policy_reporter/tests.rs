@@ -67,7 +67,7 @@ async fn audited_with(
     }
     until("the audits", || {
         let reg = ctx.registry();
-        reg.len() == 2 && reg.values().all(|t| t.audited)
+        reg.len() == 2 && reg.values().all(|t| t.audited())
     })
     .await;
     ctx.signals.crds_listed.store(true, Ordering::Relaxed);
@@ -81,9 +81,9 @@ fn observe(ctx: &Ctx, crd: &str, o: Value) {
     let mut o = o;
     o["apiVersion"] = json!("example.com/v1");
     o["kind"] = json!(t.crd().kind.clone());
-    let v = crd_audit_engine::CrdValidator::new(&t.revision.unpack().unwrap()).expect("compiles");
+    let v = crd_audit_engine::CrdValidator::new(&t.revision().unpack().unwrap()).expect("compiles");
     let j = judge(&v, o, true);
-    t.audit.record(j);
+    crate::operator::state::on_object(t, j);
     drop(reg);
     ctx.signals.policy_changed.notify_one();
 }
@@ -152,7 +152,7 @@ async fn results_follow_the_audit() {
     assert_eq!(r["resources"][0]["uid"], "uid-a");
     assert_eq!(r["timestamp"]["nanos"], 0);
     let expected =
-        ctx.registry()[THINGS].audit.invalid[&("ns1".into(), "a".into())].errors[0].clone();
+        ctx.registry()[THINGS].audit().invalid[&("ns1".into(), "a".into())].errors[0].clone();
     assert_eq!(r["message"], json!(expected));
     let cluster = report(&fake, "").unwrap();
     assert_eq!(cluster["kind"], "ClusterPolicyReport");
@@ -192,10 +192,11 @@ async fn results_follow_the_audit() {
     // a is deleted: its result goes.
     {
         let mut reg = ctx.registry();
-        reg.get_mut(THINGS)
-            .unwrap()
-            .audit
-            .forget(&("ns1".into(), "a".into()), "v1");
+        crate::operator::state::on_object_deleted(
+            reg.get_mut(THINGS).unwrap(),
+            &("ns1".into(), "a".into()),
+            "v1",
+        );
     }
     ctx.signals.policy_changed.notify_one();
     until("a's result to go", || {
@@ -245,7 +246,7 @@ async fn a_restart_rewrites_nothing() {
     let ctx2 = Ctx::new(client, None, config, Arc::new(Metrics::new()), "test2");
     fake_api::apply_crd(&ctx2, &fake, crd(THINGS, "Namespaced")).await;
     until("the new audit", || {
-        ctx2.registry().get(THINGS).is_some_and(|t| t.audited)
+        ctx2.registry().get(THINGS).is_some_and(|t| t.audited())
     })
     .await;
     ctx2.signals.crds_listed.store(true, Ordering::Relaxed);
@@ -261,8 +262,7 @@ async fn a_restart_rewrites_nothing() {
     assert_eq!(fake.lock().unwrap().policy_writes, writes);
     assert_eq!(report(&fake, "ns1").unwrap(), before);
     // The same with the audit still running: the written result is kept.
-    ctx2.registry().get_mut(THINGS).unwrap().audited = false;
-    ctx2.registry().get_mut(THINGS).unwrap().audit = Default::default();
+    crate::operator::state::audit_restarted_for_tests(ctx2.registry().get_mut(THINGS).unwrap());
     w.last = None;
     w.pass().await;
     assert_eq!(fake.lock().unwrap().policy_writes, writes);

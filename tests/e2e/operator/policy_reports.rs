@@ -122,6 +122,14 @@ fn policy_reports_follow_the_audit() {
             .all(|n| clean_report(admin, n).is_some())
             .then_some(())
     });
+    // Said once, not again at each retry while the CRDs stay missing (the first retries come
+    // within seconds).
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let said = c
+        .log_text()
+        .matches("PolicyReport CRDs (wgpolicyk8s.io/v1alpha2 policyreports and clusterpolicyreports) are not installed")
+        .count();
+    assert_eq!(said, 1, "{}", c.log_text());
     for f in [
         "tests/data/policyreport/policyreport-crd.yaml",
         "tests/data/policyreport/clusterpolicyreport-crd.yaml",

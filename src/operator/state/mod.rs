@@ -1,13 +1,16 @@
 //! The operator's decisions about one audited CRD, apart from any I/O, and the only place
-//! its tracked state changes (`tests/module_layers.rs` checks it): how a CRD event relates
+//! its tracked state changes (the fields of [`Tracked`] are this module's alone): how a CRD event relates
 //! to what is tracked ([`on_crd`]), what history a new revision carries ([`track`]), what a
 //! new status, a complete audit ([`on_audit_complete`]), one object's change ([`on_object`]),
 //! a blocked audit or a written report does to the tracked state. Each returns the effects to carry out (Events, annotations),
 //! so the callers (`reconcile`, `objects`) only read the cluster, call these under the
 //! registry's lock, and carry them out; and each is tested here with no server and no sleep.
 
+mod tracked;
+
+pub use tracked::{Blocked, ReportedInvalid, Tracked};
+
 use super::report_status::{self, LastChange};
-use super::tracked::{Blocked, Tracked};
 use crate::audit::judge::{Audit, Judgement, Key, Transition, annotation_text};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd, size_limits};
@@ -86,6 +89,7 @@ pub fn track(
         blocked: None,
         last_change: None,
         tightened_from: None,
+        reported_invalid: None,
         times: BTreeMap::new(),
         written: None,
         evented: None,
@@ -108,6 +112,7 @@ pub fn track(
                 t.last_change = Some(change);
             }
             t.audit = std::mem::take(&mut p.audit);
+            t.reported_invalid = p.reported_invalid.take();
             t.times = std::mem::take(&mut p.times);
             t.evented = p.evented.take();
             t.written = p.written.take();
@@ -117,6 +122,14 @@ pub fn track(
                 t.last_change = e.last_change;
                 t.times = e.times;
                 t.evented = e.status.as_ref().map(report_status::condition_statuses);
+                t.reported_invalid = e.status.as_ref().map(|s| ReportedInvalid {
+                    keys: s
+                        .invalid_objects
+                        .iter()
+                        .map(|i| (i.namespace.clone(), i.name.clone()))
+                        .collect(),
+                    complete: !s.invalid_objects_truncated,
+                });
                 t.tightened_from = e.tightened_from;
             }
         }
@@ -173,6 +186,23 @@ pub fn on_annotated(t: &mut Tracked, version: &str, key: Key, refused: bool, wri
         set.insert(key);
     } else if written {
         set.remove(&key);
+    }
+}
+
+/// The report to write now: its conditions' lastTransitionTime stamped (kept while a
+/// condition's status stays, `now` when it changes).
+pub fn on_report_built(
+    t: &mut Tracked,
+    status: &mut crate::audit::schema_audit::SchemaAuditStatus,
+    now: &Time,
+) {
+    report_status::stamp(status, &mut t.times, now);
+}
+
+/// The object audit of the current revision started (the task that runs it).
+pub fn on_audit_started(t: &mut Tracked, task: tokio::task::JoinHandle<()>) {
+    if let Some(old) = t.task.replace(task) {
+        old.abort();
     }
 }
 
@@ -253,6 +283,15 @@ pub fn on_audit_complete(t: &mut Tracked, fresh: Audit, secs: f64, now: Time) ->
         }
         None => t.audit.invalid.keys().cloned().collect(),
     };
+    // After a restart, the objects the earlier report listed were reported: no Event again
+    // (all of them, when its list was cut short).
+    let reported = t.reported_invalid.take();
+    let evented_before = |k: &Key| {
+        before.contains(k)
+            || reported
+                .as_ref()
+                .is_some_and(|r| !r.complete || r.keys.contains(k))
+    };
     let unwritable = std::mem::take(&mut t.audit.unwritable);
     t.audit = fresh;
     // Objects still invalid and still unwritable stay recorded as such.
@@ -277,11 +316,13 @@ pub fn on_audit_complete(t: &mut Tracked, fresh: Audit, secs: f64, now: Time) ->
     let mut annotations = Vec::new();
     for (k, i) in t.audit.invalid.iter().filter(|(k, _)| !before.contains(*k)) {
         let text = annotation_text(i);
-        effects.push(Effect::Violation {
-            key: k.clone(),
-            text: text.clone(),
-            blocked: i.updates_blocked,
-        });
+        if !evented_before(k) {
+            effects.push(Effect::Violation {
+                key: k.clone(),
+                text: text.clone(),
+                blocked: i.updates_blocked,
+            });
+        }
         annotations.push(Effect::Annotate(k.clone(), Some(text)));
     }
     for k in before.iter().filter(|k| !t.audit.invalid.contains_key(*k)) {
@@ -289,6 +330,13 @@ pub fn on_audit_complete(t: &mut Tracked, fresh: Audit, secs: f64, now: Time) ->
     }
     effects.extend(annotations);
     effects
+}
+
+/// For tests: the audit begins again (nothing judged yet).
+#[cfg(test)]
+pub fn audit_restarted_for_tests(t: &mut Tracked) {
+    t.audited = false;
+    t.audit = Audit::default();
 }
 
 /// A watched change of one object of the current revision.
@@ -502,6 +550,64 @@ mod tests {
         );
         assert!(t.last_change.as_ref().is_some_and(|c| c.tightened));
         assert_eq!(t.tightened_from, Some(BTreeSet::from([key("a")])));
+    }
+
+    /// After a restart, the objects the earlier operator's report listed as invalid were
+    /// reported already: the first complete audit emits no Event for them (an object invalid
+    /// since gets its own), and still annotates them. A report whose list was cut short
+    /// stands for every invalid object.
+    #[test]
+    fn a_restart_does_not_report_again_what_the_earlier_report_listed() {
+        use crate::audit::schema_audit::{InvalidObject, SchemaAuditStatus};
+        let restarted = |listed: &[&str], truncated: bool| {
+            let status = SchemaAuditStatus {
+                invalid_objects: listed
+                    .iter()
+                    .map(|n| InvalidObject {
+                        namespace: "ns".into(),
+                        name: n.to_string(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                invalid_objects_truncated: truncated,
+                ..Default::default()
+            };
+            let earlier = Earlier {
+                status: Some(status),
+                ..Default::default()
+            };
+            track(
+                revision(crd("u1", 1, &["v1"]), 1),
+                None,
+                None,
+                Some(earlier),
+            )
+        };
+        let fresh = || audit(&[("a", true, false), ("b", true, true), ("c", false, false)]);
+        let mut t = restarted(&["a"], false);
+        let effects = on_audit_complete(&mut t, fresh(), 1.0, now());
+        let text = |t: &Tracked, k: &str| annotation_text(&t.audit.invalid[&key(k)]);
+        assert_eq!(
+            effects,
+            vec![
+                Effect::Violation {
+                    key: key("b"),
+                    text: text(&t, "b"),
+                    blocked: true
+                },
+                Effect::Annotate(key("a"), Some(text(&t, "a"))),
+                Effect::Annotate(key("b"), Some(text(&t, "b"))),
+            ]
+        );
+        // Once: a later complete audit compares with the audit before it.
+        assert!(t.reported_invalid.is_none());
+
+        let mut t = restarted(&["a"], true);
+        let effects = on_audit_complete(&mut t, fresh(), 1.0, now());
+        assert!(
+            effects.iter().all(|e| matches!(e, Effect::Annotate(..))),
+            "{effects:?}"
+        );
     }
 
     /// After a tightening, the complete audit says how many objects it broke and how many

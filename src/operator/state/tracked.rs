@@ -1,10 +1,11 @@
 //! One audited CRD as the operator tracks it: its revision (packed), what checking it
 //! found, the audit of its objects, what its report last said and its object audit's task.
-//! The decisions that change it are `state`'s; `Ctx::with_current` is where the object
-//! audits change it.
+//! Its fields are `state`'s alone (`pub(super)`): every other module reads them through the
+//! accessors below and changes them only by calling `state`'s decisions, so the compiler
+//! holds the rule that one state machine changes a CRD's state.
 
-use super::report_status::{self, LastChange};
 use crate::audit::judge::{Audit, Key};
+use crate::operator::report_status::{self, LastChange};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -16,44 +17,103 @@ use tokio::task::JoinHandle;
 pub struct Tracked {
     /// The whole revision, packed: diffed against the next one, recorded in the report, and
     /// compiled when its objects are judged.
-    pub revision: Arc<PackedCrd>,
-    pub check: CheckReport,
+    pub(super) revision: Arc<PackedCrd>,
+    pub(super) check: CheckReport,
     /// The size limits the CRD exceeds as a manifest (usually none).
-    pub sizes: Vec<crd_audit_engine::size_limits::Finding>,
+    pub(super) sizes: Vec<crd_audit_engine::size_limits::Finding>,
     /// Identifies the object audit of the current revision; results of older ones are
     /// dropped.
-    pub epoch: u64,
+    pub(super) epoch: u64,
     /// The audit of the objects (of the previous revision until the first LIST of this one
     /// completes).
-    pub audit: Audit,
-    pub audited: bool,
+    pub(super) audit: Audit,
+    pub(super) audited: bool,
     /// When this revision began to be tracked (its object audit started).
-    pub since: tokio::time::Instant,
-    pub audited_at: Option<Time>,
-    pub audit_seconds: Option<f64>,
+    pub(super) since: tokio::time::Instant,
+    pub(super) audited_at: Option<Time>,
+    pub(super) audit_seconds: Option<f64>,
     /// Why the objects cannot be read or judged.
-    pub blocked: Option<Blocked>,
-    pub last_change: Option<LastChange>,
+    pub(super) blocked: Option<Blocked>,
+    pub(super) last_change: Option<LastChange>,
     /// Invalid objects before the last schema change, until its audit completes (then the
     /// SchemaTightened Event says how many objects it broke).
-    pub tightened_from: Option<BTreeSet<Key>>,
+    pub(super) tightened_from: Option<BTreeSet<Key>>,
+    /// What the report of an earlier operator listed as invalid: until the first complete
+    /// audit, those objects were reported already (their Events are not emitted again).
+    pub(super) reported_invalid: Option<ReportedInvalid>,
     /// Condition type → (status, lastTransitionTime).
-    pub times: BTreeMap<String, (String, Time)>,
+    pub(super) times: BTreeMap<String, (String, Time)>,
     /// The fingerprint of the status last written (without times); `None` when the report
     /// must be written.
-    pub written: Option<u64>,
+    pub(super) written: Option<u64>,
     /// The status whose conditions the last Events were computed from.
-    pub evented: Option<report_status::ConditionStatuses>,
+    pub(super) evented: Option<report_status::ConditionStatuses>,
     /// The `resourceVersion` of the CRD as last read: the CRD is read again when the
     /// Controller sees another (a new generation, or a change of its status or labels).
-    pub resource_version: Option<String>,
-    pub task: Option<JoinHandle<()>>,
+    pub(super) resource_version: Option<String>,
+    pub(super) task: Option<JoinHandle<()>>,
 }
 
 impl Tracked {
     /// The CRD without its schemas ([`PackedCrd::shell`]).
     pub fn crd(&self) -> &Arc<Crd> {
         self.revision.shell()
+    }
+
+    /// The whole revision, packed.
+    pub fn revision(&self) -> &Arc<PackedCrd> {
+        &self.revision
+    }
+
+    pub fn check(&self) -> &CheckReport {
+        &self.check
+    }
+
+    pub fn sizes(&self) -> &[crd_audit_engine::size_limits::Finding] {
+        &self.sizes
+    }
+
+    /// The object audit of the current revision.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    pub fn audit(&self) -> &Audit {
+        &self.audit
+    }
+
+    /// The first complete LIST of this revision's objects is judged.
+    pub fn audited(&self) -> bool {
+        self.audited
+    }
+
+    pub fn since(&self) -> tokio::time::Instant {
+        self.since
+    }
+
+    pub fn audited_at(&self) -> Option<&Time> {
+        self.audited_at.as_ref()
+    }
+
+    pub fn audit_seconds(&self) -> Option<f64> {
+        self.audit_seconds
+    }
+
+    pub fn blocked(&self) -> Option<&Blocked> {
+        self.blocked.as_ref()
+    }
+
+    pub fn last_change(&self) -> Option<&LastChange> {
+        self.last_change.as_ref()
+    }
+
+    /// The fingerprint of the status last written.
+    pub fn written(&self) -> Option<u64> {
+        self.written
+    }
+
+    pub fn resource_version(&self) -> Option<&str> {
+        self.resource_version.as_deref()
     }
 }
 
@@ -63,6 +123,15 @@ impl Drop for Tracked {
             t.abort();
         }
     }
+}
+
+/// The invalid objects an earlier operator's report listed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReportedInvalid {
+    pub(super) keys: BTreeSet<Key>,
+    /// The list held every invalid object (`invalidObjectsTruncated` was false). When it did
+    /// not, the objects it left out were reported too, as far as anyone can tell.
+    pub(super) complete: bool,
 }
 
 /// Why a CRD's objects cannot be read or judged: the report's InstancesValid is Unknown with
