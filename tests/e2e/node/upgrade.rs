@@ -1,14 +1,18 @@
-//! `helm upgrade` on the node from the chart of the previous commit that changed it to the
-//! current one: the report CRD's current schema and short name are served afterwards (the
-//! chart's `apply-crd` pre-upgrade hook), and the upgraded release runs.
+//! `helm upgrade` on the node from the chart of the newest commit whose report CRD differs
+//! from the current one: the report CRD's current schema and short name are served afterwards
+//! (Helm leaves `crds/` alone on upgrade; the chart's `apply-crd` pre-upgrade hook applies
+//! it), and the upgraded release runs.
 
 use super::*;
 
-/// The newest commit before the working tree's chart whose chart differs from it: the chart
-/// an admin upgrades from.
+const REPORT_CRD: &str = "charts/crd-audit/crds";
+
+/// The newest commit whose report CRD differs from the working tree's: the chart an admin
+/// upgrades from when the report CRD changes. (The newest commit that changed the chart at
+/// all may already hold the current report CRD.)
 fn previous_chart_commit() -> String {
     let out = Command::new("git")
-        .args(["log", "--format=%H", "--", "charts/crd-audit"])
+        .args(["log", "--first-parent", "--format=%H"])
         .output()
         .expect("git");
     assert!(out.status.success(), "git log: {out:?}");
@@ -17,12 +21,12 @@ fn previous_chart_commit() -> String {
         .lines()
         .find(|c| {
             !Command::new("git")
-                .args(["diff", "--quiet", c, "--", "charts/crd-audit"])
+                .args(["diff", "--quiet", c, "--", REPORT_CRD])
                 .status()
                 .unwrap()
                 .success()
         })
-        .expect("a commit whose chart differs from this one (the checkout needs its history)")
+        .expect("a commit whose report CRD differs from this one (the checkout needs its history)")
         .to_string()
 }
 

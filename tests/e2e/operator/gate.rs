@@ -90,6 +90,31 @@ fn the_gate_warns_denies_and_steps_aside() {
         if role["kind"] == "Role" {
             apply(s.admin(), &role);
         }
+        // Its ClusterRole's webhook rules, granted apart: other scenarios apply the gate-less
+        // ClusterRole of the same name while this one runs.
+        if role["kind"] == "ClusterRole" && role["metadata"]["name"] == "crd-audit" {
+            let rules: Vec<Value> = role["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["apiGroups"] == json!(["admissionregistration.k8s.io"]))
+                .cloned()
+                .collect();
+            assert_eq!(rules.len(), 2, "the gate's webhook rules: {role:#}");
+            let name = "crd-audit-e2e-gate";
+            apply(
+                s.admin(),
+                &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                        "metadata": {"name": name}, "rules": rules}),
+            );
+            apply(
+                s.admin(),
+                &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                        "metadata": {"name": name},
+                        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+                        "subjects": [{"kind": "ServiceAccount", "name": "crd-audit", "namespace": "crd-audit"}]}),
+            );
+        }
     }
     things(&s, 1);
     create_things(&s);
