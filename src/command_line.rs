@@ -59,8 +59,9 @@ pub enum Command {
     /// server's release, ratcheting) and, with --dry-run, only lists the objects whose
     /// rewrite the server would refuse (stuck). Otherwise rewrites every object (an unchanged
     /// write each: the server re-encodes it at the storage version, and skips the write when
-    /// nothing changes), paged, at --qps, retried on conflicts; a refused object is listed and
-    /// never stops the rest. Then, only if every object was rewritten and the CRD's
+    /// nothing changes), paged, at --qps; an object another writer wrote after it was listed
+    /// is not sent again (that write stored it); a refused object is listed and never stops
+    /// the rest. Then, only if every object was rewritten and the CRD's
     /// generation did not change meanwhile, sets status.storedVersions to the storage version
     /// alone. Ctrl-C stops cleanly; a second run redoes only what is needed.
     /// Exit code 0: storedVersions is the storage version alone; 1: stuck objects block it

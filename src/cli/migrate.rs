@@ -473,13 +473,16 @@ async fn migrate<W: Write>(
         rewrite_objects(&client, &target, args.qps, stop, report, bar, found.objects).await?
     };
     summary.objects = rewrite.objects;
-    summary.rewritten = rewrite.rewritten;
+    summary.rewritten = rewrite.migrated();
     summary.stuck = rewrite.refused;
-    if rewrite.conflicts > 0 {
+    if rewrite.written_by_others > 0 {
         bar.suspend(|| {
             eprintln!(
-                "{} writes conflicted with another writer and were sent again with the current object",
-                rewrite.conflicts
+                "{} {} written by another writer after they were listed (their rewrite conflicted): \
+                 that write stored them at {}, so they were not sent again",
+                rewrite.written_by_others,
+                if rewrite.written_by_others == 1 { "object was" } else { "objects were" },
+                target.storage
             )
         });
     }
@@ -487,7 +490,7 @@ async fn migrate<W: Write>(
         report.summary(&summary).map_err(output_failed)?;
         return Ok(Ending::Failed(format!(
             "interrupted after {} of {} objects; storedVersions stays [{}]: run again to finish",
-            rewrite.rewritten + rewrite.gone + rewrite.refused,
+            rewrite.finished(),
             rewrite.objects,
             target.stored_versions.join(" ")
         )));
@@ -533,7 +536,7 @@ async fn rewrite_objects<W: Write>(
             written = bar.suspend(|| report.refused(&r));
         }
     };
-    let mut progress = |done: &Rewrite| bar.at(done.rewritten + done.gone + done.refused);
+    let mut progress = |done: &Rewrite| bar.at(done.finished());
     let done = migration::rewrite(client, target, &pace, &mut refused, &mut progress, stop).await?;
     written.map_err(output_failed)?;
     Ok(done)

@@ -14,9 +14,12 @@
 //! 3. **The rewrite**: every object, page by page, sent back unchanged (a PUT of the object as
 //!    listed, with its resourceVersion), as the upstream storage version migrator does. The
 //!    server skips the etcd write when the encoded bytes do not change, so an object already
-//!    at the storage version costs one request and no write. A conflict is retried with the
-//!    current object, an object that is gone is skipped, a refusal is recorded with the
-//!    server's message and never stops the rest. Requests are paced at `qps`.
+//!    at the storage version costs one request and no write. A conflict means another writer
+//!    wrote the object after it was listed, and that write stored it at the storage version:
+//!    it is not sent again (the in-tree storage version migrator reasons the same way, and a
+//!    hot object would otherwise conflict again and again). An object that is gone is
+//!    skipped, a refusal is recorded with the server's message and never stops the rest.
+//!    Requests are paced at `qps`.
 //! 4. **The prune**: only when every object was rewritten, and only if the CRD's generation
 //!    and storage version did not change meanwhile (a new revision could have changed what
 //!    the objects must be encoded at), `status.storedVersions` becomes the storage version
@@ -44,7 +47,7 @@ use std::time::Duration;
 const PAGE: u32 = 500;
 /// Rewrites in flight at once (their outcomes are taken in the order listed).
 const IN_FLIGHT: usize = 4;
-/// Attempts at one object when its write conflicts with another writer.
+/// Attempts at the prune when the CRD's status write conflicts with another writer.
 const CONFLICT_ATTEMPTS: u32 = 8;
 /// How long a request that fails for want of a server (connection refused while it restarts,
 /// 429, 5xx) is tried again before the migration gives up.
@@ -213,8 +216,9 @@ pub struct Rewrite {
     pub gone: u64,
     /// Objects whose rewrite the server refused.
     pub refused: u64,
-    /// Writes that conflicted with another writer, sent again with the current object.
-    pub conflicts: u64,
+    /// Objects another writer wrote after they were listed (their write conflicted): that
+    /// write stored them at the storage version; they were not sent again.
+    pub written_by_others: u64,
     /// Stopped before the end (`stop` was set).
     pub interrupted: bool,
 }
@@ -222,7 +226,19 @@ pub struct Rewrite {
 impl Rewrite {
     /// Every object listed was rewritten (or is gone): `storedVersions` may be pruned.
     pub fn complete(&self) -> bool {
-        !self.interrupted && self.refused == 0 && self.rewritten + self.gone == self.objects
+        !self.interrupted
+            && self.refused == 0
+            && self.rewritten + self.written_by_others + self.gone == self.objects
+    }
+
+    /// Objects at the storage version now: rewritten, or written by another writer.
+    pub fn migrated(&self) -> u64 {
+        self.rewritten + self.written_by_others
+    }
+
+    /// Objects finished, whatever their outcome.
+    pub fn finished(&self) -> u64 {
+        self.migrated() + self.gone + self.refused
     }
 }
 
@@ -257,10 +273,8 @@ pub async fn rewrite(
             .buffered(IN_FLIGHT);
         while let Some(outcome) = writes.next().await {
             match outcome? {
-                Written::Rewritten(conflicts) => {
-                    done.rewritten += 1;
-                    done.conflicts += conflicts;
-                }
+                Written::Rewritten => done.rewritten += 1,
+                Written::ByOther => done.written_by_others += 1,
                 Written::Gone => done.gone += 1,
                 Written::Refused(r) => {
                     done.refused += 1;
@@ -281,19 +295,21 @@ pub async fn rewrite(
 }
 
 enum Written {
-    /// Taken back, after this many conflicts.
-    Rewritten(u64),
+    /// Taken back by the server.
+    Rewritten,
+    /// Written by another writer after it was listed (a conflict).
+    ByOther,
     Gone,
     Refused(Refusal),
     /// Not tried: the migration is stopping.
     Skipped,
 }
 
-/// Sends one object back unchanged; on a conflict, the current object.
+/// Sends one object back unchanged, as listed (its resourceVersion a precondition).
 async fn rewrite_one(
     client: &kube::Client,
     ar: &ApiResource,
-    mut obj: DynamicObject,
+    obj: DynamicObject,
     pace: &Pace,
     stop: &AtomicBool,
 ) -> Result<Written, MigrationError> {
@@ -304,56 +320,37 @@ async fn rewrite_one(
         None => Api::all_with(client.clone(), ar),
     };
     let params = PostParams::default();
-    for conflicts in 0..u64::from(CONFLICT_ATTEMPTS) {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(Written::Skipped);
-        }
-        pace.wait().await;
-        match retrying(|| api.replace(&name, &params, &obj)).await {
-            Ok(_) => return Ok(Written::Rewritten(conflicts)),
-            Err(e) => match status_code(&e) {
-                Some(404) => return Ok(Written::Gone),
-                Some(409) => {
-                    // Written by someone else since it was listed: send back what is there now.
-                    pace.wait().await;
-                    match retrying(|| api.get_opt(&name)).await {
-                        Ok(Some(current)) => obj = current,
-                        Ok(None) => return Ok(Written::Gone),
-                        Err(e) => return Err(MigrationError::api(format!("reading {name}"), e)),
-                    }
-                }
-                Some(401 | 403) => {
-                    return Err(MigrationError::api(
-                        format!(
-                            "rewriting {}{name} (the migration needs get, list and update on {}.{})",
-                            namespace
-                                .as_deref()
-                                .map(|n| format!("{n}/"))
-                                .unwrap_or_default(),
-                            ar.plural,
-                            ar.group
-                        ),
-                        e,
-                    ));
-                }
-                Some(_) => {
-                    return Ok(Written::Refused(Refusal {
-                        namespace: namespace.unwrap_or_default(),
-                        name,
-                        message: server_message(&e),
-                    }));
-                }
-                None => return Err(MigrationError::api(format!("rewriting {name}"), e)),
-            },
-        }
+    if stop.load(Ordering::Relaxed) {
+        return Ok(Written::Skipped);
     }
-    Ok(Written::Refused(Refusal {
-        namespace: namespace.unwrap_or_default(),
-        name,
-        message: format!(
-            "another writer changed the object {CONFLICT_ATTEMPTS} times while it was rewritten"
-        ),
-    }))
+    pace.wait().await;
+    let Err(e) = retrying(|| api.replace(&name, &params, &obj)).await else {
+        return Ok(Written::Rewritten);
+    };
+    match status_code(&e) {
+        Some(404) => Ok(Written::Gone),
+        // Its resourceVersion (or uid) is not the one listed: written (or deleted and created
+        // again) since, and stored at the storage version by that write.
+        Some(409) => Ok(Written::ByOther),
+        Some(401 | 403) => Err(MigrationError::api(
+            format!(
+                "rewriting {}{name} (the migration needs get, list and update on {}.{})",
+                namespace
+                    .as_deref()
+                    .map(|n| format!("{n}/"))
+                    .unwrap_or_default(),
+                ar.plural,
+                ar.group
+            ),
+            e,
+        )),
+        Some(_) => Ok(Written::Refused(Refusal {
+            namespace: namespace.unwrap_or_default(),
+            name,
+            message: server_message(&e),
+        })),
+        None => Err(MigrationError::api(format!("rewriting {name}"), e)),
+    }
 }
 
 /// The message of the server's Status, as kubectl prints it.

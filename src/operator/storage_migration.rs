@@ -157,6 +157,7 @@ async fn run(ctx: &Arc<Ctx>, name: &str) -> &'static str {
                 tracing::info!(
                     crd = name,
                     rewritten = done.rewritten,
+                    written_by_others = done.written_by_others,
                     storage = %target.storage,
                     "storage migration done: storedVersions pruned"
                 );
