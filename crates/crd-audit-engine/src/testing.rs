@@ -8,10 +8,19 @@ pub fn workspace_root() -> PathBuf {
     // Cargo sets the variable for the test process too. The value compiled in can name
     // another checkout: cargo hashes a workspace member by its path inside the workspace,
     // so two checkouts that share a target directory share test binaries.
+    // The variable names the package under test: the engine (two levels down) or the
+    // workspace's root package itself. The root is the nearest directory up whose
+    // Cargo.toml has a [workspace] table.
     let dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    dir.join("../..")
+    dir.ancestors()
+        .find(|d| {
+            std::fs::read_to_string(d.join("Cargo.toml"))
+                .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+        })
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| dir.join("../.."))
 }
 
 /// The one way every test finds the shared conformance corpus: `CRD_AUDIT_CONFORMANCE`
