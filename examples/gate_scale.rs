@@ -121,6 +121,7 @@ async fn main() {
         client.clone(),
         config,
         crd_audit::gate::GateMetrics::default(),
+        crd_audit::judging_pool::JudgingPool::one_per_core(),
     );
     // For comparison: the objects in pages of 500 from etcd, nothing judged.
     let mut listed = Vec::new();

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod cluster;
 pub mod command_line;
 pub mod gate;
+pub mod judging_pool;
 pub mod migration;
 pub mod operator;
 pub mod packed_crd;

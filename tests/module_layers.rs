@@ -9,8 +9,15 @@ use std::path::Path;
 
 /// The layers, lowest first. Modules of one layer may not use each other.
 const LAYERS: &[&[&str]] = &[
-    // What the program says about itself; the release judged by; a CRD kept compact.
-    &["program", "release", "packed_crd", "allocator"],
+    // What the program says about itself; the release judged by; a CRD kept compact; the
+    // threads engine work runs on.
+    &[
+        "program",
+        "release",
+        "packed_crd",
+        "allocator",
+        "judging_pool",
+    ],
     // Talking to a cluster: the client, the resources, paginated reading.
     &["cluster"],
     // What an audit is: configuration, judging an object, the report types.

@@ -29,9 +29,12 @@ use tls::ServingCert;
 /// The largest review body read: two CRDs of the largest size etcd stores, and room.
 const MAX_BODY: usize = 8 << 20;
 
-/// How often the serving certificate is read again (files or Secret).
+/// How often the certificate files of `gateCertDir` are read again.
 const RELOAD: Duration = Duration::from_secs(60);
-const RENEW_CHECK: Duration = Duration::from_secs(600);
+/// The longest wait between two checks of the self-managed Secret when no other replica
+/// changes it: a deleted Secret is made again within this time (not at once: the chart's
+/// uninstall hook deletes it while the replicas still run), a clock moved is noticed.
+const RENEW_CHECK: Duration = Duration::from_secs(3600);
 
 /// The gate's metrics (registered by the operator with the others).
 #[derive(Clone, Debug)]
@@ -83,16 +86,39 @@ pub enum GateError {
     #[error("listing: {}", crate::cluster::client::describe(.0))]
     List(#[source] kube::Error),
     #[error("internal error while judging: {0}")]
-    Judging(#[source] tokio::task::JoinError),
+    Judging(#[source] crate::judging_pool::Panicked),
+    #[error("not an AdmissionReview: {0}")]
+    NotAReview(#[source] serde_json::Error),
+    #[error("{0}")]
+    NoRequest(#[source] kube::core::admission::ConvertAdmissionReviewError),
     #[error("the object under review could not be read: {0}")]
     Unreadable(#[source] serde_json::Error),
     #[error("the API server's /version did not answer in time")]
     VersionTimeout,
 }
 
+/// A gate being served: its certificate, and the tasks that serve it and keep the
+/// certificate current. Dropping it stops them all (and the connections being served).
+pub struct ServingGate {
+    cert: Arc<ServingCert>,
+    tasks: tokio::task::JoinSet<()>,
+}
+
+impl ServingGate {
+    /// The certificate served, for the leader's webhook configuration.
+    pub fn cert(&self) -> Arc<ServingCert> {
+        self.cert.clone()
+    }
+
+    /// Stops serving: the listener, the connections and the certificate's upkeep end.
+    pub async fn stop(mut self) {
+        self.tasks.shutdown().await;
+    }
+}
+
 /// Starts the gate on `addr`: its certificate (and the task that keeps it current) and its
 /// listener; `names` are the instance's (its Service and the Secret of a self-managed
-/// certificate). Returns the certificate served, for the leader's webhook configuration.
+/// certificate); the stored objects are judged in `judging` (the operator's pool).
 pub async fn start(
     addr: &str,
     client: kube::Client,
@@ -100,7 +126,9 @@ pub async fn start(
     names: &InstanceNames,
     namespace: &str,
     metrics: GateMetrics,
-) -> Result<Arc<ServingCert>, GateError> {
+    judging: crate::judging_pool::JudgingPool,
+) -> Result<ServingGate, GateError> {
+    let mut tasks = tokio::task::JoinSet::new();
     let cert = ServingCert::new();
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -114,7 +142,7 @@ pub async fn start(
             tls::load_dir(&cert, dir, &mut last).map_err(GateError::CertDir)?;
             tracing::info!(dir = %dir.display(), "the gate serves its certificate");
             let (cert, dir) = (cert.clone(), dir.clone());
-            tokio::spawn(async move {
+            tasks.spawn(async move {
                 loop {
                     tokio::time::sleep(RELOAD).await;
                     if let Err(e) = tls::load_dir(&cert, &dir, &mut last) {
@@ -127,12 +155,12 @@ pub async fn start(
             let hosts = tls::serving_hosts(names.service(), namespace, config.gate_url.as_deref());
             let (cert, client, namespace) = (cert.clone(), client.clone(), namespace.to_string());
             let secret = names.secret();
-            tokio::spawn(
+            tasks.spawn(
                 async move { keep_self_managed(cert, client, secret, namespace, hosts).await },
             );
         }
     }
-    let gate = Arc::new(review::Gate::new(client, config, metrics));
+    let gate = Arc::new(review::Gate::new(client, config, metrics, judging));
     let app = axum::Router::new()
         .route(
             webhook_config::PATH,
@@ -157,22 +185,26 @@ pub async fn start(
         )
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY));
     let acceptor = tokio_rustls::TlsAcceptor::from(tls::server_config(cert.clone()));
-    tokio::spawn(serve(listener, acceptor, app));
+    tasks.spawn(serve(listener, acceptor, app));
     tracing::info!(
         addr,
         path = webhook_config::PATH,
         "serving the CRD change gate"
     );
-    Ok(cert)
+    Ok(ServingGate { cert, tasks })
 }
 
-/// Accepts TLS connections and serves HTTP/1.1 on each, one task a connection.
+/// Accepts TLS connections and serves HTTP/1.1 on each, one task a connection (owned here:
+/// they end when this does).
 async fn serve(
     listener: tokio::net::TcpListener,
     acceptor: tokio_rustls::TlsAcceptor,
     app: axum::Router,
 ) {
+    let mut connections = tokio::task::JoinSet::new();
     loop {
+        // Reap the connections that ended.
+        while connections.try_join_next().is_some() {}
         let tcp = match listener.accept().await {
             Ok((tcp, _)) => tcp,
             Err(e) => {
@@ -182,7 +214,7 @@ async fn serve(
             }
         };
         let (acceptor, app) = (acceptor.clone(), app.clone());
-        tokio::spawn(async move {
+        connections.spawn(async move {
             let tls =
                 match tokio::time::timeout(Duration::from_secs(10), acceptor.accept(tcp)).await {
                     Ok(Ok(tls)) => tls,
@@ -204,7 +236,9 @@ async fn serve(
 }
 
 /// Loads the self-managed certificate from its Secret `secret` (creating or renewing it as
-/// needed), retrying with backoff until it can, then checks it every ten minutes.
+/// needed), retrying with backoff until it can; then checks it again when another replica
+/// writes another certificate into it (a watch of that one Secret) or its renewal comes (at
+/// most `RENEW_CHECK` later), whichever is first.
 async fn keep_self_managed(
     cert: Arc<ServingCert>,
     client: kube::Client,
@@ -212,10 +246,23 @@ async fn keep_self_managed(
     namespace: String,
     hosts: Vec<String>,
 ) {
+    use futures::StreamExt;
+    use kube::runtime::WatchStreamExt;
+    let api: kube::Api<k8s_openapi::api::core::v1::Secret> =
+        kube::Api::namespaced(client.clone(), &namespace);
+    let changes = kube::runtime::watcher(
+        api,
+        kube::runtime::watcher::Config::default().fields(&format!("metadata.name={secret}")),
+    )
+    .default_backoff();
+    let mut changes = std::pin::pin!(changes);
     let mut retry =
         crate::cluster::backoff::Backoff::new(Duration::from_secs(1), Duration::from_secs(60))
             .jittered();
     let mut served = false;
+    let mut watch_failing = false;
+    // The serving certificate last loaded (PEM).
+    let mut loaded_cert = String::new();
     loop {
         let wait = match tls::ensure_secret(&client, &secret, &namespace, &hosts).await {
             Ok(made) => {
@@ -234,7 +281,8 @@ async fn keep_self_managed(
                             );
                         }
                         retry.reset();
-                        RENEW_CHECK
+                        loaded_cert = made.cert.clone();
+                        until_renewal(made.not_after, tls::unix_now())
                     }
                     Err(e) => {
                         tracing::error!(error = %e, "the gate's Secret holds a certificate that cannot be served");
@@ -248,6 +296,68 @@ async fn keep_self_managed(
                 wait
             }
         };
-        tokio::time::sleep(wait).await;
+        let changed = async {
+            use kube::runtime::watcher::Event;
+            loop {
+                match changes.next().await {
+                    Some(Ok(Event::Apply(s) | Event::InitApply(s))) => {
+                        watch_failing = false;
+                        let crt = s.data.as_ref().and_then(|d| d.get("tls.crt"));
+                        if crt.is_some_and(|c| c.0 != loaded_cert.as_bytes()) {
+                            return;
+                        }
+                    }
+                    Some(Ok(Event::Delete(_))) => {
+                        tracing::info!(
+                            within = ?RENEW_CHECK,
+                            "the gate's Secret was deleted; serving the certificate loaded, and making a new Secret at the next check"
+                        );
+                    }
+                    Some(Ok(_)) => watch_failing = false,
+                    Some(Err(e)) => {
+                        // Backed off by the stream; the renewal deadline still holds.
+                        if !watch_failing {
+                            watch_failing = true;
+                            tracing::warn!(error = %e, "cannot watch the gate's Secret; checking it when its renewal comes");
+                        }
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            }
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = changed => {}
+        }
+    }
+}
+
+/// How long until the serving certificate that expires at `not_after` (Unix seconds) is due
+/// for renewal, at `now`: at least a second, at most `RENEW_CHECK`.
+fn until_renewal(not_after: u64, now: u64) -> Duration {
+    let due = not_after.saturating_sub(tls::RENEW_BEFORE.as_secs());
+    Duration::from_secs(due.saturating_sub(now)).clamp(Duration::from_secs(1), RENEW_CHECK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_secret_is_checked_again_when_its_renewal_comes_or_daily() {
+        let day = 24 * 3600;
+        let renew_before = tls::RENEW_BEFORE.as_secs();
+        // A year left: `RENEW_CHECK` at most between checks.
+        assert_eq!(until_renewal(1_000 + 365 * day, 1_000), RENEW_CHECK);
+        // Due in half an hour: half an hour.
+        assert_eq!(
+            until_renewal(1_000 + renew_before + 1800, 1_000),
+            Duration::from_secs(1800)
+        );
+        // Due already (or a clock gone back to 1970): a second, never zero.
+        for (not_after, now) in [(1_000 + renew_before, 1_000), (0, 1_000), (5, 0)] {
+            assert_eq!(until_renewal(not_after, now), Duration::from_secs(1));
+        }
+        assert_eq!(until_renewal(u64::MAX, 0), RENEW_CHECK);
     }
 }

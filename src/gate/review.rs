@@ -7,6 +7,7 @@ use super::judgement::{self, Answer, Decision, Judges, Tally};
 use super::{GateError, GateMetrics, VerdictLabels};
 use crate::audit::config::{Config, GateMode};
 use crate::cluster::resources::{object_resource, object_value};
+use crate::judging_pool::JudgingPool;
 use crate::release::KubeVersion;
 use futures::StreamExt;
 use kube::api::{Api, DynamicObject, ListParams};
@@ -34,7 +35,10 @@ pub struct Gate {
     pub config: Config,
     pub metrics: GateMetrics,
     release: Mutex<Option<(Instant, KubeVersion)>>,
+    /// Turns of the reviews that judge stored objects (`AT_ONCE`).
     judging: tokio::sync::Semaphore,
+    /// The blocking threads the judging runs on: the operator's pool.
+    pool: JudgingPool,
 }
 
 /// How a review ended, as the verdict metric counts it.
@@ -60,14 +64,28 @@ impl Verdict {
 }
 
 impl Gate {
-    pub fn new(client: kube::Client, config: Config, metrics: GateMetrics) -> Gate {
+    pub fn new(
+        client: kube::Client,
+        config: Config,
+        metrics: GateMetrics,
+        pool: JudgingPool,
+    ) -> Gate {
         Gate {
             client,
             config,
             metrics,
             release: Mutex::new(None),
             judging: tokio::sync::Semaphore::new(AT_ONCE),
+            pool,
         }
+    }
+
+    /// Runs engine work in the pool; a panic is this review's error.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, GateError> {
+        self.pool.run(f).await.map_err(GateError::Judging)
     }
 
     /// The API server's release, read again every ten minutes.
@@ -88,10 +106,10 @@ impl Gate {
     /// Answers one AdmissionReview (its JSON body): the response review, and the verdict.
     pub async fn review(&self, body: &[u8]) -> (AdmissionReview<DynamicObject>, Verdict) {
         let started = Instant::now();
-        let request: Result<AdmissionRequest<DynamicObject>, String> =
+        let request: Result<AdmissionRequest<DynamicObject>, GateError> =
             serde_json::from_slice::<AdmissionReview<DynamicObject>>(body)
-                .map_err(|e| format!("not an AdmissionReview: {e}"))
-                .and_then(|r| r.try_into().map_err(|e| format!("{e}")));
+                .map_err(GateError::NotAReview)
+                .and_then(|r| r.try_into().map_err(GateError::NoRequest));
         let request = match request {
             Ok(r) => r,
             Err(e) => {
@@ -155,9 +173,9 @@ impl Gate {
         let proposed = to_value(proposed)?;
         let current = current.as_ref().map(to_value).transpose()?;
         let config = self.config.clone();
-        let decision =
-            blocking(move || judgement::decide(operation, current.as_ref(), &proposed, &config))
-                .await??;
+        let decision = self
+            .blocking(move || judgement::decide(operation, current.as_ref(), &proposed, &config))
+            .await??;
         let change = match decision {
             Decision::Allow => return Ok(None),
             Decision::Judge(c) => Arc::new(*c),
@@ -178,7 +196,10 @@ impl Gate {
             .await
             .map_err(|_| GateError::VersionTimeout)?;
         let (c, config) = (change.clone(), self.config.clone());
-        let judges = Arc::new(blocking(move || Judges::compile(&c, release, &config)).await??);
+        let judges = Arc::new(
+            self.blocking(move || Judges::compile(&c, release, &config))
+                .await??,
+        );
         let mut tallies = Vec::new();
         let mut finished = true;
         for version in &change.versions {
@@ -222,17 +243,18 @@ impl Gate {
             async move {
                 let page = page?;
                 let (read, remaining) = (page.items.len(), page.remaining);
-                let outcomes = blocking(move || {
-                    page.items
-                        .into_iter()
-                        .filter(|o| {
-                            let ns = o.pointer("/metadata/namespace").and_then(|n| n.as_str());
-                            ns.is_none_or(|ns| config.audits_namespace(ns))
-                        })
-                        .map(|o| judges.judge(o))
-                        .collect::<Vec<_>>()
-                })
-                .await?;
+                let outcomes = self
+                    .blocking(move || {
+                        page.items
+                            .into_iter()
+                            .filter(|o| {
+                                let ns = o.pointer("/metadata/namespace").and_then(|n| n.as_str());
+                                ns.is_none_or(|ns| config.audits_namespace(ns))
+                            })
+                            .map(|o| judges.judge(o))
+                            .collect::<Vec<_>>()
+                    })
+                    .await?;
                 Ok::<_, GateError>((read, remaining, outcomes))
             }
         })
@@ -384,15 +406,6 @@ fn respond(request: &AdmissionRequest<DynamicObject>, a: Answer) -> (AdmissionRe
         r = r.deny(message);
     }
     (r, verdict)
-}
-
-/// Runs CPU work on a blocking thread; a panic there is an error of this review.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, GateError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(GateError::Judging)
 }
 
 /// Whether a mode serves a gate at all.

@@ -26,7 +26,7 @@ const SERVING_VALIDITY: Duration = Duration::from_secs(365 * 24 * 3600);
 const CA_VALIDITY: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 /// A serving certificate is renewed when it has less than this left; the CA when it has less
 /// than a serving certificate's life left (the old CA stays in the bundle until it expires).
-const RENEW_BEFORE: Duration = Duration::from_secs(30 * 24 * 3600);
+pub(crate) const RENEW_BEFORE: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// The annotations that record what the Secret's certificates are (so that they need not be
 /// parsed): when each expires (Unix seconds) and the serving certificate's names.
@@ -168,7 +168,7 @@ fn url_host(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_string())
 }
 
-fn now() -> u64 {
+pub(crate) fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -190,7 +190,7 @@ fn ca_params(not_after: u64) -> Result<CertificateParams, TlsError> {
 fn set_validity(p: &mut CertificateParams, not_after: u64) -> Result<(), TlsError> {
     let at = |s: u64| time::OffsetDateTime::from_unix_timestamp(s as i64);
     // An hour back, for clocks that lag.
-    p.not_before = at(now().saturating_sub(3600))?;
+    p.not_before = at(unix_now().saturating_sub(3600))?;
     p.not_after = at(not_after)?;
     Ok(())
 }
@@ -213,7 +213,7 @@ impl SelfMade {
     /// A new CA and a serving certificate for `hosts`.
     pub fn new(hosts: &[String]) -> Result<SelfMade, TlsError> {
         let ca_key = KeyPair::generate()?;
-        let ca_not_after = now() + CA_VALIDITY.as_secs();
+        let ca_not_after = unix_now() + CA_VALIDITY.as_secs();
         let ca = ca_params(ca_not_after)?.self_signed(&ca_key)?;
         let mut made = SelfMade {
             ca_cert: ca.pem(),
@@ -238,7 +238,7 @@ impl SelfMade {
         p.distinguished_name.push(DnType::CommonName, &hosts[0]);
         p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-        let not_after = (now() + SERVING_VALIDITY.as_secs()).min(self.ca_not_after);
+        let not_after = (unix_now() + SERVING_VALIDITY.as_secs()).min(self.ca_not_after);
         set_validity(&mut p, not_after)?;
         let cert = p.signed_by(&key, &issuer)?;
         self.cert = cert.pem();
@@ -252,7 +252,7 @@ impl SelfMade {
     /// `None` when nothing; a renewed serving certificate (signed by a new CA when this one
     /// is near its end) otherwise.
     pub fn renewed(&self, hosts: &[String]) -> Result<Option<SelfMade>, TlsError> {
-        let t = now();
+        let t = unix_now();
         let serving_ok = self.not_after > t + RENEW_BEFORE.as_secs()
             && hosts.iter().all(|h| self.hosts.contains(h));
         if serving_ok {
@@ -270,7 +270,13 @@ impl SelfMade {
         Ok(Some(next))
     }
 
-    fn to_secret(&self, name: &str, namespace: &str, resource_version: Option<String>) -> Secret {
+    /// The Secret `name` in `namespace` that holds it (`resource_version`: the one it replaces).
+    pub fn to_secret(
+        &self,
+        name: &str,
+        namespace: &str,
+        resource_version: Option<String>,
+    ) -> Secret {
         let bytes = |s: &str| ByteString(s.as_bytes().to_vec());
         Secret {
             metadata: ObjectMeta {
@@ -512,14 +518,14 @@ mod tests {
         assert_eq!(next.hosts, more);
         // Near its end: renewed.
         let old = SelfMade {
-            not_after: now() + 3600,
+            not_after: unix_now() + 3600,
             ..made.clone()
         };
         assert!(old.renewed(&hosts).unwrap().is_some());
         // A CA near its end: a new CA, the old one still trusted.
         let ending = SelfMade {
-            ca_not_after: now() + 3600,
-            not_after: now() + 60,
+            ca_not_after: unix_now() + 3600,
+            not_after: unix_now() + 60,
             ..made.clone()
         };
         let next = ending.renewed(&hosts).unwrap().unwrap();

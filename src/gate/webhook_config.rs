@@ -1,5 +1,7 @@
 //! The `ValidatingWebhookConfiguration` named after the instance (`crd-audit` by default),
-//! kept by the leader: CREATE and UPDATE of CRDs go to the gate (`sideEffects: None`;
+//! kept by the leader: UPDATEs of CRDs go to the gate, the one operation it judges (a CRD
+//! being created has no stored objects: the server deletes a CRD's objects before the CRD
+//! goes, and serves none before it is created) (`sideEffects: None`;
 //! `failurePolicy`, `timeoutSeconds`, `objectSelector` and `matchConditions` from the
 //! configuration: `Ignore` and 10 s by default), through the instance's Service or
 //! `gateUrl`, trusting the CA of the certificate the replicas serve. Written by server-side
@@ -114,7 +116,7 @@ pub fn configuration(
             rules: Some(vec![RuleWithOperations {
                 api_groups: Some(vec!["apiextensions.k8s.io".into()]),
                 api_versions: Some(vec!["v1".into()]),
-                operations: Some(vec!["CREATE".into(), "UPDATE".into()]),
+                operations: Some(vec!["UPDATE".into()]),
                 resources: Some(vec!["customresourcedefinitions".into()]),
                 scope: Some("*".into()),
             }]),
@@ -238,10 +240,7 @@ mod tests {
         assert_eq!(w["clientConfig"]["service"]["namespace"], "ops");
         assert_eq!(w["clientConfig"]["service"]["path"], PATH);
         assert_eq!(w["clientConfig"]["caBundle"], "Q0E=");
-        assert_eq!(
-            w["rules"][0]["operations"],
-            serde_json::json!(["CREATE", "UPDATE"])
-        );
+        assert_eq!(w["rules"][0]["operations"], serde_json::json!(["UPDATE"]));
         config.gate_url = Some("https://127.0.0.1:9443/validate-crd".into());
         let v = serde_json::to_value(configuration(&config, &names, "ops", b"CA", 33)).unwrap();
         assert_eq!(

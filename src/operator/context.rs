@@ -10,6 +10,7 @@ use super::state::Tracked;
 use super::validators::Validators;
 use super::write_limit::WriteLimiter;
 use crate::audit::config::Config;
+use crate::judging_pool::JudgingPool;
 use crate::release::KubeVersion;
 use crd_audit_engine::Crd;
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -52,8 +53,8 @@ pub struct Deps {
     pub metrics: Arc<Metrics>,
     pub limiter: Arc<WriteLimiter>,
     pub events: EventSink,
-    /// Bounds the validations running at once on blocking threads.
-    pub judges: Arc<Semaphore>,
+    /// The blocking threads validations run on (shared with the gate).
+    pub judging: JudgingPool,
     /// The compiled validators kept between judgements (within `validatorCacheMiB`).
     pub validators: Validators,
     /// Bounds the CRDs read and checked at once (`CONCURRENT_CRD_READS`).
@@ -155,9 +156,9 @@ impl Ctx {
         config: Config,
         metrics: Arc<Metrics>,
         identity: &str,
+        judging: JudgingPool,
     ) -> Arc<Ctx> {
         let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
-        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
         let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
         let (triggers, triggered) = mpsc::unbounded_channel();
         Arc::new(Ctx {
@@ -169,7 +170,7 @@ impl Ctx {
                 config,
                 metrics,
                 limiter,
-                judges: Arc::new(Semaphore::new(workers)),
+                judging,
                 crd_reads: Semaphore::new(CONCURRENT_CRD_READS),
                 release_minor: AtomicU32::new(KubeVersion::default().minor),
             },
@@ -301,19 +302,12 @@ pub fn crd_reference(crd: &Crd) -> ObjectReference {
     }
 }
 
-/// Engine work that panicked (a bug of crd-audit): what the panic said.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Panicked(pub String);
+pub use crate::judging_pool::Panicked;
 
-/// Runs CPU-heavy engine work on a blocking thread; a panic becomes `Err(Panicked)`.
+/// Runs CPU-heavy engine work in the judging pool; a panic becomes `Err(Panicked)`.
 pub(crate) async fn blocking<T: Send + 'static>(
     ctx: &Ctx,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Panicked> {
-    let _permit = ctx.deps.judges.acquire().await;
-    match tokio::task::spawn_blocking(move || crd_audit_engine::panic_guard::catch(f)).await {
-        Ok(r) => r.map_err(Panicked),
-        Err(e) => Err(Panicked(e.to_string())),
-    }
+    ctx.deps.judging.run(f).await
 }

@@ -215,6 +215,7 @@ pub fn context_with(
         config,
         Arc::new(super::metrics::Metrics::new()),
         "test",
+        crate::judging_pool::JudgingPool::new(2),
     )
 }
 

@@ -54,6 +54,7 @@ pub use logging::init_logging;
 pub use options::Options;
 
 use crate::cluster::client;
+use crate::judging_pool::JudgingPool;
 use context::Ctx;
 use controller::Controller;
 use leader::{Elector, acquire, keep_leading};
@@ -93,8 +94,11 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
     let watch_clients = client::WatchClients::new(kube_config);
     let metrics = Arc::new(Metrics::with_per_crd_series(opts.config.per_crd_metrics));
     metrics::serve(&opts.metrics_addr, metrics.clone()).await?;
-    // Every replica serves the gate; the leader keeps its webhook configuration.
-    let gate_cert = if crate::gate::review::serves(opts.config.gate) {
+    // The blocking threads engine work runs on: the audits' and the gate's.
+    let judging = JudgingPool::one_per_core();
+    // Every replica serves the gate; the leader keeps its webhook configuration. The gate's
+    // tasks end when it is dropped, as this function returns.
+    let gate = if crate::gate::review::serves(opts.config.gate) {
         Some(
             crate::gate::start(
                 &opts.webhook_addr,
@@ -103,12 +107,14 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
                 &opts.names,
                 &opts.namespace,
                 metrics.gate.clone(),
+                judging.clone(),
             )
             .await?,
         )
     } else {
         None
     };
+    let gate_cert = gate.as_ref().map(crate::gate::ServingGate::cert);
     let mut elect = opts
         .leader_elect
         .unwrap_or(origin == client::Origin::InCluster);
@@ -163,6 +169,7 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
             opts.config.clone(),
             metrics.clone(),
             &opts.identity,
+            judging.clone(),
         );
         let release = crate::release::of_cluster(&client).await;
         ctx.deps
@@ -203,6 +210,10 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
             _ = &mut shutdown => {
                 webhook_config.abort();
                 controller.stop(SHUTDOWN_GRACE).await;
+                // The gate answers until the writes are done (a review in flight is cut).
+                if let Some(gate) = gate {
+                    gate.stop().await;
+                }
                 stand_down(&metrics);
                 tracing::info!("stopping");
                 if elect {

@@ -331,11 +331,9 @@ impl ObjectAudit {
         };
         let objects = std::mem::take(batch);
         let n = objects.len();
-        let permit = self.ctx.deps.judges.clone().acquire_owned().await;
         let redact = self.ctx.deps.config.redact_values;
         let started = Instant::now();
-        let job = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
+        let job = self.ctx.deps.judging.run(move || {
             objects
                 .into_iter()
                 .map(|o| judge(&v, o, redact))
@@ -363,7 +361,6 @@ impl ObjectAudit {
     /// Judges one watched object; `None` when the CRD cannot be compiled.
     async fn judge(&self, obj: Value) -> Option<Judgement> {
         let v = self.validator().await?;
-        let permit = self.ctx.deps.judges.clone().acquire_owned().await;
         let redact = self.ctx.deps.config.redact_values;
         let started = Instant::now();
         let key = (
@@ -373,10 +370,7 @@ impl ObjectAudit {
                 .to_string(),
             obj["metadata"]["name"].as_str().unwrap_or("").to_string(),
         );
-        let job = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            judge(&v, obj, redact)
-        });
+        let job = self.ctx.deps.judging.run(move || judge(&v, obj, redact));
         let j = match job.await {
             Ok(j) => j,
             Err(e) => Judgement {
@@ -603,6 +597,7 @@ mod tests {
             crate::audit::config::Config::default(),
             Arc::new(super::super::metrics::Metrics::new()),
             "test",
+            crate::judging_pool::JudgingPool::new(2),
         );
         let crd = Crd::from_value(&serde_json::json!({
             "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

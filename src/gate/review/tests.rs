@@ -67,7 +67,12 @@ fn gate_of(client: kube::Client, budget_ms: u64) -> Gate {
         gate_budget: Duration::from_millis(budget_ms),
         ..Config::default()
     };
-    Gate::new(client, config, GateMetrics::default())
+    Gate::new(
+        client,
+        config,
+        GateMetrics::default(),
+        crate::judging_pool::JudgingPool::new(2),
+    )
 }
 
 fn counted(g: &Gate, verdict: &str) -> u64 {

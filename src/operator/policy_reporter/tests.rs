@@ -1,6 +1,7 @@
 use super::*;
 use crate::audit::config::Config;
 use crate::audit::judge::judge;
+use crate::judging_pool::JudgingPool;
 use crate::operator::fake_api;
 use crate::operator::metrics::Metrics;
 use serde_json::{Value, json};
@@ -61,7 +62,14 @@ async fn audited_with(
         policy_reports_api: api,
         ..Config::default()
     };
-    let ctx = Ctx::new(client, None, config, Arc::new(Metrics::new()), "test");
+    let ctx = Ctx::new(
+        client,
+        None,
+        config,
+        Arc::new(Metrics::new()),
+        "test",
+        JudgingPool::new(2),
+    );
     for (name, scope) in [(THINGS, "Namespaced"), (NODES, "Cluster")] {
         fake_api::apply_crd(&ctx, &fake, crd(name, scope)).await;
     }
@@ -243,7 +251,14 @@ async fn a_restart_rewrites_nothing() {
         policy_reports: true,
         ..Config::default()
     };
-    let ctx2 = Ctx::new(client, None, config, Arc::new(Metrics::new()), "test2");
+    let ctx2 = Ctx::new(
+        client,
+        None,
+        config,
+        Arc::new(Metrics::new()),
+        "test2",
+        JudgingPool::new(2),
+    );
     fake_api::apply_crd(&ctx2, &fake, crd(THINGS, "Namespaced")).await;
     until("the new audit", || {
         ctx2.registry().get(THINGS).is_some_and(|t| t.audited())

@@ -264,6 +264,48 @@ fn the_gate_warns_denies_and_steps_aside() {
     );
     let (code, err) = kubectl_apply(&s, 1, false);
     assert_eq!((code, gate_lines(&err)), (Some(0), vec![]), "{err}");
+
+    // Another replica renews the certificate (a new CA here): the replicas watch the Secret
+    // and serve it at once (they read it again only hourly otherwise), and the leader's
+    // configuration trusts its CA; the standby still answers through it.
+    let hosts = crd_audit::gate::tls::serving_hosts("crd-audit", &s.namespace, Some(&standby_url));
+    let renewed = crd_audit::gate::tls::SelfMade::new(&hosts).unwrap();
+    let path = format!(
+        "/api/v1/namespaces/{}/secrets/crd-audit-gate-tls",
+        s.namespace
+    );
+    let current = s.admin().get(&path).unwrap();
+    let version = current["metadata"]["resourceVersion"]
+        .as_str()
+        .map(str::to_string);
+    let secret = renewed.to_secret("crd-audit-gate-tls", &s.namespace, version);
+    s.admin()
+        .send_put(&path, &serde_json::to_value(&secret).unwrap())
+        .unwrap();
+    let bundle = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(renewed.ca_bundle.as_bytes())
+    };
+    wait_for_at_most(
+        "the leader's configuration to trust the renewed CA",
+        std::time::Duration::from_secs(40),
+        &mut || {
+            let w = s
+                .admin()
+                .get("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit")
+                .ok()?;
+            (w["webhooks"][0]["clientConfig"]["caBundle"] == bundle.as_str()).then_some(())
+        },
+    );
+    let (code, err) = kubectl_apply(&s, 2, false);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        gate_lines(&err).len(),
+        4,
+        "the standby serves the renewed certificate: {err}"
+    );
+    let (code, err) = kubectl_apply(&s, 1, false);
+    assert_eq!((code, gate_lines(&err)), (Some(0), vec![]), "{err}");
     standby.stop_cleanly();
     leader.stop_cleanly();
     let before = generation(&s);
@@ -302,6 +344,7 @@ fn judged_in_process(
                 client,
                 config,
                 crd_audit::gate::GateMetrics::default(),
+                crd_audit::judging_pool::JudgingPool::new(2),
             );
             gate.review(&serde_json::to_vec(&body).unwrap()).await
         });
