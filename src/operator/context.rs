@@ -87,8 +87,10 @@ pub struct Signals {
     pub findings_waiting: AtomicUsize,
     pub queued_events: Mutex<VecDeque<PendingEvent>>,
     pub event_queued: Notify,
-    /// Wakes the PolicyReport writer (every change of a CRD's state does).
-    pub policy_changed: Notify,
+    /// Counts what the policy report writers look at changing (a CRD's state, the first
+    /// LIST done, what `auto` knows of OpenReports): each writer sleeps until it moves or
+    /// one of its own deadlines comes, and misses no change made while it was writing.
+    policy_changed: tokio::sync::watch::Sender<u64>,
     /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
     pub crds_listed: AtomicBool,
     /// The API server refused a streaming list: every watch lists with pages instead.
@@ -186,7 +188,7 @@ impl Ctx {
                 findings_waiting: AtomicUsize::new(0),
                 queued_events: Mutex::new(VecDeque::new()),
                 event_queued: Notify::new(),
-                policy_changed: Notify::new(),
+                policy_changed: tokio::sync::watch::Sender::new(0),
                 crds_listed: AtomicBool::new(false),
                 streaming_refused: AtomicBool::new(false),
                 recovered: tokio::sync::watch::Sender::new(0),
@@ -230,7 +232,19 @@ impl Ctx {
     pub fn changed(&self, crd: &str) {
         // Fails only once the Controller has stopped.
         let _ = self.signals.triggers.send(ObjectRef::new(crd));
-        self.signals.policy_changed.notify_one();
+        self.policy_changed();
+    }
+
+    /// Something the policy report writers look at changed.
+    pub fn policy_changed(&self) {
+        self.signals
+            .policy_changed
+            .send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// What wakes a policy report writer.
+    pub fn policy_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.signals.policy_changed.subscribe()
     }
 
     /// Every tracked CRD is reconciled again.

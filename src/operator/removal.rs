@@ -21,7 +21,7 @@ pub(crate) fn remove(ctx: &Arc<Ctx>, name: &str) {
     let versions: Vec<String> = t.crd().versions.iter().map(|v| v.name.clone()).collect();
     drop(t);
     ctx.deps.metrics.forget_crd(name, &versions);
-    ctx.signals.policy_changed.notify_one();
+    ctx.policy_changed();
     let (ctx, name) = (ctx.clone(), name.to_string());
     tokio::spawn(async move { delete_report(&ctx, &name).await });
 }

@@ -212,6 +212,7 @@ pub(super) async fn run(ctx: Arc<Ctx>) {
 async fn first_list_reconciled(ctx: &Ctx) {
     ctx.crds.earlier_reports.first_crds_done().await;
     ctx.signals.crds_listed.store(true, Ordering::Relaxed);
+    ctx.policy_changed();
     ctx.deps.metrics.set_ready(true);
     tracing::info!(
         crds = ctx.registry().len(),

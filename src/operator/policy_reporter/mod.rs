@@ -39,6 +39,8 @@ const MAX_LIST_BACKOFF: Duration = Duration::from_secs(300);
 const MAX_WRITE_BACKOFF: Duration = Duration::from_secs(60);
 /// Recompute at least this often even when nothing seems to have changed.
 const RECHECK: Duration = Duration::from_secs(60);
+/// How long a writer woken by a change waits for the changes that come with it.
+const SETTLE: Duration = Duration::from_millis(200);
 
 /// The resource of the report of a placement (`""`: the cluster-wide one) in `api`.
 pub fn resource(api: ReportApi, placement: &str) -> ApiResource {
@@ -124,6 +126,8 @@ struct Writer {
     last: Option<(Fingerprint, u8)>,
     recheck_at: Instant,
     limits: Limits,
+    /// Moves when something this writer looks at changes (`Ctx::policy_changed`).
+    changes: tokio::sync::watch::Receiver<u64>,
 }
 
 /// Writes the policy reports while the controller runs, to the APIs `policyReportsApi` says.
@@ -164,7 +168,6 @@ impl Writer {
     ) -> Writer {
         let now = Instant::now();
         Writer {
-            ctx,
             api,
             role,
             openreports,
@@ -177,19 +180,50 @@ impl Writer {
             last: None,
             recheck_at: now,
             limits,
+            changes: ctx.policy_changes(),
+            ctx,
         }
     }
 
     async fn run(&mut self) {
         loop {
+            let wait = self.idle_wait(Instant::now());
             tokio::select! {
-                _ = self.ctx.signals.policy_changed.notified() => {}
-                _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                moved = self.changes.changed() => {
+                    if moved.is_err() {
+                        return; // the operator's context is gone
+                    }
+                }
+                _ = tokio::time::sleep(wait) => {}
             }
             // Let a burst of changes settle into one write.
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            tokio::time::sleep(SETTLE).await;
+            self.changes.mark_unchanged();
             self.pass().await;
         }
+    }
+
+    /// `auto`: what this writer (the preferred one) learned of OpenReports; the other writer
+    /// is woken when it is news.
+    fn learned(&self, openreports: u8) {
+        if self.openreports.swap(openreports, Ordering::Relaxed) != openreports {
+            self.ctx.policy_changed();
+        }
+    }
+
+    /// How long the writer sleeps when nothing it looks at changes: until the first of its
+    /// own deadlines (the LIST again or its retry, the recheck, a failed write's retry).
+    /// Nothing wakes it at rest but those (a minute apart at least).
+    fn idle_wait(&self, now: Instant) -> Duration {
+        let mut at = if self.written.is_none() {
+            self.list_at
+        } else {
+            self.resync_at.min(self.recheck_at)
+        };
+        for (retry_at, _) in self.retry.values() {
+            at = at.min(*retry_at);
+        }
+        at.saturating_duration_since(now)
     }
 
     /// One round: LIST when needed, rebuild the reports when the audits changed, write those
@@ -220,7 +254,7 @@ impl Writer {
                     self.resync_at = now + RESYNC;
                     self.last = None;
                     if self.role == Role::Preferred {
-                        self.openreports.store(SERVED, Ordering::Relaxed);
+                        self.learned(SERVED);
                     }
                 }
                 Err(f) => {
@@ -228,7 +262,7 @@ impl Writer {
                     if self.role == Role::Preferred
                         && matches!(f, Failure::NotServed(_) | Failure::Forbidden(_))
                     {
-                        self.openreports.store(NOT_USABLE, Ordering::Relaxed);
+                        self.learned(NOT_USABLE);
                     }
                     self.list_failed(f);
                     return;
@@ -358,7 +392,7 @@ impl Writer {
                 if not_served && !self.served(placement.is_empty()).await {
                     self.written = None;
                     if self.role == Role::Preferred {
-                        self.openreports.store(NOT_USABLE, Ordering::Relaxed);
+                        self.learned(NOT_USABLE);
                     }
                     self.list_failed(Failure::NotServed(format!(
                         "{} {} are no longer served",

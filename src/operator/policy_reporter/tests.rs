@@ -93,7 +93,7 @@ fn observe(ctx: &Ctx, crd: &str, o: Value) {
     let j = judge(&v, o, true);
     crate::operator::state::on_object(t, j);
     drop(reg);
-    ctx.signals.policy_changed.notify_one();
+    ctx.policy_changed();
 }
 
 fn report(fake: &fake_api::Shared, ns: &str) -> Option<Value> {
@@ -206,7 +206,7 @@ async fn results_follow_the_audit() {
             "v1",
         );
     }
-    ctx.signals.policy_changed.notify_one();
+    ctx.policy_changed();
     until("a's result to go", || {
         report(&fake, "ns1").is_some_and(|r| names(&r) == vec!["b"])
     })
@@ -214,7 +214,7 @@ async fn results_follow_the_audit() {
     assert_eq!(report(&fake, "ns1").unwrap()["summary"]["fail"], 1);
     // The cluster-scoped CRD goes: the ClusterPolicyReport goes with its results.
     ctx.registry().remove(NODES);
-    ctx.signals.policy_changed.notify_one();
+    ctx.policy_changed();
     until("the ClusterPolicyReport to go", || {
         report(&fake, "").is_none()
     })
@@ -461,4 +461,52 @@ async fn both_and_openreports_only() {
     .await;
     assert_eq!(fake.lock().unwrap().policy_lists, 0);
     writer.abort();
+}
+
+/// At rest a writer sleeps until its own first deadline; a change wakes it, one made while it
+/// was busy too.
+#[tokio::test(start_paused = true)]
+async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
+    let (client, _fake) = fake_api::start();
+    let ctx = Ctx::new(
+        client,
+        None,
+        Config::default(),
+        Arc::new(Metrics::new()),
+        "test",
+        JudgingPool::new(1),
+    );
+    let openreports = Arc::new(AtomicU8::new(UNKNOWN));
+    let mut w = Writer::new(
+        ctx.clone(),
+        ReportApi::WgPolicy,
+        Role::Write,
+        openreports,
+        Limits::default(),
+    );
+    let now = Instant::now();
+    // Not listed yet: the LIST's turn.
+    w.list_at = now + Duration::from_secs(7);
+    assert_eq!(w.idle_wait(now), Duration::from_secs(7));
+    // Listed: the recheck, the resync, or a failed write's retry, whichever comes first.
+    w.written = Some(BTreeMap::new());
+    w.resync_at = now + RESYNC;
+    w.recheck_at = now + RECHECK;
+    assert_eq!(w.idle_wait(now), RECHECK);
+    w.retry.insert(
+        "team-a".into(),
+        (
+            now + Duration::from_secs(5),
+            Backoff::new(FIRST_BACKOFF, MAX_WRITE_BACKOFF),
+        ),
+    );
+    assert_eq!(w.idle_wait(now), Duration::from_secs(5));
+    // A deadline passed: no wait.
+    assert_eq!(w.idle_wait(now + RESYNC), Duration::ZERO);
+    // A change made before the writer waits is not lost.
+    ctx.policy_changed();
+    tokio::time::timeout(Duration::from_millis(1), w.changes.changed())
+        .await
+        .expect("the change is seen")
+        .unwrap();
 }
