@@ -1,9 +1,79 @@
-//! The one retry policy of the program: after each failure in a row the wait doubles from a
-//! first delay up to a ceiling; progress starts it again from the first delay. Retries that
-//! many callers make at once (the watches) are jittered: each wait lengthened by up to a
-//! fifth at random, so that those that failed together do not retry together.
+//! The one way the program retries, and its named policies: after each failure in a row the
+//! wait doubles from a first delay up to a ceiling; progress starts it again from the first
+//! delay. Retries that many callers make at once (the watches, the replicas) are jittered:
+//! each wait lengthened by up to a fifth at random, so that those that failed together do
+//! not retry together. Every retry loop takes its policy from here by name.
 
 use std::time::Duration;
+
+/// A retry policy: the first wait, the ceiling, and whether the waits are jittered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Policy {
+    pub first: Duration,
+    pub max: Duration,
+    pub jitter: bool,
+}
+
+impl Policy {
+    /// A backoff that starts now.
+    pub fn backoff(self) -> Backoff {
+        let b = Backoff::new(self.first, self.max);
+        if self.jitter { b.jittered() } else { b }
+    }
+
+    /// The wait after `n` failures in a row (`n` from 1), without jitter.
+    pub fn after(self, n: u32) -> Duration {
+        Backoff::after(self.first, self.max, n)
+    }
+}
+
+/// A request of the operator that fails is tried again on this policy: a reconcile (the
+/// Controller's error policy), a report deleted, a policy report's write, the gate's Secret
+/// and webhook configuration.
+pub const API_CALL: Policy = Policy {
+    first: Duration::from_secs(1),
+    max: Duration::from_secs(60),
+    jitter: true,
+};
+
+/// A report write that a reconcile waits on where it is (the write budget's turn kept).
+pub const REPORT_WRITE: Policy = Policy {
+    first: Duration::from_millis(500),
+    max: Duration::from_secs(60),
+    jitter: false,
+};
+
+/// A watch that failed other than with 410 Gone: `max` is the watch's own ceiling.
+pub const fn watch(max: Duration) -> Policy {
+    Policy {
+        first: Duration::from_millis(800),
+        max,
+        jitter: true,
+    }
+}
+
+/// Something that will not change soon: an object audit that stopped on a bug, an API that
+/// is not served (the policy reports' LIST).
+pub const SLOW: Policy = Policy {
+    first: Duration::from_secs(1),
+    max: Duration::from_secs(300),
+    jitter: false,
+};
+
+/// A request of a one-shot command while the server is away (a restart, throttling): short
+/// waits, for a bounded time the caller keeps.
+pub const OUTAGE: Policy = Policy {
+    first: Duration::from_millis(100),
+    max: Duration::from_secs(5),
+    jitter: true,
+};
+
+/// A page of a paginated read that failed for a transient reason.
+pub const PAGE: Policy = Policy {
+    first: Duration::from_millis(250),
+    max: Duration::from_secs(5),
+    jitter: false,
+};
 
 /// Exponential backoff: `first`, twice that, ... up to `max`.
 #[derive(Clone, Debug)]
@@ -85,6 +155,34 @@ mod tests {
         // A first delay above the ceiling is the ceiling.
         let mut b = Backoff::new(Duration::from_secs(9), Duration::from_secs(4));
         assert_eq!(b.next_delay(), Duration::from_secs(4));
+    }
+
+    #[test]
+    fn each_named_policy_doubles_from_its_first_wait_to_its_ceiling() {
+        for p in [
+            API_CALL,
+            REPORT_WRITE,
+            watch(Duration::from_secs(30)),
+            SLOW,
+            OUTAGE,
+            PAGE,
+        ] {
+            assert!(p.first <= p.max, "{p:?}");
+            assert_eq!(
+                (p.after(1), p.after(2)),
+                (p.first, (p.first * 2).min(p.max))
+            );
+            assert_eq!(p.after(u32::MAX), p.max);
+            let mut b = p.backoff();
+            let first = b.next_delay();
+            let ceiling = if p.jitter {
+                p.first.mul_f64(1.2)
+            } else {
+                p.first
+            };
+            assert!(first >= p.first && first <= ceiling, "{p:?}: {first:?}");
+        }
+        assert_eq!(API_CALL.after(7), Duration::from_secs(60));
     }
 
     #[test]

@@ -23,10 +23,8 @@ const PAGE: u32 = 500;
 /// CRDs a page: a generated CRD is up to 1.7 MB, and a page is held while it is read.
 const CRD_PAGE: u32 = 20;
 
-/// Attempts of one request before its failure is final, and the first and longest pauses.
+/// Attempts of one request before its failure is final (paused by `backoff::PAGE`).
 const ATTEMPTS: u32 = 8;
-const FIRST_PAUSE: Duration = Duration::from_millis(250);
-const LONGEST_PAUSE: Duration = Duration::from_secs(5);
 
 /// Why reading from the cluster failed.
 #[derive(Debug)]
@@ -68,10 +66,9 @@ fn transient(e: &kube::Error) -> bool {
     }
 }
 
-/// The pause before attempt `n` (1-based) of a request: doubling from [`FIRST_PAUSE`] up to
-/// [`LONGEST_PAUSE`].
+/// The pause before attempt `n` (1-based) of a request (`backoff::PAGE`).
 fn pause(n: u32) -> Duration {
-    super::backoff::Backoff::after(FIRST_PAUSE, LONGEST_PAUSE, n)
+    super::backoff::PAGE.after(n)
 }
 
 /// The continuation token an expired-token error (410) offers, if any.
@@ -226,7 +223,7 @@ mod tests {
     fn pauses_double_up_to_the_longest() {
         let p: Vec<u64> = (1..=8).map(|n| pause(n).as_millis() as u64).collect();
         assert_eq!(p, [250, 500, 1000, 2000, 4000, 5000, 5000, 5000]);
-        assert_eq!(pause(u32::MAX), LONGEST_PAUSE);
+        assert_eq!(pause(u32::MAX), super::super::backoff::PAGE.max);
     }
 
     fn api_error(code: u16, continue_: Option<&str>) -> kube::Error {

@@ -256,9 +256,7 @@ async fn keep_self_managed(
     )
     .default_backoff();
     let mut changes = std::pin::pin!(changes);
-    let mut retry =
-        crate::cluster::backoff::Backoff::new(Duration::from_secs(1), Duration::from_secs(60))
-            .jittered();
+    let mut retry = crate::cluster::backoff::API_CALL.backoff().jittered();
     let mut served = false;
     let mut watch_failing = false;
     // The serving certificate last loaded (PEM).

@@ -181,9 +181,7 @@ pub async fn keep(
         );
     }
     let mut written: Option<(Vec<u8>, tokio::time::Instant)> = None;
-    let mut retry =
-        crate::cluster::backoff::Backoff::new(Duration::from_secs(1), Duration::from_secs(60))
-            .jittered();
+    let mut retry = crate::cluster::backoff::API_CALL.backoff().jittered();
     loop {
         let bundle = cert.ca_bundle();
         let due = !bundle.is_empty()

@@ -33,7 +33,6 @@ mod pace;
 
 pub use pace::Pace;
 
-use crate::cluster::backoff::Backoff;
 use crate::cluster::client::{describe, status_code};
 use crate::cluster::resources::{crd_resource, object_resource, object_value};
 use futures::StreamExt;
@@ -577,7 +576,7 @@ fn transient(e: &kube::Error) -> bool {
 async fn retrying<T, F: std::future::Future<Output = Result<T, kube::Error>>>(
     mut request: impl FnMut() -> F,
 ) -> Result<T, kube::Error> {
-    let mut backoff = Backoff::new(Duration::from_millis(100), Duration::from_secs(5)).jittered();
+    let mut backoff = crate::cluster::backoff::OUTAGE.backoff();
     let started = tokio::time::Instant::now();
     loop {
         match request().await {

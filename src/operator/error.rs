@@ -1,14 +1,10 @@
 //! Why a reconcile of a CRD failed (`Error`, with the `kind` label of
 //! `crd_audit_reconcile_errors_total`), and the retry of a CRD whose reconcile failed.
 
-use crate::cluster::backoff::Backoff;
 use crate::cluster::client::{describe, status_code};
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// The backoff of a CRD whose reconcile failed: a second, doubling up to a minute.
-pub const FIRST_BACKOFF: Duration = Duration::from_secs(1);
-pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// The wait after a conflict (409): another writer's change, read again at once.
 pub const CONFLICT_RETRY: Duration = Duration::from_millis(200);
 
@@ -106,7 +102,7 @@ pub struct Retry {
 
 /// The backoff after `in_a_row` failures.
 pub fn backoff(in_a_row: u32) -> Duration {
-    Backoff::after(FIRST_BACKOFF, MAX_BACKOFF, in_a_row)
+    crate::cluster::backoff::API_CALL.after(in_a_row)
 }
 
 #[cfg(test)]
@@ -117,7 +113,7 @@ mod tests {
     fn the_backoff_doubles_from_a_second_to_a_minute() {
         let waits: Vec<u64> = (1..=9).map(|n| backoff(n).as_secs()).collect();
         assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
-        assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+        assert_eq!(backoff(u32::MAX), Duration::from_secs(60));
     }
 
     fn api(code: u16, retry_after: u32) -> kube::Error {

@@ -11,7 +11,6 @@ use super::state::Blocked;
 use super::state::{self, Effect};
 use super::validators::COST_PER_SCHEMA_BYTE;
 use crate::audit::judge::{Audit, Judgement, Key, Target, judge};
-use crate::cluster::backoff::Backoff;
 use crate::cluster::object_watch;
 use crate::cluster::resources::{object_resource, object_value};
 use crate::packed_crd::PackedCrd;
@@ -65,9 +64,6 @@ struct ObjectAudit {
 /// An event of an object watch.
 type WatchEvent = Result<Event<DynamicObject>, watcher::Error>;
 
-/// The longest pause before an object audit that stopped on a bug starts again.
-const MAX_RESTART_PAUSE: Duration = Duration::from_secs(300);
-
 /// Runs a CRD's object audit ([`audit_objects`]) under supervision: a panic in it (a bug) is
 /// counted (`crd_audit_internal_errors`), logged, and shown in the CRD's report
 /// (`InstancesValid` Unknown, reason `InternalError`), and the audit starts again after a
@@ -89,7 +85,7 @@ where
     Fut: std::future::Future<Output = ()>,
 {
     use futures::FutureExt;
-    let mut pauses = Backoff::new(Duration::from_secs(1), MAX_RESTART_PAUSE);
+    let mut pauses = crate::cluster::backoff::SLOW.backoff();
     loop {
         let Err(panic) = std::panic::AssertUnwindSafe(run()).catch_unwind().await else {
             return;

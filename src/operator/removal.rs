@@ -2,9 +2,7 @@
 //! its object audit stops, its metrics go, and its report is deleted (retried with backoff).
 
 use super::context::Ctx;
-use super::error::{FIRST_BACKOFF, MAX_BACKOFF};
 use crate::audit::schema_audit::SchemaAudit;
-use crate::cluster::backoff::Backoff;
 use kube::api::{Api, DeleteParams};
 use std::sync::Arc;
 
@@ -28,7 +26,7 @@ pub(crate) fn remove(ctx: &Arc<Ctx>, name: &str) {
 
 async fn delete_report(ctx: &Ctx, name: &str) {
     let api: Api<SchemaAudit> = Api::all(ctx.deps.client.clone());
-    let mut backoff = Backoff::new(FIRST_BACKOFF, MAX_BACKOFF).jittered();
+    let mut backoff = crate::cluster::backoff::API_CALL.backoff();
     loop {
         if !ctx
             .signals

@@ -8,14 +8,11 @@ use super::context::Ctx;
 use super::report_status::{self, Inputs};
 use super::state::{self, Tracked};
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
-use crate::cluster::backoff::Backoff;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
 use std::sync::Arc;
-use std::time::Duration;
 
 const FIELD_MANAGER: &str = "crd-audit";
-const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// The status a tracked CRD's report should have now (without times).
 pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
@@ -155,7 +152,7 @@ const STATUS_OPTIONAL_FIELDS: [&str; 4] = [
 /// API server recovers) before the next. When the controller stops, it ends once the queue
 /// is empty (the caller bounds how long that may take).
 pub async fn pump_events(ctx: Arc<Ctx>) {
-    let mut backoff = Backoff::new(Duration::from_millis(500), MAX_BACKOFF);
+    let mut backoff = crate::cluster::backoff::REPORT_WRITE.backoff();
     let mut recovered = ctx.signals.recovered.subscribe();
     loop {
         let next = ctx

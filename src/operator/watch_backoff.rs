@@ -13,12 +13,10 @@
 //! its report within seconds; [`LONG`] for the thousands of object watches, so that an
 //! outage does not become a storm of retries.
 
-use crate::cluster::backoff::Backoff;
 use futures::{Stream, StreamExt};
 use kube::runtime::watcher::{self, Event};
 use std::time::Duration;
 
-const FIRST: Duration = Duration::from_millis(800);
 /// The ceiling of the CRD and report watches (4.8 s with jitter).
 pub const SHORT: Duration = Duration::from_secs(4);
 /// The ceiling of the object watches.
@@ -64,7 +62,11 @@ where
     S: Stream<Item = Result<Event<T>, watcher::Error>> + Send + Unpin + 'static,
 {
     futures::stream::unfold(
-        (inner, Backoff::new(FIRST, max).jittered(), None::<Duration>),
+        (
+            inner,
+            crate::cluster::backoff::watch(max).backoff(),
+            None::<Duration>,
+        ),
         |(mut inner, mut backoff, wait)| async move {
             if let Some(d) = wait {
                 tokio::time::sleep(d).await;
@@ -154,7 +156,10 @@ mod tests {
         }
         // ...and a LIST that completes does: the next failure waits the first delay again.
         let last = t[t.len() - 1] - t[t.len() - 2];
-        assert!(last <= FIRST.mul_f64(1.2), "{t:?}");
+        assert!(
+            last <= crate::cluster::backoff::watch(LONG).first.mul_f64(1.2),
+            "{t:?}"
+        );
     }
 
     /// The CRD and report watches retry at least every 4.8 s however long the outage: when

@@ -32,11 +32,6 @@ use tokio::time::Instant;
 const FIELD_MANAGER: &str = "crd-audit";
 /// The LIST again, to find reports deleted or changed by someone else.
 const RESYNC: Duration = Duration::from_secs(300);
-/// Backoff of the LIST (CRDs not installed, forbidden, server errors) and of each report's
-/// writes.
-const FIRST_BACKOFF: Duration = Duration::from_secs(1);
-const MAX_LIST_BACKOFF: Duration = Duration::from_secs(300);
-const MAX_WRITE_BACKOFF: Duration = Duration::from_secs(60);
 /// Recompute at least this often even when nothing seems to have changed.
 const RECHECK: Duration = Duration::from_secs(60);
 /// How long a writer woken by a change waits for the changes that come with it.
@@ -173,7 +168,7 @@ impl Writer {
             openreports,
             written: None,
             list_at: now,
-            list_backoff: Backoff::new(FIRST_BACKOFF, MAX_LIST_BACKOFF),
+            list_backoff: crate::cluster::backoff::SLOW.backoff(),
             not_served: false,
             resync_at: now,
             retry: BTreeMap::new(),
@@ -370,10 +365,10 @@ impl Writer {
             }
             Err(f) => {
                 let not_served = matches!(f, Failure::NotServed(_)) && want.is_some();
-                let mut backoff = self.retry.remove(placement).map_or_else(
-                    || Backoff::new(FIRST_BACKOFF, MAX_WRITE_BACKOFF),
-                    |(_, b)| b,
-                );
+                let mut backoff = self
+                    .retry
+                    .remove(placement)
+                    .map_or_else(|| crate::cluster::backoff::API_CALL.backoff(), |(_, b)| b);
                 let wait = backoff.next_delay();
                 let (group, plurals) = self.names();
                 match f {

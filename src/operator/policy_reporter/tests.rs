@@ -497,7 +497,7 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
         "team-a".into(),
         (
             now + Duration::from_secs(5),
-            Backoff::new(FIRST_BACKOFF, MAX_WRITE_BACKOFF),
+            crate::cluster::backoff::API_CALL.backoff(),
         ),
     );
     assert_eq!(w.idle_wait(now), Duration::from_secs(5));
