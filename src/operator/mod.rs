@@ -56,7 +56,7 @@ pub use options::Options;
 use crate::cluster::client;
 use crate::judging_pool::JudgingPool;
 use context::Ctx;
-use controller::Controller;
+use controller::LeadershipTerm;
 use leader::{Elector, acquire, keep_leading};
 use metrics::Metrics;
 use shutdown::shutdown_signal;
@@ -180,7 +180,7 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
             ratcheting = release.ratchets(),
             "judging CRDs and updates by the API server's release"
         );
-        let controller = Controller::start(ctx);
+        let controller = LeadershipTerm::start(ctx);
         let webhook_config = tokio::spawn(crate::gate::webhook_config::keep(
             client.clone(),
             opts.config.clone(),

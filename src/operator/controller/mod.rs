@@ -6,8 +6,9 @@
 //!
 //! kube-runtime's unstable `for_stream` (the store is fed by a metadata watch whose
 //! annotations and managed fields are dropped first: a CRD's last-applied annotation is as
-//! large as the CRD) and `reconcile_on` (the object audits' changes) are used: the stable
-//! constructors watch whole objects and take no other trigger.
+//! large as the CRD), `owns_stream` (the reports' watch, likewise) and `reconcile_on` (the
+//! object audits' changes) are used: the stable constructors watch whole objects and take no
+//! other trigger.
 
 use super::context::{CrdMeta, Ctx};
 use super::reconcile::{REPORT_CRD, error_policy, reconcile};
@@ -33,9 +34,10 @@ const CRD_PAGE: u32 = 20;
 /// `Ctx::crd_reads`; report writes are paced by `apiQps`).
 const CONCURRENT_RECONCILES: u16 = 8;
 
-/// The running controller: [`Controller::stop`] stops it gracefully; its tasks are aborted
-/// when it is dropped.
-pub struct Controller {
+/// The work of one leadership term (kube-runtime's `Controller`, the Event pump, the policy
+/// report writers): [`LeadershipTerm::stop`] stops it gracefully; its tasks are aborted when
+/// it is dropped.
+pub struct LeadershipTerm {
     ctx: Arc<Ctx>,
     /// The PolicyReport writer: stopped at once.
     tasks: Vec<JoinHandle<()>>,
@@ -43,8 +45,8 @@ pub struct Controller {
     finishing: Vec<JoinHandle<()>>,
 }
 
-impl Controller {
-    pub fn start(ctx: Arc<Ctx>) -> Controller {
+impl LeadershipTerm {
+    pub fn start(ctx: Arc<Ctx>) -> LeadershipTerm {
         let mut tasks = Vec::new();
         if ctx.deps.config.policy_reports {
             tasks.push(tokio::spawn(super::policy_reporter::write_policy_reports(
@@ -55,7 +57,7 @@ impl Controller {
             tokio::spawn(run(ctx.clone())),
             tokio::spawn(super::reporter::pump_events(ctx.clone())),
         ];
-        Controller {
+        LeadershipTerm {
             ctx,
             tasks,
             finishing,
@@ -94,7 +96,7 @@ impl Controller {
     }
 }
 
-impl Controller {
+impl LeadershipTerm {
     /// Forgets every tracked CRD, which aborts its object audit (each lowers the watch gauge
     /// itself when its task is dropped). Outside the registry lock.
     fn stop_object_audits(&self) {
@@ -105,7 +107,7 @@ impl Controller {
     }
 }
 
-impl Drop for Controller {
+impl Drop for LeadershipTerm {
     fn drop(&mut self) {
         for t in self.tasks.iter().chain(&self.finishing) {
             t.abort();

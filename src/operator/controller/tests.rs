@@ -231,7 +231,7 @@ async fn a_stop_flushes_the_queued_events() {
             },
         });
     }
-    let controller = Controller::start(ctx.clone());
+    let controller = LeadershipTerm::start(ctx.clone());
     controller.stop(Duration::from_secs(20)).await;
     let reasons: Vec<Value> = fake
         .lock()
