@@ -76,12 +76,24 @@ pub struct Registry {
     next_epoch: AtomicU64,
 }
 
+/// The CRDs `Ctx::changed` names, for the Controller of the term to reconcile
+/// (`reconcile_on`): the receiving end of the channel `Ctx::new` makes.
+pub struct Triggered(mpsc::UnboundedReceiver<ObjectRef<CrdMeta>>);
+
+impl Triggered {
+    /// The names, as the Controller takes its triggers.
+    pub fn into_stream(self) -> impl futures::Stream<Item = ObjectRef<CrdMeta>> + Send {
+        futures::stream::unfold(self.0, |mut rx| async move {
+            let r = rx.recv().await?;
+            Some((r, rx))
+        })
+    }
+}
+
 /// What the tasks tell each other.
 pub struct Signals {
     /// The CRDs whose state changed, for the Controller to reconcile (`reconcile_on`).
     triggers: mpsc::UnboundedSender<ObjectRef<CrdMeta>>,
-    /// The other end, taken by the Controller when it starts.
-    pub triggered: Mutex<Option<mpsc::UnboundedReceiver<ObjectRef<CrdMeta>>>>,
     /// Reports with findings waiting for the write budget: the clean ones wait until none
     /// is (on a fresh start with thousands of CRDs, the reports that matter come first).
     pub findings_waiting: AtomicUsize,
@@ -159,11 +171,11 @@ impl Ctx {
         metrics: Arc<Metrics>,
         identity: &str,
         judging: JudgingPool,
-    ) -> Arc<Ctx> {
+    ) -> (Arc<Ctx>, Triggered) {
         let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
         let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
         let (triggers, triggered) = mpsc::unbounded_channel();
-        Arc::new(Ctx {
+        let ctx = Arc::new(Ctx {
             deps: Deps {
                 validators,
                 events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
@@ -184,7 +196,6 @@ impl Ctx {
             },
             signals: Signals {
                 triggers,
-                triggered: Mutex::new(Some(triggered)),
                 findings_waiting: AtomicUsize::new(0),
                 queued_events: Mutex::new(VecDeque::new()),
                 event_queued: Notify::new(),
@@ -196,7 +207,8 @@ impl Ctx {
                 stopping: tokio::sync::watch::Sender::new(false),
             },
             migrations: Default::default(),
-        })
+        });
+        (ctx, Triggered(triggered))
     }
 
     pub fn registry(&self) -> MutexGuard<'_, BTreeMap<String, Tracked>> {

@@ -192,7 +192,7 @@ mod tests {
                 );
             }
         }
-        let ctx = context(client);
+        let (ctx, _triggered) = context(client);
         for p in plurals {
             read_revision(&ctx, crd(p, &format!("u-{p}"), 2)).await;
         }
@@ -222,7 +222,7 @@ mod tests {
                 .remove("invalidObjectsTruncated");
             f.reports.insert("pears.example.com".into(), broken);
         }
-        let ctx = context(client);
+        let (ctx, _triggered) = context(client);
         read_revision(&ctx, crd("apples", "u-a", 2)).await;
         read_revision(&ctx, crd("pears", "u-p", 2)).await;
         assert!(remembers_the_tightening(&ctx, "apples"));
@@ -240,7 +240,7 @@ mod tests {
             .unwrap()
             .reports
             .insert("apples.example.com".into(), earlier_report("apples", "u-a"));
-        let ctx = context(client);
+        let (ctx, _triggered) = context(client);
         read_revision(&ctx, crd("apples", "u-a", 2)).await;
         read_revision(&ctx, crd("pears", "u-p", 1)).await;
         assert!(remembers_the_tightening(&ctx, "apples"));

@@ -200,7 +200,7 @@ fn live_watch(state: &Shared, collection: &'static str) -> Response<FakeBody> {
 }
 
 /// The controller's context on a client of the fake, with the default configuration.
-pub fn context(client: kube::Client) -> Arc<super::context::Ctx> {
+pub fn context(client: kube::Client) -> (Arc<super::context::Ctx>, super::context::Triggered) {
     context_with(client, crate::audit::config::Config::default())
 }
 
@@ -208,7 +208,7 @@ pub fn context(client: kube::Client) -> Arc<super::context::Ctx> {
 pub fn context_with(
     client: kube::Client,
     config: crate::audit::config::Config,
-) -> Arc<super::context::Ctx> {
+) -> (Arc<super::context::Ctx>, super::context::Triggered) {
     super::context::Ctx::new(
         client,
         None,

@@ -163,7 +163,7 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
         // Ready again once this term's first LIST of CRDs is reconciled.
         metrics.set_ready(false);
         metrics.leader.set(1);
-        let ctx = Ctx::new(
+        let (ctx, triggered) = Ctx::new(
             client.clone(),
             Some(watch_clients.clone()),
             opts.config.clone(),
@@ -180,7 +180,7 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
             ratcheting = release.ratchets(),
             "judging CRDs and updates by the API server's release"
         );
-        let controller = LeadershipTerm::start(ctx);
+        let controller = LeadershipTerm::start(ctx, triggered);
         let webhook_config = tokio::spawn(crate::gate::webhook_config::keep(
             client.clone(),
             opts.config.clone(),

@@ -587,7 +587,7 @@ mod tests {
     #[tokio::test]
     async fn an_object_audit_task_is_small() {
         let (client, _api) = super::super::fake_api::start();
-        let ctx = super::super::context::Ctx::new(
+        let (ctx, _triggered) = super::super::context::Ctx::new(
             client,
             None,
             crate::audit::config::Config::default(),

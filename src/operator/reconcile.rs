@@ -132,7 +132,7 @@ mod tests {
             exclude_groups: vec!["*.internal.example.com".into()],
             ..Default::default()
         };
-        let ctx = crate::operator::fake_api::context_with(client, config);
+        let (ctx, _triggered) = crate::operator::fake_api::context_with(client, config);
         assert!(may_audit(&ctx, "things.example.com"));
         assert!(!may_audit(&ctx, "things.a.internal.example.com"));
         assert!(may_audit(&ctx, REPORT_CRD.as_str()));

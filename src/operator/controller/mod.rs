@@ -10,7 +10,7 @@
 //! object audits' changes) are used: the stable constructors watch whole objects and take no
 //! other trigger.
 
-use super::context::{CrdMeta, Ctx};
+use super::context::{CrdMeta, Ctx, Triggered};
 use super::reconcile::{REPORT_CRD, error_policy, reconcile};
 use super::removal::remove;
 use super::state::Tracked;
@@ -46,7 +46,7 @@ pub struct LeadershipTerm {
 }
 
 impl LeadershipTerm {
-    pub fn start(ctx: Arc<Ctx>) -> LeadershipTerm {
+    pub fn start(ctx: Arc<Ctx>, triggered: Triggered) -> LeadershipTerm {
         let mut tasks = Vec::new();
         if ctx.deps.config.policy_reports {
             tasks.push(tokio::spawn(super::policy_reporter::write_policy_reports(
@@ -54,7 +54,7 @@ impl LeadershipTerm {
             )));
         }
         let finishing = vec![
-            tokio::spawn(run(ctx.clone())),
+            tokio::spawn(run(ctx.clone(), triggered)),
             tokio::spawn(super::reporter::pump_events(ctx.clone())),
         ];
         LeadershipTerm {
@@ -141,7 +141,7 @@ impl FirstList {
 }
 
 /// Runs kube-runtime's Controller until the controller stops.
-pub(super) async fn run(ctx: Arc<Ctx>) {
+pub(super) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
     let (store, writer) = reflector::store();
     let first = Arc::new(Mutex::new(FirstList::default()));
     let crds = crd_watch(ctx.clone())
@@ -160,17 +160,7 @@ pub(super) async fn run(ctx: Arc<Ctx>) {
                 async move { crd.map(Ok::<_, watcher::Error>) }
             }
         });
-    let triggered = ctx
-        .signals
-        .triggered
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take();
-    let triggers = futures::stream::unfold(triggered, |rx| async move {
-        let mut rx = rx?;
-        let r = rx.recv().await?;
-        Some((r, Some(rx)))
-    });
+    let triggers = triggered.into_stream();
     let mut stopping = ctx.signals.stopping.subscribe();
     let finished = async move {
         let _ = stopping.wait_for(|s| *s).await;

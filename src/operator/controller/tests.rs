@@ -1,4 +1,5 @@
 use super::*;
+use crate::operator::context::Triggered;
 use crate::operator::events::PendingEvent;
 use crate::operator::fake_api::{self, context};
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -26,7 +27,7 @@ fn thing(name: &str, size: &str) -> Value {
 #[tokio::test(start_paused = true)]
 async fn watches_stream_where_the_server_can_and_fall_back_to_pages() {
     let (client, _api) = fake_api::start();
-    let ctx = context(client);
+    let (ctx, _triggered) = context(client);
     let refusal = |code: u16| {
         watcher::Error::WatchError(
             kube::core::Status::failure("sendInitialEvents is forbidden", "Invalid")
@@ -77,7 +78,7 @@ fn audited(ctx: &Ctx, uid: &str) -> bool {
 async fn object_watches_ask_for_no_bookmarks_once_they_have_the_objects() {
     for minor in [20, 34] {
         let (client, fake) = fake_api::start();
-        let ctx = context(client);
+        let (ctx, _triggered) = context(client);
         ctx.deps.release_minor.store(minor, Ordering::Relaxed);
         fake.lock()
             .unwrap()
@@ -118,7 +119,7 @@ async fn object_watches_ask_for_no_bookmarks_once_they_have_the_objects() {
 #[tokio::test(start_paused = true)]
 async fn a_crd_too_large_for_client_side_apply_is_reported() {
     let (client, fake) = fake_api::start();
-    let ctx = context(client);
+    let (ctx, _triggered) = context(client);
     let mut big = crd("u1", 1, &["small"]);
     big["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["description"] =
         json!("x".repeat(270_000));
@@ -160,7 +161,7 @@ async fn audited_thing_a() -> (Arc<Ctx>, fake_api::Shared) {
         .unwrap()
         .objects
         .insert("things".into(), vec![thing("a", "medium")]);
-    let ctx = context(client);
+    let (ctx, _triggered) = context(client);
     fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
     until("the first audit", || audited(&ctx, "u1")).await;
     (ctx, fake)
@@ -193,7 +194,7 @@ async fn audited_gadgets_and_things() -> Arc<Ctx> {
 }
 
 /// [`audited_gadgets_and_things`], and the fake API they are on.
-async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared) {
+async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared, Triggered) {
     let (client, fake) = fake_api::start();
     {
         let mut f = fake.lock().unwrap();
@@ -201,7 +202,7 @@ async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared
             .insert("things".into(), vec![thing("a", "medium")]);
         f.objects.insert("gadgets".into(), vec![]);
     }
-    let ctx = context(client);
+    let (ctx, triggered) = context(client);
     let mut gadgets = crd("u9", 1, &["small"]);
     gadgets["metadata"]["name"] = json!("gadgets.example.com");
     gadgets["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
@@ -212,14 +213,14 @@ async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared
         reg.len() == 2 && reg.values().all(|t| t.audited())
     })
     .await;
-    (ctx, fake)
+    (ctx, fake, triggered)
 }
 
 /// A stop (shutdown, a lost Lease) writes the queued Events before it ends, in order,
 /// and leaves nothing running.
 #[tokio::test(start_paused = true)]
 async fn a_stop_flushes_the_queued_events() {
-    let (ctx, fake) = audited_gadgets_and_things_on_the_fake().await;
+    let (ctx, fake, triggered) = audited_gadgets_and_things_on_the_fake().await;
     for i in 0..3 {
         ctx.queue_event(PendingEvent {
             warning: true,
@@ -231,7 +232,7 @@ async fn a_stop_flushes_the_queued_events() {
             },
         });
     }
-    let controller = LeadershipTerm::start(ctx.clone());
+    let controller = LeadershipTerm::start(ctx.clone(), triggered);
     controller.stop(Duration::from_secs(20)).await;
     let reasons: Vec<Value> = fake
         .lock()
@@ -251,8 +252,8 @@ async fn a_stop_flushes_the_queued_events() {
 /// gone. When it is served again, every report is written again within 10 s.
 #[tokio::test(start_paused = true)]
 async fn nothing_is_written_while_the_report_crd_is_deleted() {
-    let (ctx, fake) = audited_gadgets_and_things_on_the_fake().await;
-    let controller = tokio::spawn(run(ctx.clone()));
+    let (ctx, fake, triggered) = audited_gadgets_and_things_on_the_fake().await;
+    let controller = tokio::spawn(run(ctx.clone(), triggered));
     until("both reports", || fake.lock().unwrap().reports.len() == 2).await;
     fake_api::put_crd(&fake, fake_api::report_crd(true));
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -343,8 +344,8 @@ async fn reports_with_findings_are_written_first() {
         api_burst: 1,
         ..Default::default()
     };
-    let ctx = crate::operator::fake_api::context_with(client, config);
-    let controller = tokio::spawn(run(ctx.clone()));
+    let (ctx, triggered) = crate::operator::fake_api::context_with(client, config);
+    let controller = tokio::spawn(run(ctx.clone(), triggered));
     let invalid = |status: &Value| {
         status["conditions"].as_array().is_some_and(|c| {
             c.iter()
@@ -445,7 +446,7 @@ async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHand
         "things".into(),
         vec![thing("a", "medium"), thing("b", "small")],
     );
-    let ctx = context(client);
+    let (ctx, triggered) = context(client);
     fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
     until("the first audit", || audited(&ctx, "u1")).await;
     {
@@ -453,7 +454,7 @@ async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHand
         f.fail_writes = true;
         f.fail_events = true;
     }
-    let writer = tokio::spawn(run(ctx.clone()));
+    let writer = tokio::spawn(run(ctx.clone(), triggered));
     let pump = tokio::spawn(super::super::reporter::pump_events(ctx.clone()));
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
     until("the audit of generation 2", || {
@@ -586,11 +587,11 @@ async fn a_restart_keeps_the_reported_tightening() {
         .unwrap()
         .objects
         .insert("things".into(), vec![thing("a", "medium")]);
-    let ctx = context(client.clone());
+    let (ctx, triggered) = context(client.clone());
     fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
     until("the first audit", || audited(&ctx, "u1")).await;
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
-    let writer = tokio::spawn(run(ctx.clone()));
+    let writer = tokio::spawn(run(ctx.clone(), triggered));
     until("the tightened report", || {
         fake.lock()
             .unwrap()
@@ -608,7 +609,7 @@ async fn a_restart_keeps_the_reported_tightening() {
     writer.abort();
     drop(ctx);
     // A new operator, same generation.
-    let ctx = context(client);
+    let (ctx, _triggered) = context(client);
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
     until("the restarted audit", || audited(&ctx, "u1")).await;
     let reg = ctx.registry();

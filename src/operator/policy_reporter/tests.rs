@@ -2,6 +2,7 @@ use super::*;
 use crate::audit::config::Config;
 use crate::audit::judge::judge;
 use crate::judging_pool::JudgingPool;
+use crate::operator::context::Triggered;
 use crate::operator::fake_api;
 use crate::operator::metrics::Metrics;
 use serde_json::{Value, json};
@@ -39,7 +40,7 @@ async fn until(what: &str, mut f: impl FnMut() -> bool) {
 }
 
 /// A controller with the two CRDs audited (their objects LISTed from the fake).
-async fn audited(objects: Vec<(&str, Vec<Value>)>) -> (Arc<Ctx>, fake_api::Shared) {
+async fn audited(objects: Vec<(&str, Vec<Value>)>) -> (Arc<Ctx>, fake_api::Shared, Triggered) {
     audited_with(objects, PolicyReportsApi::Auto, false).await
 }
 
@@ -48,7 +49,7 @@ async fn audited_with(
     objects: Vec<(&str, Vec<Value>)>,
     api: PolicyReportsApi,
     openreports: bool,
-) -> (Arc<Ctx>, fake_api::Shared) {
+) -> (Arc<Ctx>, fake_api::Shared, Triggered) {
     let (client, fake) = fake_api::start();
     fake.lock().unwrap().openreports_installed = openreports;
     {
@@ -62,7 +63,7 @@ async fn audited_with(
         policy_reports_api: api,
         ..Config::default()
     };
-    let ctx = Ctx::new(
+    let (ctx, triggered) = Ctx::new(
         client,
         None,
         config,
@@ -79,7 +80,7 @@ async fn audited_with(
     })
     .await;
     ctx.signals.crds_listed.store(true, Ordering::Relaxed);
-    (ctx, fake)
+    (ctx, fake, triggered)
 }
 
 /// Judges `o` again as a watch event would, and wakes the writer.
@@ -123,7 +124,7 @@ fn names(r: &Value) -> Vec<String> {
 
 #[tokio::test(start_paused = true)]
 async fn results_follow_the_audit() {
-    let (ctx, fake) = audited(vec![
+    let (ctx, fake, _triggered) = audited(vec![
         (
             "things",
             vec![
@@ -234,7 +235,7 @@ async fn results_follow_the_audit() {
 /// them as they are: no write at all when nothing changed.
 #[tokio::test(start_paused = true)]
 async fn a_restart_rewrites_nothing() {
-    let (ctx, fake) = audited(vec![
+    let (ctx, fake, _triggered) = audited(vec![
         ("things", vec![obj("ns1", "a", "large")]),
         ("nodes", vec![]),
     ])
@@ -251,7 +252,7 @@ async fn a_restart_rewrites_nothing() {
         policy_reports: true,
         ..Config::default()
     };
-    let ctx2 = Ctx::new(
+    let (ctx2, _triggered2) = Ctx::new(
         client,
         None,
         config,
@@ -288,14 +289,14 @@ async fn a_restart_rewrites_nothing() {
 /// PolicyReports appear once the CRDs are there and writes are allowed.
 #[tokio::test(start_paused = true)]
 async fn missing_crds_and_refused_writes_are_retried_with_backoff() {
-    let (ctx, fake) = audited(vec![
+    let (ctx, fake, triggered) = audited(vec![
         ("things", vec![obj("ns1", "a", "large")]),
         ("nodes", vec![]),
     ])
     .await;
     fake.lock().unwrap().policy_crds_missing = true;
     let writer = tokio::spawn(write_policy_reports(ctx.clone()));
-    let reports = tokio::spawn(crate::operator::controller::run(ctx.clone()));
+    let reports = tokio::spawn(crate::operator::controller::run(ctx.clone(), triggered));
     until("the SchemaAudit reports", || {
         fake.lock().unwrap().reports.len() == 2
     })
@@ -346,7 +347,7 @@ async fn missing_crds_and_refused_writes_are_retried_with_backoff() {
 /// and is retried with backoff.
 #[tokio::test(start_paused = true)]
 async fn a_missing_namespace_holds_up_no_other_report() {
-    let (ctx, fake) = audited(vec![
+    let (ctx, fake, _triggered) = audited(vec![
         (
             "things",
             vec![obj("ns1", "a", "large"), obj("ns2", "b", "large")],
@@ -376,7 +377,7 @@ async fn a_missing_namespace_holds_up_no_other_report() {
 /// wgpolicyk8s.io ones written before are deleted.
 #[tokio::test(start_paused = true)]
 async fn auto_moves_to_openreports_once_it_is_installed() {
-    let (ctx, fake) = audited(vec![
+    let (ctx, fake, _triggered) = audited(vec![
         ("things", vec![obj("ns1", "a", "large")]),
         ("nodes", vec![obj("", "n1", "huge")]),
     ])
@@ -431,7 +432,7 @@ async fn both_and_openreports_only() {
             ("nodes", vec![obj("", "n1", "huge")]),
         ]
     };
-    let (ctx, fake) = audited_with(objects(), PolicyReportsApi::Both, true).await;
+    let (ctx, fake, _triggered) = audited_with(objects(), PolicyReportsApi::Both, true).await;
     let writer = tokio::spawn(write_policy_reports(ctx.clone()));
     until("both APIs written", || {
         let f = fake.lock().unwrap();
@@ -446,7 +447,8 @@ async fn both_and_openreports_only() {
     }
     writer.abort();
 
-    let (ctx, fake) = audited_with(objects(), PolicyReportsApi::OpenReports, false).await;
+    let (ctx, fake, _triggered) =
+        audited_with(objects(), PolicyReportsApi::OpenReports, false).await;
     let writer = tokio::spawn(write_policy_reports(ctx.clone()));
     tokio::time::sleep(Duration::from_secs(60)).await;
     {
@@ -468,7 +470,7 @@ async fn both_and_openreports_only() {
 #[tokio::test(start_paused = true)]
 async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
     let (client, _fake) = fake_api::start();
-    let ctx = Ctx::new(
+    let (ctx, _triggered) = Ctx::new(
         client,
         None,
         Config::default(),
