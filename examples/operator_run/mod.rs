@@ -86,18 +86,24 @@ pub fn condition(r: &DynamicObject, ty: &str) -> Option<String> {
 }
 
 /// `crd-audit controller` (`$CRD_AUDIT_BIN`, default the release build) against the current
-/// KUBECONFIG, serving its metrics on 127.0.0.1:PORT.
+/// KUBECONFIG, serving its metrics on 127.0.0.1:PORT, with the configuration file
+/// `$CRD_AUDIT_OPERATOR_CONFIG` when it is set.
 pub fn start_operator(port: u16) -> std::process::Child {
     let kc = std::env::var("KUBECONFIG").unwrap_or_default();
     let bin = std::env::var("CRD_AUDIT_BIN").unwrap_or_else(|_| "target/release/crd-audit".into());
+    let mut args = vec![
+        "controller".to_string(),
+        "--kubeconfig".into(),
+        kc,
+        "--metrics-addr".into(),
+        format!("127.0.0.1:{port}"),
+    ];
+    if let Some(config) = std::env::var_os("CRD_AUDIT_OPERATOR_CONFIG") {
+        args.push("--config".into());
+        args.push(config.to_string_lossy().into_owned());
+    }
     std::process::Command::new(&bin)
-        .args([
-            "controller",
-            "--kubeconfig",
-            &kc,
-            "--metrics-addr",
-            &format!("127.0.0.1:{port}"),
-        ])
+        .args(&args)
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("target/release/crd-audit (cargo build --release first)")
