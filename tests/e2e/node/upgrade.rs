@@ -54,9 +54,16 @@ fn helm_upgrade_from_the_previous_chart_serves_the_current_report_crd() {
     apply(admin, &widgets_crd(10));
     owner_roles(admin, "widgets", GROUP, "widgets", &["patch"]);
     let _release = Release(env);
-    helm_ok(env, &strs(&install_args(node, &old_chart, "install")));
     let crd_path =
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/schemaaudits.crd-audit.dev";
+    // An earlier test on this node may have left the current report CRD (Helm never deletes
+    // the CRDs of a chart's crds/, and installs them only where absent): an admin who
+    // installed the old chart has the old CRD.
+    let _ = admin.delete(crd_path);
+    wait_for("the report CRD to be deleted", || {
+        admin.get(crd_path).is_err().then_some(())
+    });
+    helm_ok(env, &strs(&install_args(node, &old_chart, "install")));
     let before = admin.get(crd_path).unwrap();
     let current = crd_audit_engine::load::parse_str(
         "crds",
