@@ -196,10 +196,21 @@ impl Gate {
             .await
             .map_err(|_| GateError::VersionTimeout)?;
         let (c, config) = (change.clone(), self.config.clone());
-        let judges = Arc::new(
-            self.blocking(move || Judges::compile(&c, release, &config))
-                .await??,
-        );
+        // The judging pool is the audits' too: its turn is awaited within the budget.
+        let compiled = tokio::time::timeout_at(
+            at,
+            self.blocking(move || Judges::compile(&c, release, &config)),
+        )
+        .await;
+        let Ok(compiled) = compiled else {
+            return Ok(Some(judgement::answer(
+                &change,
+                &[],
+                false,
+                self.config.gate,
+            )));
+        };
+        let judges = Arc::new(compiled??);
         let mut tallies = Vec::new();
         let mut finished = true;
         for version in &change.versions {

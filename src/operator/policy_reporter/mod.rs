@@ -36,6 +36,8 @@ const RESYNC: Duration = Duration::from_secs(300);
 const RECHECK: Duration = Duration::from_secs(60);
 /// How long a writer woken by a change waits for the changes that come with it.
 const SETTLE: Duration = Duration::from_millis(200);
+/// The shortest sleep until a writer's own deadline.
+const MIN_WAIT: Duration = Duration::from_secs(1);
 
 /// The resource of the report of a placement (`""`: the cluster-wide one) in `api`.
 pub fn resource(api: ReportApi, placement: &str) -> ApiResource {
@@ -210,6 +212,13 @@ impl Writer {
     /// own deadlines (the LIST again or its retry, the recheck, a failed write's retry).
     /// Nothing wakes it at rest but those (a minute apart at least).
     fn idle_wait(&self, now: Instant) -> Duration {
+        // Waiting for the first LIST of CRDs, or for the other writer to learn whether
+        // OpenReports is usable: both wake it when they come (`Ctx::policy_changed`).
+        let waiting = !self.ctx.signals.crds_listed.load(Ordering::Relaxed)
+            || (self.role == Role::Fallback && self.openreports.load(Ordering::Relaxed) == UNKNOWN);
+        if waiting {
+            return RECHECK;
+        }
         let mut at = if self.written.is_none() {
             self.list_at
         } else {
@@ -218,7 +227,9 @@ impl Writer {
         for (retry_at, _) in self.retry.values() {
             at = at.min(*retry_at);
         }
-        at.saturating_duration_since(now)
+        // A deadline that a pass left in the past (whatever the reason) is tried again a
+        // second later at the soonest, never in a loop.
+        at.saturating_duration_since(now).max(MIN_WAIT)
     }
 
     /// One round: LIST when needed, rebuild the reports when the audits changed, write those
@@ -291,6 +302,8 @@ impl Writer {
         self.recheck_at = now + RECHECK;
         let placements: BTreeSet<Placement> =
             desired.keys().chain(written.keys()).cloned().collect();
+        // A failed write whose report is neither wanted nor written any more is not retried.
+        self.retry.retain(|p, _| placements.contains(p));
         for placement in placements {
             if !self.write(&placement, desired.get(&placement)).await {
                 return;

@@ -487,6 +487,10 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
         Limits::default(),
     );
     let now = Instant::now();
+    // Before the first LIST of CRDs: woken by it, not by a timer.
+    w.list_at = now;
+    assert_eq!(w.idle_wait(now), RECHECK);
+    ctx.signals.crds_listed.store(true, Ordering::Relaxed);
     // Not listed yet: the LIST's turn.
     w.list_at = now + Duration::from_secs(7);
     assert_eq!(w.idle_wait(now), Duration::from_secs(7));
@@ -503,8 +507,8 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
         ),
     );
     assert_eq!(w.idle_wait(now), Duration::from_secs(5));
-    // A deadline passed: no wait.
-    assert_eq!(w.idle_wait(now + RESYNC), Duration::ZERO);
+    // A deadline passed: a second, not a loop.
+    assert_eq!(w.idle_wait(now + RESYNC), MIN_WAIT);
     // A change made before the writer waits is not lost.
     ctx.policy_changed();
     tokio::time::timeout(Duration::from_millis(1), w.changes.changed())
