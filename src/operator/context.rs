@@ -73,6 +73,8 @@ pub struct Registry {
     retries: Mutex<HashMap<String, super::error::Retry>>,
     /// The reports an earlier operator wrote, for the CRDs' first reconciles.
     pub earlier_reports: super::earlier_reports::EarlierReports,
+    /// The object audits, started and stopped by the CRDs' reconciles.
+    pub audits: super::audits::tasks::AuditTasks,
     next_epoch: AtomicU64,
 }
 
@@ -175,6 +177,7 @@ impl Ctx {
         let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
         let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
         let (triggers, triggered) = mpsc::unbounded_channel();
+        let audits = super::audits::tasks::AuditTasks::new(config.full_resync_interval);
         let ctx = Arc::new(Ctx {
             deps: Deps {
                 validators,
@@ -192,6 +195,7 @@ impl Ctx {
                 tracked: Mutex::new(BTreeMap::new()),
                 retries: Mutex::default(),
                 earlier_reports: Default::default(),
+                audits,
                 next_epoch: AtomicU64::new(1),
             },
             signals: Signals {

@@ -62,6 +62,8 @@ pub struct State {
     pub watchers: Vec<Watcher>,
     /// Every watch asked for: its path and query.
     pub watches: Vec<(String, String)>,
+    /// LISTs of a CRD's objects (whole, or streamed on a watch), by resource plural.
+    pub object_lists: BTreeMap<String, usize>,
 }
 
 pub type Shared = Arc<Mutex<State>>;
@@ -238,6 +240,7 @@ pub async fn apply_crd(ctx: &Arc<super::context::Ctx>, fake: &Shared, crd: Value
     put_crd(fake, crd);
     let stored = fake.lock().unwrap().crds[&name].clone();
     super::revision::read_revision(ctx, stored).await;
+    super::reconcile::ensure_audit(ctx, &name);
 }
 
 /// A client whose requests the fake answers; the fake serves the report CRD.
@@ -548,6 +551,8 @@ fn answer(
         && parts[0] == "apis"
         && let Some(items) = st.objects.get(parts[3])
     {
+        let items = items.clone();
+        *st.object_lists.entry(parts[3].to_string()).or_default() += 1;
         return ok(
             &json!({"apiVersion": format!("{}/{}", parts[1], parts[2]), "kind": "List",
                 "metadata": {"resourceVersion": "1"}, "items": items}),

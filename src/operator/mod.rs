@@ -20,6 +20,7 @@
 //! holds the entry point, [`run`]. The engine is synchronous:
 //! validation runs on blocking threads, never on the async executor.
 
+pub mod audits;
 pub mod command;
 pub mod context;
 pub mod controller;

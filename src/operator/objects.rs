@@ -5,6 +5,7 @@
 //! periodic full resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
 
+use super::audits::tasks::{Ended, Relist};
 use super::context::Ctx;
 use super::events::PendingEvent;
 use super::state::Blocked;
@@ -59,6 +60,8 @@ struct ObjectAudit {
     budget: (Instant, u32),
     /// Whether the current watch streams its initial state.
     streaming: bool,
+    /// Asks for the periodic full resync (the CRD's reconcile, when it is due).
+    relist: Relist,
 }
 
 /// An event of an object watch.
@@ -69,32 +72,34 @@ type WatchEvent = Result<Event<DynamicObject>, watcher::Error>;
 /// (`InstancesValid` Unknown, reason `InternalError`), and the audit starts again after a
 /// pause that doubles up to 5 minutes.
 #[tracing::instrument(name = "object_audit", skip_all, fields(crd = %revision.shell().name, generation = revision.shell().generation, epoch))]
-pub async fn supervised_audit(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) {
+pub async fn supervised_audit(
+    ctx: Arc<Ctx>,
+    revision: Arc<PackedCrd>,
+    epoch: u64,
+    relist: Relist,
+) -> Ended {
     let name = revision.shell().name.clone();
     let run = {
         let ctx = ctx.clone();
-        move || audit_objects(ctx.clone(), revision.clone(), epoch)
+        move || audit_objects(ctx.clone(), revision.clone(), epoch, relist.clone())
     };
     supervise(&ctx, &name, epoch, run).await
 }
 
 /// [`supervised_audit`] for any audit future.
-pub async fn supervise<F, Fut>(ctx: &Ctx, crd: &str, epoch: u64, mut run: F)
+pub async fn supervise<F, Fut>(ctx: &Ctx, crd: &str, epoch: u64, mut run: F) -> Ended
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = ()>,
+    Fut: std::future::Future<Output = Ended>,
 {
     use futures::FutureExt;
     let mut pauses = crate::cluster::backoff::SLOW.backoff();
     loop {
-        let Err(panic) = std::panic::AssertUnwindSafe(run()).catch_unwind().await else {
-            return;
+        let panic = match std::panic::AssertUnwindSafe(run()).catch_unwind().await {
+            Ok(ended) => return ended,
+            Err(panic) => panic,
         };
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic with no message".to_string());
+        let message = super::audits::tasks::panic_text(panic);
         ctx.deps.metrics.internal_errors.inc();
         let pause = pauses.next_delay();
         tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
@@ -102,17 +107,24 @@ where
             state::on_blocked(t, Blocked::AuditRestarted(message));
         });
         if blocked.is_none() {
-            return;
+            return Ended::Stale;
         }
         tokio::time::sleep(pause).await;
     }
 }
 
-pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) {
+/// Audits the objects of the revision `epoch` until it is no longer current; lists them again
+/// when `relist` asks (the periodic full resync).
+pub async fn audit_objects(
+    ctx: Arc<Ctx>,
+    revision: Arc<PackedCrd>,
+    epoch: u64,
+    relist: Relist,
+) -> Ended {
     let crd = revision.shell().clone();
     let Some(storage) = crd.storage_version().map(|v| v.name.clone()) else {
         ctx.with_current(&crd.name, epoch, state::on_no_objects);
-        return;
+        return Ended::NoObjects;
     };
     ctx.deps.metrics.watches.inc();
     let _gauge = WatchGauge(ctx.deps.metrics.clone());
@@ -138,8 +150,9 @@ pub async fn audit_objects(ctx: Arc<Ctx>, revision: Arc<PackedCrd>, epoch: u64) 
         resource,
         budget: (Instant::now(), 0),
         streaming: false,
+        relist,
     };
-    audit.run().await;
+    audit.run().await
 }
 
 /// How long an object watch lasts before the server ends it and it is opened again (when
@@ -184,17 +197,8 @@ impl ObjectAudit {
         .boxed()
     }
 
-    /// The periodic full resync, spread over ±10% so that CRDs do not relist together.
-    fn next_resync(&self) -> Instant {
-        let base = self.ctx.deps.config.full_resync_interval;
-        let spread = (self.epoch.wrapping_mul(2_654_435_761) % 2001) as f64 / 1000.0 - 1.0;
-        let secs = base.as_secs_f64() * (1.0 + 0.1 * spread);
-        Instant::now() + Duration::from_secs_f64(secs.max(1.0))
-    }
-
-    async fn run(&mut self) {
+    async fn run(&mut self) -> Ended {
         let mut stream = self.stream();
-        let mut resync = self.next_resync();
         let mut fresh: Option<(Audit, Instant)> = None;
         // Objects of a LIST are judged in batches on one blocking thread each.
         // Empty between batches: thousands of audits wait on watches most of the time.
@@ -202,13 +206,14 @@ impl ObjectAudit {
         loop {
             let ev = tokio::select! {
                 ev = stream.next() => ev,
-                _ = tokio::time::sleep_until(resync) => {
+                _ = self.relist.asked() => {
                     stream = self.stream();
-                    resync = self.next_resync();
                     continue;
                 }
             };
-            let Some(ev) = ev else { return };
+            let Some(ev) = ev else {
+                return Ended::WatchEnded;
+            };
             match *ev {
                 Ok(Event::Init) => {
                     batch.clear();
@@ -222,24 +227,26 @@ impl ObjectAudit {
                         && let Some((a, _)) = fresh.as_mut()
                         && !Box::pin(self.judge_batch(&mut batch, a)).await
                     {
-                        return;
+                        return Ended::NotCompiled;
                     }
                 }
                 Ok(Event::InitDone) => {
-                    if let Some((mut a, started)) = fresh.take()
-                        && (!Box::pin(self.judge_batch(&mut batch, &mut a)).await
-                            || !Box::pin(self.complete(a, started)).await)
-                    {
-                        return;
+                    if let Some((mut a, started)) = fresh.take() {
+                        if !Box::pin(self.judge_batch(&mut batch, &mut a)).await {
+                            return Ended::NotCompiled;
+                        }
+                        if !Box::pin(self.complete(a, started)).await {
+                            return Ended::Stale;
+                        }
                     }
                 }
                 Ok(Event::Apply(obj)) => {
                     if let Some(v) = self.value(obj) {
                         let Some(j) = Box::pin(self.judge(v)).await else {
-                            return;
+                            return Ended::NotCompiled;
                         };
                         if !Box::pin(self.observe(j)).await {
-                            return;
+                            return Ended::Stale;
                         }
                     }
                 }
@@ -252,7 +259,7 @@ impl ObjectAudit {
                         })
                         .is_some();
                     if !current {
-                        return;
+                        return Ended::Stale;
                     }
                 }
                 Err(e) if self.ctx.refused_streaming(self.streaming, &e) => {
@@ -604,7 +611,7 @@ mod tests {
                 "versions": [{"name": "v1", "served": true, "storage": true,
                     "schema": {"openAPIV3Schema": {"type": "object"}}}]}}))
         .unwrap();
-        let task = supervised_audit(ctx, Arc::new(PackedCrd::pack(crd)), 1);
+        let task = supervised_audit(ctx, Arc::new(PackedCrd::pack(crd)), 1, Relist::default());
         let size = std::mem::size_of_val(&task);
         assert!(size <= 2048, "an object audit task takes {size} bytes");
     }

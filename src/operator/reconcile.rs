@@ -1,10 +1,14 @@
 //! The Controller's reconcile of one CRD, level-triggered: whatever woke it (the CRD
 //! watch, its report changed or deleted, its object audit, a retry), it brings the CRD's
 //! tracked state and report up to date. It reads the whole CRD only when the watch shows
-//! another UID or `resourceVersion` than the one read (`revision`), publishes the CRD's
-//! metrics and the Events of its conditions, and writes its report when what it says changed
-//! (`report_writer`). A failed reconcile is retried with backoff (`error_policy`).
+//! another UID or `resourceVersion` than the one read (`revision`), makes sure the audit of
+//! its objects runs for that revision (`audits::tasks`: started, started again after a bug,
+//! asked for its full resync when due), publishes the CRD's metrics and the Events of its
+//! conditions, and writes its report when what it says changed (`report_writer`). It comes
+//! back at the audit's next full resync (the Controller's requeue: no timer per audit), or
+//! sooner when the report waits. A failed reconcile is retried with backoff (`error_policy`).
 
+use super::audits::tasks::Ensured;
 use super::context::{CrdMeta, Ctx};
 use super::error::{CONFLICT_RETRY, Cause, Error, Retry, backoff};
 use super::removal::remove;
@@ -64,7 +68,8 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
             }
         }
     }
-    let action = super::report_writer::bring_up_to_date(&ctx, &name).await?;
+    let resync = ensure_audit(&ctx, &name);
+    let wait = super::report_writer::bring_up_to_date(&ctx, &name).await?;
     ctx.retries().remove(&name);
     if ctx.deps.config.migrate_stored_versions {
         let due = ctx.registry().get(&name).map(|t| {
@@ -77,7 +82,35 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
             super::storage_migration::ensure(&ctx, &name, &revision, &status);
         }
     }
-    Ok(action)
+    // Back when the report is due, or at the audit's next full resync.
+    Ok(match (wait, resync) {
+        (Some(a), Some(b)) => Action::requeue(a.min(b)),
+        (Some(d), None) | (None, Some(d)) => Action::requeue(d),
+        (None, None) => Action::await_change(),
+    })
+}
+
+/// Makes sure the audit of the tracked CRD's objects runs for its current revision (started,
+/// or started again when it ended on a bug) and asks for its full resync when it is due; how
+/// long until the next one.
+pub(crate) fn ensure_audit(ctx: &Arc<Ctx>, name: &str) -> Option<Duration> {
+    use futures::FutureExt;
+    let (epoch, revision) = {
+        let reg = ctx.registry();
+        let t = reg.get(name)?;
+        (t.epoch(), t.revision().clone())
+    };
+    let start =
+        |relist| super::objects::supervised_audit(ctx.clone(), revision, epoch, relist).boxed();
+    let ensured = ctx.crds.audits.ensure(name, epoch, start);
+    if let Ensured::Restarted(why, _) = &ensured {
+        ctx.deps.metrics.internal_errors.inc();
+        tracing::error!(crd = name, error = %why, "the audit of the objects had ended (a bug); starting it again");
+        ctx.with_current(name, epoch, |t| {
+            super::state::on_blocked(t, super::state::Blocked::AuditRestarted(why.clone()))
+        });
+    }
+    ensured.next_resync()
 }
 
 /// How long the CRD's retry still waits, if its last reconcile failed and the API server has

@@ -13,6 +13,7 @@ pub(crate) fn remove(ctx: &Arc<Ctx>, name: &str) {
     ctx.deps.validators.forget(name);
     ctx.retries().remove(name);
     ctx.migrations.stop(name);
+    ctx.crds.audits.stop(name);
     let Some(t) = ctx.registry().remove(name) else {
         return;
     };

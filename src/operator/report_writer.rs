@@ -21,7 +21,6 @@ use kube::ResourceExt;
 use kube::api::Api;
 use kube::core::PartialObjectMeta;
 use kube::runtime::WatchStreamExt;
-use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::watcher::{self, Event, watcher};
 use std::sync::Arc;
@@ -37,17 +36,18 @@ const AUDIT_RUNNING_WAIT: Duration = Duration::from_secs(60);
 const CLEAN_REPORT_WAIT: Duration = Duration::from_secs(4);
 
 /// Publishes the CRD's metrics and the Events of its conditions, and writes its report if
-/// what it says changed. `Ok(Action)` says when to come back (a clean report waiting for the
-/// budget); a failed write is an error (the error policy backs off).
-pub(super) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Action, Error> {
+/// what it says changed. `Ok(Some(wait))` says when to come back (a clean report waiting for
+/// the budget, a report waiting for its audit); a failed write is an error (the error policy
+/// backs off).
+pub(super) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Option<Duration>, Error> {
     let findings = match observe(ctx, name) {
-        None => return Ok(Action::await_change()),
-        Some(Due::AuditRunning(wait)) => return Ok(Action::requeue(wait)),
+        None => return Ok(None),
+        Some(Due::AuditRunning(wait)) => return Ok(Some(wait)),
         Some(Due::Findings) => true,
         Some(Due::Clean) => false,
     };
     if !ctx.signals.reports_served.load(Ordering::SeqCst) {
-        return Ok(Action::await_change()); // written when the report CRD is back
+        return Ok(None); // written when the report CRD is back
     }
     if findings {
         ctx.signals.findings_waiting.fetch_add(1, Ordering::SeqCst);
@@ -57,11 +57,11 @@ pub(super) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Action, Er
     } else if ctx.signals.findings_waiting.load(Ordering::SeqCst) > 0
         || !ctx.deps.limiter.has_room()
     {
-        return Ok(Action::requeue(clean_wait(name)));
+        return Ok(Some(clean_wait(name)));
     } else {
         write_report(ctx, name).await?;
     }
-    Ok(Action::await_change())
+    Ok(None)
 }
 
 /// Why a report is due.

@@ -1,6 +1,6 @@
 //! What reading a CRD does to the registry: a new or changed CRD is checked, diffed against
 //! the revision judged before (or the one an earlier operator recorded in its report),
-//! packed, and its object audit (re)started; a new status is checked again; the report CRD
+//! and packed (the reconcile then starts the audit of its objects); a new status is checked again; the report CRD
 //! itself says whether reports can be written.
 
 use super::context::{Ctx, blocking};
@@ -14,8 +14,8 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// A CRD read (new, or another `resourceVersion` than the one read before): compile and
-/// check it off the executor, diff it against the revision audited before, and (re)start
-/// the audit of its objects. What crd-audit cannot read or check is counted and logged as an
+/// check it off the executor, diff it against the revision audited before, and track it
+/// (the reconcile then starts the audit of its objects). What crd-audit cannot read or check is counted and logged as an
 /// internal error (and reported, when it is the check that failed): it is not retried until
 /// the CRD changes.
 #[tracing::instrument(name = "read_revision", skip_all, fields(crd = raw["metadata"]["name"].as_str().unwrap_or_default()))]
@@ -140,7 +140,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
     let mut reg = ctx.registry();
     let previous = reg.remove(&crd.name);
     let new = Revision {
-        revision: revision.clone(),
+        revision,
         check,
         sizes,
         epoch,
@@ -148,14 +148,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
     let mut t = track(new, previous, change, earlier);
     super::state::on_reread(&mut t, resource_version);
     tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
-    super::state::on_audit_started(
-        &mut t,
-        tokio::spawn(super::objects::supervised_audit(
-            ctx.clone(),
-            revision,
-            epoch,
-        )),
-    );
+    // The reconcile reading it starts the audit of its objects (`audits::tasks`).
     reg.insert(crd.name.clone(), t);
     drop(reg);
     ctx.changed(&crd.name);

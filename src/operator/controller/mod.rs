@@ -97,9 +97,10 @@ impl LeadershipTerm {
 }
 
 impl LeadershipTerm {
-    /// Forgets every tracked CRD, which aborts its object audit (each lowers the watch gauge
-    /// itself when its task is dropped). Outside the registry lock.
+    /// Stops every object audit (each lowers the watch gauge itself when its task is
+    /// dropped) and forgets every tracked CRD (outside the registry lock).
     fn stop_object_audits(&self) {
+        self.ctx.crds.audits.stop_all();
         let drained: Vec<Tracked> = std::mem::take(&mut *self.ctx.registry())
             .into_values()
             .collect();

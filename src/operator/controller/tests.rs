@@ -382,6 +382,59 @@ async fn reports_with_findings_are_written_first() {
     controller.abort();
 }
 
+/// The object audits are the reconciles': an audit task that died (a bug got past its
+/// supervisor) is noticed by the CRD's next reconcile, counted, shown in the report and started
+/// again; the periodic full resync is the Controller's requeue of the CRD, and lists the
+/// objects again.
+#[tokio::test(start_paused = true)]
+async fn reconcile_restarts_a_dead_audit_and_asks_for_the_full_resync() {
+    const THINGS: &str = "things.example.com";
+    let (client, fake) = fake_api::start();
+    fake.lock()
+        .unwrap()
+        .objects
+        .insert("things".into(), vec![thing("a", "medium")]);
+    let config = crate::audit::config::Config {
+        full_resync_interval: Duration::from_secs(600),
+        ..Default::default()
+    };
+    let (ctx, triggered) = fake_api::context_with(client, config);
+    fake_api::put_crd(&fake, crd("u1", 1, &["small"]));
+    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    until("the first audit", || audited(&ctx, "u1")).await;
+    let lists = || {
+        fake.lock()
+            .unwrap()
+            .object_lists
+            .get("things")
+            .copied()
+            .unwrap_or(0)
+    };
+    assert_eq!(lists(), 1);
+    // Within ±10 % of the period, and nothing else: the CRD does not change.
+    tokio::time::sleep(Duration::from_secs(530)).await;
+    assert_eq!(lists(), 1, "no resync before its time");
+    tokio::time::sleep(Duration::from_secs(140)).await;
+    assert_eq!(lists(), 2, "the full resync lists the objects again");
+    assert!(audited(&ctx, "u1"));
+    // An audit task that is gone is started again by the next reconcile.
+    ctx.crds.audits.kill_for_tests(THINGS);
+    while ctx.crds.audits.alive(THINGS) {
+        tokio::task::yield_now().await;
+    }
+    let internal = ctx.deps.metrics.internal_errors.get();
+    ctx.changed(THINGS);
+    until("the audit started again", || ctx.crds.audits.alive(THINGS)).await;
+    assert_eq!(ctx.deps.metrics.internal_errors.get(), internal + 1);
+    until("a complete audit after the restart", || lists() == 3).await;
+    until("the report clear of the restart", || {
+        ctx.registry()[THINGS].blocked().is_none() && audited(&ctx, "u1")
+    })
+    .await;
+    assert_eq!(ctx.registry()[THINGS].audit().invalid_count(), 1);
+    controller.abort();
+}
+
 /// A panic in an object audit is counted and reported (InstancesValid Unknown,
 /// InternalError), and the audit runs again; a complete audit clears the report.
 #[tokio::test(start_paused = true)]
@@ -402,7 +455,7 @@ async fn a_panicking_audit_is_reported_and_restarted() {
             if n == 0 {
                 panic!("boom in the audit");
             }
-            super::super::objects::audit_objects(c, revision, epoch).await
+            super::super::objects::audit_objects(c, revision, epoch, Default::default()).await
         }
     });
     let reported = async {

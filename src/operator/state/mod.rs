@@ -94,7 +94,6 @@ pub fn track(
         written: None,
         evented: None,
         resource_version: None,
-        task: None,
     };
     match (previous, change) {
         (Some(mut p), Some(change)) => {
@@ -197,13 +196,6 @@ pub fn on_report_built(
     now: &Time,
 ) {
     report_status::stamp(status, &mut t.times, now);
-}
-
-/// The object audit of the current revision started (the task that runs it).
-pub fn on_audit_started(t: &mut Tracked, task: tokio::task::JoinHandle<()>) {
-    if let Some(old) = t.task.replace(task) {
-        old.abort();
-    }
 }
 
 /// The report was written with this status (its fingerprint).

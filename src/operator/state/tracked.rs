@@ -1,5 +1,6 @@
 //! One audited CRD as the operator tracks it: its revision (packed), what checking it
-//! found, the audit of its objects, what its report last said and its object audit's task.
+//! found, the audit of its objects and what its report last said (the task that audits its
+//! objects is `audits::tasks`').
 //! Its fields are `state`'s alone (`pub(super)`): every other module reads them through the
 //! accessors below and changes them only by calling `state`'s decisions, so the compiler
 //! holds the rule that one state machine changes a CRD's state.
@@ -11,7 +12,6 @@ use crd_audit_engine::{CheckReport, Crd};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use tokio::task::JoinHandle;
 
 /// One audited CRD.
 pub struct Tracked {
@@ -51,7 +51,6 @@ pub struct Tracked {
     /// The `resourceVersion` of the CRD as last read: the CRD is read again when the
     /// Controller sees another (a new generation, or a change of its status or labels).
     pub(super) resource_version: Option<String>,
-    pub(super) task: Option<JoinHandle<()>>,
 }
 
 impl Tracked {
@@ -114,14 +113,6 @@ impl Tracked {
 
     pub fn resource_version(&self) -> Option<&str> {
         self.resource_version.as_deref()
-    }
-}
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        if let Some(t) = self.task.take() {
-            t.abort();
-        }
     }
 }
 

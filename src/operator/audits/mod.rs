@@ -1,0 +1,3 @@
+//! The audits of the objects of every audited CRD.
+
+pub mod tasks;
