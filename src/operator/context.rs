@@ -4,7 +4,7 @@
 //! between the tasks (a CRD whose state changed, for the Controller to reconcile; the API
 //! server back; the report CRD served; a stop); and running engine work on blocking threads.
 
-use super::events::{EventSink, PendingEvent};
+use super::events::{EventQueue, EventSink, PendingEvent};
 use super::metrics::Metrics;
 use super::state::Tracked;
 use super::validators::Validators;
@@ -18,10 +18,10 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::{Notify, Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc};
 
 /// A CRD as the Controller keeps it: its metadata (without managed fields or annotations).
 pub type CrdMeta = PartialObjectMeta<CustomResourceDefinition>;
@@ -29,10 +29,6 @@ pub type CrdMeta = PartialObjectMeta<CustomResourceDefinition>;
 /// CRDs read and checked at once: a generated CRD is up to 1.7 MB of JSON, six times that
 /// decoded.
 const CONCURRENT_CRD_READS: usize = 2;
-
-/// The most Events waiting to be written (SchemaViolation Events are budgeted per CRD, so
-/// this is only reached when the Events API is down for long).
-const MAX_QUEUED_EVENTS: usize = 10_000;
 
 /// What every task of the controller shares: its dependencies, the registry of tracked
 /// CRDs and the signals between the tasks.
@@ -52,7 +48,8 @@ pub struct Deps {
     pub config: Config,
     pub metrics: Arc<Metrics>,
     pub limiter: Arc<WriteLimiter>,
-    pub events: EventSink,
+    /// The Events to write (`emitEvents`), and where they go.
+    pub events: Arc<EventQueue>,
     /// The blocking threads validations run on (shared with the gate).
     pub judging: JudgingPool,
     /// The compiled validators kept between judgements (within `validatorCacheMiB`).
@@ -99,8 +96,6 @@ pub struct Signals {
     /// Reports with findings waiting for the write budget: the clean ones wait until none
     /// is (on a fresh start with thousands of CRDs, the reports that matter come first).
     pub findings_waiting: AtomicUsize,
-    pub queued_events: Mutex<VecDeque<PendingEvent>>,
-    pub event_queued: Notify,
     /// Counts what the policy report writers look at changing (a CRD's state, the first
     /// LIST done, what `auto` knows of OpenReports): each writer sleeps until it moves or
     /// one of its own deadlines comes, and misses no change made while it was writing.
@@ -181,7 +176,10 @@ impl Ctx {
         let ctx = Arc::new(Ctx {
             deps: Deps {
                 validators,
-                events: EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
+                events: Arc::new(EventQueue::new(
+                    EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
+                    config.emit_events,
+                )),
                 client,
                 watch_clients,
                 config,
@@ -201,8 +199,6 @@ impl Ctx {
             signals: Signals {
                 triggers,
                 findings_waiting: AtomicUsize::new(0),
-                queued_events: Mutex::new(VecDeque::new()),
-                event_queued: Notify::new(),
                 policy_changed: tokio::sync::watch::Sender::new(0),
                 crds_listed: AtomicBool::new(false),
                 streaming_refused: AtomicBool::new(false),
@@ -225,21 +221,7 @@ impl Ctx {
 
     /// Queues an Event; it is written by the Event pump, retried until the server takes it.
     pub fn queue_event(&self, ev: PendingEvent) {
-        if !self.deps.config.emit_events {
-            return;
-        }
-        let mut q = self
-            .signals
-            .queued_events
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if q.len() >= MAX_QUEUED_EVENTS {
-            tracing::warn!(reason = %ev.reason, "event queue full; event not queued");
-            return;
-        }
-        q.push_back(ev);
-        drop(q);
-        self.signals.event_queued.notify_one();
+        self.deps.events.push(ev);
     }
 
     /// The state of the tracked CRD `crd` changed: the Controller reconciles it (publishes

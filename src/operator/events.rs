@@ -2,7 +2,8 @@
 //! `crd-audit`), with the fallbacks real servers need: kube-apiserver 1.20 refuses
 //! events.k8s.io/v1 Events about cluster-scoped objects (they go out as core/v1 Events), and
 //! a server that serves no Events at all (the standalone apiextensions-apiserver) is noted
-//! once and then left alone.
+//! once and then left alone. The Events to write wait in an [`EventQueue`], the handle the
+//! audits and reconciles push to; its one pump task writes them in order.
 
 use super::metrics::Metrics;
 use super::write_limit::WriteLimiter;
@@ -10,8 +11,14 @@ use k8s_openapi::api::core::v1::{Event as CoreEvent, EventSource, ObjectReferenc
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::api::{Api, PostParams};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
-use std::sync::Arc;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{Notify, watch};
+
+/// The most Events waiting to be written (SchemaViolation Events are budgeted per CRD, so
+/// this is only reached when the Events API is down for long).
+const MAX_QUEUED_EVENTS: usize = 10_000;
 
 /// Where Events about cluster-scoped objects go.
 pub const CLUSTER_EVENTS_NAMESPACE: &str = "default";
@@ -142,5 +149,96 @@ impl EventSink {
             .await
             .map(|_| ())
             .inspect_err(|_| self.metrics.api_error("create"))
+    }
+}
+
+/// The Events waiting to be written, in order, and where they go: what the audits and the
+/// reconciles are handed to tell people something; [`EventQueue::pump`] writes them.
+pub struct EventQueue {
+    sink: EventSink,
+    /// `emitEvents`: otherwise nothing is queued.
+    enabled: bool,
+    queued: Mutex<VecDeque<PendingEvent>>,
+    pushed: Notify,
+}
+
+impl EventQueue {
+    pub fn new(sink: EventSink, enabled: bool) -> EventQueue {
+        EventQueue {
+            sink,
+            enabled,
+            queued: Mutex::default(),
+            pushed: Notify::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, VecDeque<PendingEvent>> {
+        self.queued.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues an Event; the pump writes it, retried until the server takes it.
+    pub fn push(&self, ev: PendingEvent) {
+        if !self.enabled {
+            return;
+        }
+        let mut q = self.lock();
+        if q.len() >= MAX_QUEUED_EVENTS {
+            tracing::warn!(reason = %ev.reason, "event queue full; event not queued");
+            return;
+        }
+        q.push_back(ev);
+        drop(q);
+        self.pushed.notify_one();
+    }
+
+    /// The Events not written yet.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the queued Events in order; one that fails is retried (with backoff, cut short
+    /// when the API server recovers: `recovered` moves) before the next. Once `stopping` is
+    /// set, it ends when the queue is empty (the caller bounds how long that may take).
+    pub async fn pump(
+        &self,
+        mut stopping: watch::Receiver<bool>,
+        mut recovered: watch::Receiver<u64>,
+    ) {
+        let mut backoff = crate::cluster::backoff::REPORT_WRITE.backoff();
+        loop {
+            let next = self.lock().front().cloned();
+            let Some(ev) = next else {
+                if *stopping.borrow_and_update() {
+                    return; // flushed
+                }
+                tokio::select! {
+                    _ = self.pushed.notified() => {}
+                    _ = stopping.wait_for(|s| *s) => {}
+                }
+                continue;
+            };
+            match self.sink.publish(&ev).await {
+                Ok(()) => {
+                    let mut q = self.lock();
+                    if q.front() == Some(&ev) {
+                        q.pop_front();
+                    }
+                    backoff.reset();
+                }
+                Err(e) => {
+                    let wait = backoff.next_delay();
+                    tracing::error!(reason = %ev.reason, error = %crate::cluster::client::describe(&e), retry_in = ?wait, "writing an Event failed");
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        // The API server is back: try again now, from the first delay.
+                        _ = recovered.changed() => backoff.reset(),
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,8 +1,7 @@
 //! What the audits say and how it is written: the status a tracked CRD's `SchemaAudit`
 //! report should have, the report object and its write (server-side apply under the field
 //! manager `crd-audit`, then the whole status), which reports have findings, the
-//! metrics per CRD, and the Event pump (an Event that could not be written stays queued and
-//! is retried; none is dropped). When a report is written is `report_writer`'s to decide.
+//! metrics per CRD. When a report is written is `report_writer`'s to decide.
 
 use super::context::Ctx;
 use super::report_status::{self, Inputs};
@@ -10,7 +9,6 @@ use super::state::{self, Tracked};
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
-use std::sync::Arc;
 
 const FIELD_MANAGER: &str = "crd-audit";
 
@@ -147,56 +145,6 @@ const STATUS_OPTIONAL_FIELDS: [&str; 4] = [
     "lastAuditTime",
     "auditDurationSeconds",
 ];
-
-/// Writes queued Events in order; one that fails is retried (with backoff, cut short when the
-/// API server recovers) before the next. When the controller stops, it ends once the queue
-/// is empty (the caller bounds how long that may take).
-pub async fn pump_events(ctx: Arc<Ctx>) {
-    let mut backoff = crate::cluster::backoff::REPORT_WRITE.backoff();
-    let mut recovered = ctx.signals.recovered.subscribe();
-    loop {
-        let next = ctx
-            .signals
-            .queued_events
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .front()
-            .cloned();
-        let Some(ev) = next else {
-            if *ctx.signals.stopping.borrow() {
-                return; // flushed
-            }
-            let mut stopping = ctx.signals.stopping.subscribe();
-            tokio::select! {
-                _ = ctx.signals.event_queued.notified() => {}
-                _ = stopping.wait_for(|s| *s) => {}
-            }
-            continue;
-        };
-        match ctx.deps.events.publish(&ev).await {
-            Ok(()) => {
-                let mut q = ctx
-                    .signals
-                    .queued_events
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                if q.front() == Some(&ev) {
-                    q.pop_front();
-                }
-                backoff.reset();
-            }
-            Err(e) => {
-                let wait = backoff.next_delay();
-                tracing::error!(reason = %ev.reason, error = %crate::cluster::client::describe(&e), retry_in = ?wait, "writing an Event failed");
-                tokio::select! {
-                    _ = tokio::time::sleep(wait) => {}
-                    // The API server is back: try again now, from the first delay.
-                    _ = recovered.changed() => backoff.reset(),
-                }
-            }
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

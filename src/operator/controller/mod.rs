@@ -55,7 +55,7 @@ impl LeadershipTerm {
         }
         let finishing = vec![
             tokio::spawn(run(ctx.clone(), triggered)),
-            tokio::spawn(super::reporter::pump_events(ctx.clone())),
+            spawn_event_pump(&ctx),
         ];
         LeadershipTerm {
             ctx,
@@ -80,13 +80,7 @@ impl LeadershipTerm {
         self.ctx.signals.stopping.send_replace(true);
         let finishing = futures::future::join_all(self.finishing.iter_mut());
         if tokio::time::timeout(grace, finishing).await.is_err() {
-            let left = self
-                .ctx
-                .signals
-                .queued_events
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .len();
+            let left = self.ctx.deps.events.len();
             tracing::warn!(
                 grace = ?grace,
                 events_not_written = left,
@@ -94,6 +88,15 @@ impl LeadershipTerm {
             );
         }
     }
+}
+
+/// The Event pump: it takes the queue and the two signals it heeds (a stop, the API server
+/// back), nothing else of the term.
+pub(super) fn spawn_event_pump(ctx: &Ctx) -> JoinHandle<()> {
+    let events = ctx.deps.events.clone();
+    let stopping = ctx.signals.stopping.subscribe();
+    let recovered = ctx.signals.recovered.subscribe();
+    tokio::spawn(async move { events.pump(stopping, recovered).await })
 }
 
 impl LeadershipTerm {

@@ -243,7 +243,7 @@ async fn a_stop_flushes_the_queued_events() {
         .filter(|r| r.as_str().is_some_and(|r| r.starts_with("Test")))
         .collect();
     assert_eq!(reasons, [json!("Test0"), json!("Test1"), json!("Test2")]);
-    assert!(ctx.signals.queued_events.lock().unwrap().is_empty());
+    assert!(ctx.deps.events.is_empty());
     assert!(ctx.registry().is_empty(), "the object audits are stopped");
 }
 
@@ -508,7 +508,7 @@ async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHand
         f.fail_events = true;
     }
     let writer = tokio::spawn(run(ctx.clone(), triggered));
-    let pump = tokio::spawn(super::super::reporter::pump_events(ctx.clone()));
+    let pump = spawn_event_pump(&ctx);
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
     until("the audit of generation 2", || {
         ctx.registry()
