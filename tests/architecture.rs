@@ -184,7 +184,7 @@ fn what_runs_at_rest_runs_as_often_as_it_says() {
         .join(" ");
     let cases = [
         (
-            "src/operator/leader.rs",
+            "src/operator/leadership/lease.rs",
             "pub const RETRY: Duration",
             "Duration::from_secs(2)",
             "the Lease's renewal every 2 s",
@@ -208,7 +208,7 @@ fn what_runs_at_rest_runs_as_often_as_it_says() {
             "certificate files read every minute",
         ),
         (
-            "src/operator/policy_reporter/mod.rs",
+            "src/operator/reports/policy_writer/mod.rs",
             "const RECHECK: Duration",
             "Duration::from_secs(60)",
             "each writer's recheck once a minute",

@@ -72,7 +72,7 @@ fn a_command_using_the_operator_is_a_violation() {
     }
     std::fs::write(
         src.join("cli/audit.rs"),
-        "use crate::cluster::reader;\nuse crate::operator::controller::Ctx;\n",
+        "use crate::cluster::reader;\nuse crate::operator::leadership::term::Ctx;\n",
     )
     .unwrap();
     let bad = layers::violations(&src, LAYERS);
@@ -168,38 +168,50 @@ fn a_command_matching_an_output_format_is_a_violation() {
     );
 }
 
-/// The operator's modules (the files of `src/operator/`, a directory counting as one) that
-/// each one uses, outside tests: `super::x` and `crate::operator::x` in a file of the
-/// operator's top or a subdirectory's `mod.rs`, `super::super::x` and `crate::operator::x`
-/// in another file of a subdirectory.
+/// The operator's modules that each one uses, outside tests. A module is a file of
+/// `src/operator/` or of one of its folders (`crds/reconcile.rs` is `crds::reconcile`), a
+/// folder below that counting as one (`crds/state/` is `crds::state`), and a folder's
+/// `mod.rs` the folder (`migrations`). Uses are `crate::operator::` paths and `super::`
+/// paths, resolved from the file's place.
 fn operator_module_uses(operator: &Path) -> std::collections::BTreeMap<String, Vec<String>> {
     let mut files = Vec::new();
     layers::rust_files(operator, &mut files);
-    let name_of = |file: &Path| {
-        let rel = file.strip_prefix(operator).unwrap();
-        let first = rel
+    // The file's module path: `crds/state/tracked.rs` is [crds, state, tracked].
+    let path_of = |file: &Path| -> Vec<String> {
+        let rel = file.strip_prefix(operator).unwrap().with_extension("");
+        let mut parts: Vec<String> = rel
             .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_str()
-            .unwrap();
-        first.strip_suffix(".rs").unwrap_or(first).to_string()
+            .map(|c| c.as_os_str().to_str().unwrap().to_string())
+            .collect();
+        if parts.last().is_some_and(|p| p == "mod") {
+            parts.pop();
+        }
+        parts
     };
-    let mut names: Vec<String> = files.iter().map(|f| name_of(f)).collect();
-    names.sort();
-    names.dedup();
-    let mut uses: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for file in &files {
-        let module = name_of(file);
-        let in_directory = file.parent() != Some(operator);
-        if module == "fake_api"
-            || (in_directory && file.file_name().is_some_and(|n| n == "tests.rs"))
+    let paths: Vec<Vec<String>> = files.iter().map(|f| path_of(f)).collect();
+    let unit_of = |path: &[String]| -> Option<String> {
+        let first = path.first()?;
+        let two = path.iter().take(2).cloned().collect::<Vec<_>>().join("::");
+        if path.len() >= 2
+            && paths
+                .iter()
+                .any(|p| p.len() >= 2 && p[..2].join("::") == two)
         {
+            Some(two)
+        } else if paths.iter().any(|p| p.first() == Some(first)) {
+            Some(first.clone())
+        } else {
+            None
+        }
+    };
+    let mut uses: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (file, path) in files.iter().zip(&paths) {
+        let Some(module) = unit_of(path) else {
+            continue; // `mod.rs` of the operator itself
+        };
+        if module == "fake_api" || file.file_name().is_some_and(|n| n == "tests.rs") {
             continue; // test code
         }
-        // A directory's `mod.rs` is the module itself: its `super::` is the operator.
-        let nested = in_directory && file.file_name().is_none_or(|n| n != "mod.rs");
         let text = std::fs::read_to_string(file).unwrap();
         let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
         let code: String = code
@@ -207,28 +219,46 @@ fn operator_module_uses(operator: &Path) -> std::collections::BTreeMap<String, V
             .filter(|l| !l.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
-        let prefixes: &[&str] = if nested {
-            &["super::super::", "crate::operator::"]
-        } else {
-            &["super::", "crate::operator::"]
-        };
         let mut used = Vec::new();
-        for prefix in prefixes {
-            let mut rest = code.as_str();
-            while let Some(at) = rest.find(prefix) {
-                let before = &rest[..at];
-                rest = &rest[at + prefix.len()..];
-                // `super::super::x` is not `super::super` in a top file.
-                if !nested && before.ends_with("super::") {
-                    continue;
+        let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut rest = code.as_str();
+        while let Some(at) = rest.find(['s', 'c']) {
+            let before = &rest[..at];
+            let tail = &rest[at..];
+            rest = &rest[at + 1..];
+            if before.ends_with(|c: char| ident(c) || c == ':') {
+                continue; // inside a path or a name
+            }
+            // The path the chain of `super::` or `crate::operator::` names.
+            let (mut target, mut tail) = if let Some(t) = tail.strip_prefix("crate::operator::") {
+                (Vec::new(), t)
+            } else if tail.starts_with("super::") {
+                let mut target = path.clone();
+                let mut t = tail;
+                while let Some(after) = t.strip_prefix("super::") {
+                    target.pop();
+                    t = after;
                 }
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if name != module && names.contains(&name) && !used.contains(&name) {
-                    used.push(name);
+                (target, t)
+            } else {
+                continue;
+            };
+            for _ in 0..2 {
+                let name: String = tail.chars().take_while(|c| ident(*c)).collect();
+                if name.is_empty() {
+                    break;
                 }
+                target.push(name.clone());
+                match tail[name.len()..].strip_prefix("::") {
+                    Some(t) => tail = t,
+                    None => break,
+                }
+            }
+            if let Some(unit) = unit_of(&target)
+                && unit != module
+                && !used.contains(&unit)
+            {
+                used.push(unit);
             }
         }
         uses.entry(module).or_default().extend(used);
@@ -272,17 +302,24 @@ fn a_circle(uses: &std::collections::BTreeMap<String, Vec<String>>) -> Option<Ve
 }
 
 /// The operator's modules use each other without a circle: what every task shares lives in
-/// `context`, one tracked CRD in `state` (whose fields only it may change: the compiler holds
-/// that rule, `pub(super)`), and nothing below the controller reaches back up.
+/// `leadership::context`, one tracked CRD in `crds::state` (whose fields only it may change:
+/// the compiler holds that rule, `pub(super)`), and nothing below the term reaches back up.
 #[test]
 fn operator_modules_form_no_circle() {
     let operator = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/operator");
     let uses = operator_module_uses(&operator);
-    assert!(uses.len() >= 20, "too few operator modules read: {uses:?}");
-    assert!(
-        uses["controller"].contains(&"context".to_string()),
-        "{uses:?}"
-    );
+    assert!(uses.len() >= 25, "too few operator modules read: {uses:?}");
+    for (from, to) in [
+        ("leadership::term", "leadership::context"),
+        ("crds::reconcile", "audits::tasks"),
+        ("audits::objects", "crds::state"),
+        ("reports::writer", "reports::report"),
+    ] {
+        assert!(
+            uses[from].contains(&to.to_string()),
+            "{from} -> {to} not read: {uses:?}"
+        );
+    }
     if let Some(circle) = a_circle(&uses) {
         panic!(
             "the operator's modules use each other in a circle: {}",

@@ -5,8 +5,8 @@
 //! once and then left alone. The Events to write wait in an [`EventQueue`], the handle the
 //! audits and reconciles push to; its one pump task writes them in order.
 
-use super::metrics::Metrics;
-use super::write_limit::WriteLimiter;
+use crate::operator::metrics::Metrics;
+use crate::operator::write_limit::WriteLimiter;
 use k8s_openapi::api::core::v1::{Event as CoreEvent, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::api::{Api, PostParams};

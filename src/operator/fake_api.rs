@@ -202,7 +202,12 @@ fn live_watch(state: &Shared, collection: &'static str) -> Response<FakeBody> {
 }
 
 /// The controller's context on a client of the fake, with the default configuration.
-pub fn context(client: kube::Client) -> (Arc<super::context::Ctx>, super::context::Triggered) {
+pub fn context(
+    client: kube::Client,
+) -> (
+    Arc<crate::operator::leadership::context::Ctx>,
+    crate::operator::leadership::context::Triggered,
+) {
     context_with(client, crate::audit::config::Config::default())
 }
 
@@ -210,12 +215,15 @@ pub fn context(client: kube::Client) -> (Arc<super::context::Ctx>, super::contex
 pub fn context_with(
     client: kube::Client,
     config: crate::audit::config::Config,
-) -> (Arc<super::context::Ctx>, super::context::Triggered) {
-    super::context::Ctx::new(
+) -> (
+    Arc<crate::operator::leadership::context::Ctx>,
+    crate::operator::leadership::context::Triggered,
+) {
+    crate::operator::leadership::context::Ctx::new(
         client,
         None,
         config,
-        Arc::new(super::metrics::Metrics::new()),
+        Arc::new(crate::operator::metrics::Metrics::new()),
         "test",
         crate::judging_pool::JudgingPool::new(2),
     )
@@ -235,12 +243,16 @@ pub fn report_crd(deleting: bool) -> Value {
 
 /// Puts a CRD on the fake and reads it as the Controller does when it sees it (its object
 /// audit starts), whether or not a Controller runs.
-pub async fn apply_crd(ctx: &Arc<super::context::Ctx>, fake: &Shared, crd: Value) {
+pub async fn apply_crd(
+    ctx: &Arc<crate::operator::leadership::context::Ctx>,
+    fake: &Shared,
+    crd: Value,
+) {
     let name = crd["metadata"]["name"].as_str().unwrap().to_string();
     put_crd(fake, crd);
     let stored = fake.lock().unwrap().crds[&name].clone();
-    super::revision::read_revision(ctx, stored).await;
-    super::reconcile::ensure_audit(ctx, &name);
+    crate::operator::crds::revision::read_revision(ctx, stored).await;
+    crate::operator::crds::reconcile::ensure_audit(ctx, &name);
 }
 
 /// A client whose requests the fake answers; the fake serves the report CRD.

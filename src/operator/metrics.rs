@@ -509,7 +509,7 @@ impl Metrics {
         self.last_audit.clear();
     }
 
-    /// Whether `/readyz` answers `ok`: see [`super::run`] for when it does.
+    /// Whether `/readyz` answers `ok`: see [`crate::operator::run`] for when it does.
     pub fn set_ready(&self, ready: bool) {
         self.ready.store(ready, Ordering::Relaxed);
     }

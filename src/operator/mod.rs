@@ -2,52 +2,35 @@
 //! objects of every audited CRD, keeps a `SchemaAudit` report per CRD, revalidates at once
 //! when a schema changes, and tells people through conditions, Events and metrics.
 //!
-//! Modules: `command` (`crd-audit controller`: its flags), `options` (the resolved
-//! options), `logging`, `shutdown` (the signals that stop it), `leader` (the Lease:
-//! acquiring, keeping and releasing it), `context` (what the tasks share: `Ctx`, the
-//! registry), `tracked` (one audited CRD), `controller` (kube-runtime's Controller keyed by
-//! CRD name, over a metadata watch of the CRDs), `reconcile` (its reconcile and error
-//! policy), `error` (why a reconcile failed, and its retry), `revision` (what reading a CRD
-//! does), `removal` (a CRD that went away), `earlier_reports` (what an earlier operator
-//! reported, read with one LIST), `state` (the decisions about one CRD, without I/O),
-//! `objects` (one object audit per CRD), `validators` (the bounded cache of compiled CRDs),
-//! `watch_backoff` (the watches' backoff and LIST permits), `report_status` (the status a
-//! report should have), `reporter` (the report object, its write, metrics and the Event
-//! pump), `report_writer` (a CRD's report brought up to date, findings first), `policy_report` and
-//! `policy_reporter` (the wgpolicyk8s.io PolicyReports, with `policyReports: true`),
-//! `events`, `metrics`, `write_limit`. The client, configuration, judging and report types
-//! are shared with the one-shot commands (`crate::cluster`, `crate::audit`). This module
-//! holds the entry point, [`run`]. The engine is synchronous:
-//! validation runs on blocking threads, never on the async executor.
+//! Modules, by folder: `leadership` (the Lease, the work of one leadership term around
+//! kube-runtime's Controller keyed by CRD name, and what its tasks share: `Ctx`), `crds` (the
+//! reconcile of one CRD, its errors, reading a revision, a CRD that went away, and the state
+//! machine that alone changes a tracked CRD), `audits` (the object audits, one task per CRD
+//! owned by the reconciles, and the cache of compiled revisions), `reports` (the `SchemaAudit`
+//! report: its status, object and writer; what an earlier operator reported; the policy
+//! reports), `migrations` (storage version migration, `migrateStoredVersions`). Beside them:
+//! `command` (`crd-audit controller`: its flags), `options`, `logging`, `shutdown` (the
+//! signals that stop it), `events` (the Event queue and its pump), `metrics`, `write_limit`
+//! (the write budget, `apiQps`), `watch_backoff` (the watches' backoff and LIST permits) and
+//! `uninstall_cleanup` (the uninstall hook). The client, configuration, judging and report
+//! types are shared with the one-shot commands (`crate::cluster`, `crate::audit`). This module
+//! holds the entry point, [`run`]. The engine is synchronous: validation runs on blocking
+//! threads, never on the async executor.
 
 pub mod audits;
 pub mod command;
-pub mod context;
-pub mod controller;
-pub mod earlier_reports;
-pub mod error;
+pub mod crds;
 pub mod events;
 #[cfg(test)]
 mod fake_api;
-pub mod leader;
+pub mod leadership;
 mod logging;
 pub mod metrics;
-pub mod migration_tasks;
-pub mod objects;
+pub mod migrations;
 mod options;
-pub mod policy_report;
-pub mod policy_reporter;
-pub mod reconcile;
-pub mod removal;
-pub mod report_status;
-pub mod report_writer;
-pub mod reporter;
-pub mod revision;
+pub mod reports;
 mod shutdown;
-pub mod state;
-pub mod storage_migration;
 pub mod uninstall_cleanup;
-pub mod validators;
 pub mod watch_backoff;
 pub mod write_limit;
 
@@ -56,9 +39,9 @@ pub use options::Options;
 
 use crate::cluster::client;
 use crate::judging_pool::JudgingPool;
-use context::Ctx;
-use controller::LeadershipTerm;
-use leader::{Elector, acquire, keep_leading};
+use leadership::context::Ctx;
+use leadership::lease::{self as leader, Elector, acquire, keep_leading};
+use leadership::term::LeadershipTerm;
 use metrics::Metrics;
 use shutdown::shutdown_signal;
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 //! The controller's command-line options (`crd-audit controller ...`), as the CLI hands them
-//! to [`super::run`].
+//! to [`crate::operator::run`].
 
 use crate::audit::config::Config;
 

@@ -13,14 +13,14 @@
 //! (`--name`: `crd-audit`, `crd-audit`, `crd-audit-gate-tls` by default). What it may not read or change is said, and the exit
 //! code is 1; nothing else stops it.
 
-use super::command::InstanceArgs;
-use super::leader::{RENEW_DEADLINE, RETRY, leases_served};
-use super::policy_report::{MANAGED_BY, POLICY, REPORT_NAME, ReportApi};
 use crate::audit::instance_names::InstanceNames;
 use crate::audit::judge::ANNOTATION;
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::client::{ClusterArgs, cli_runtime, connect, describe, status_code};
 use crate::cluster::resources::crd_resource;
+use crate::operator::command::InstanceArgs;
+use crate::operator::leadership::lease::{RENEW_DEADLINE, RETRY, leases_served};
+use crate::operator::reports::policy::{MANAGED_BY, POLICY, REPORT_NAME, ReportApi};
 use crate::program::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};

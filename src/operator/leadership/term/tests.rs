@@ -1,7 +1,7 @@
 use super::*;
-use crate::operator::context::Triggered;
 use crate::operator::events::PendingEvent;
 use crate::operator::fake_api::{self, context};
+use crate::operator::leadership::context::Triggered;
 use k8s_openapi::api::core::v1::ObjectReference;
 use serde_json::Value;
 use serde_json::json;
@@ -128,7 +128,7 @@ async fn a_crd_too_large_for_client_side_apply_is_reported() {
         json!([{"manager": "m", "fieldsV1": {"f:x": "y".repeat(300_000)}}]);
     big["status"] = json!({"storedVersions": ["v1"], "filler": "z".repeat(300_000)});
     fake_api::apply_crd(&ctx, &fake, big).await;
-    let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+    let status = crate::operator::reports::report::desired_for_tests(&ctx, "things.example.com");
     assert_eq!(status.size_findings.len(), 1, "{:?}", status.size_findings);
     let f = &status.size_findings[0];
     assert_eq!(
@@ -145,7 +145,7 @@ async fn a_crd_too_large_for_client_side_apply_is_reported() {
     );
 
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
-    let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+    let status = crate::operator::reports::report::desired_for_tests(&ctx, "things.example.com");
     assert!(
         status.size_findings.is_empty(),
         "{:?}",
@@ -448,14 +448,15 @@ async fn a_panicking_audit_is_reported_and_restarted() {
     let runs = std::sync::atomic::AtomicUsize::new(0);
     let c = ctx.clone();
     let name = revision.shell().name.clone();
-    let supervised = super::super::objects::supervise(&ctx, &name, epoch, || {
+    let supervised = crate::operator::audits::objects::supervise(&ctx, &name, epoch, || {
         let n = runs.fetch_add(1, Ordering::Relaxed);
         let (c, revision) = (c.clone(), revision.clone());
         async move {
             if n == 0 {
                 panic!("boom in the audit");
             }
-            super::super::objects::audit_objects(c, revision, epoch, Default::default()).await
+            crate::operator::audits::objects::audit_objects(c, revision, epoch, Default::default())
+                .await
         }
     });
     let reported = async {
@@ -467,7 +468,8 @@ async fn a_panicking_audit_is_reported_and_restarted() {
                 })
         })
         .await;
-        let status = super::super::reporter::desired_for_tests(&ctx, "things.example.com");
+        let status =
+            crate::operator::reports::report::desired_for_tests(&ctx, "things.example.com");
         // Neither the objects nor their updates could be judged, for the same reason.
         for ty in ["InstancesValid", "UpdatesAccepted"] {
             let c = status.conditions.iter().find(|c| c.type_ == ty).unwrap();
@@ -592,7 +594,7 @@ async fn missed_revisions_never_clear_a_tightening() {
     };
     until("the audit of generation 2", generation(2)).await;
     let tightened = |ctx: &Ctx| {
-        let status = super::super::reporter::desired_for_tests(ctx, "things.example.com");
+        let status = crate::operator::reports::report::desired_for_tests(ctx, "things.example.com");
         let c = status
             .conditions
             .iter()

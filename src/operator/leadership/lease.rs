@@ -181,9 +181,9 @@ pub async fn leases_served(client: &kube::Client) -> Result<bool, kube::Error> {
 /// Waits until this replica holds the Lease. A missing namespace is an error to fix, not a
 /// reason to loop. While it waits, the replica is ready (`/readyz`) as long as the Lease
 /// can be read.
-pub(super) async fn acquire(
+pub(crate) async fn acquire(
     elector: &mut Elector,
-    metrics: &super::metrics::Metrics,
+    metrics: &crate::operator::metrics::Metrics,
 ) -> Result<(), ElectionError> {
     let mut last_error: Option<Instant> = None;
     loop {

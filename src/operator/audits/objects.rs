@@ -5,15 +5,15 @@
 //! periodic full resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
 
-use super::audits::tasks::{Ended, Relist};
-use super::context::Ctx;
-use super::events::PendingEvent;
-use super::state::Blocked;
-use super::state::{self, Effect};
-use super::validators::COST_PER_SCHEMA_BYTE;
 use crate::audit::judge::{Audit, Judgement, Key, Target, judge};
 use crate::cluster::object_watch;
 use crate::cluster::resources::{object_resource, object_value};
+use crate::operator::audits::tasks::{Ended, Relist};
+use crate::operator::audits::validators::COST_PER_SCHEMA_BYTE;
+use crate::operator::crds::state::Blocked;
+use crate::operator::crds::state::{self, Effect};
+use crate::operator::events::PendingEvent;
+use crate::operator::leadership::context::Ctx;
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
 use crd_audit_engine::CrdValidator;
@@ -38,7 +38,7 @@ const OBJECT_PAGE: u32 = 100;
 const OBJECT_EVENTS_PER_MINUTE: u32 = 10;
 
 /// Decrements the watch gauge when the audit ends (or is aborted).
-struct WatchGauge(Arc<super::metrics::Metrics>);
+struct WatchGauge(Arc<crate::operator::metrics::Metrics>);
 
 impl Drop for WatchGauge {
     fn drop(&mut self) {
@@ -99,7 +99,7 @@ where
             Ok(ended) => return ended,
             Err(panic) => panic,
         };
-        let message = super::audits::tasks::panic_text(panic);
+        let message = crate::operator::audits::tasks::panic_text(panic);
         ctx.deps.metrics.internal_errors.inc();
         let pause = pauses.next_delay();
         tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
@@ -189,9 +189,9 @@ impl ObjectAudit {
             },
         };
         self.streaming = streaming;
-        super::watch_backoff::with_backoff(
+        crate::operator::watch_backoff::with_backoff(
             object_watch::watch(api, params).boxed(),
-            super::watch_backoff::LONG,
+            crate::operator::watch_backoff::LONG,
         )
         .map(Box::new)
         .boxed()
@@ -290,7 +290,7 @@ impl ObjectAudit {
             self.ctx.deps.config.cel_enabled,
             self.ctx.release().engine(),
         );
-        let compiled = super::context::blocking(&self.ctx, move || {
+        let compiled = crate::operator::leadership::context::blocking(&self.ctx, move || {
             let crd = revision.unpack()?;
             CrdValidator::options()
                 .release(release)
@@ -432,7 +432,7 @@ impl ObjectAudit {
                     warning: true,
                     reason: "SchemaTightened".into(),
                     note,
-                    regarding: super::context::crd_reference(&self.crd),
+                    regarding: crate::operator::leadership::context::crd_reference(&self.crd),
                 }),
                 Effect::Violation { key, text, blocked } => {
                     self.violation_event(&key, &text, blocked)
@@ -455,7 +455,7 @@ impl ObjectAudit {
     }
 
     fn failed(&self, e: watcher::Error) {
-        if super::watch_backoff::is_gone(&e) {
+        if crate::operator::watch_backoff::is_gone(&e) {
             // The watch's resourceVersion expired (a CRD change, an API server restart): the
             // watcher lists again at once. Nothing failed.
             tracing::info!(crd = %self.crd.name, "watch expired; listing the objects again");
@@ -467,9 +467,9 @@ impl ObjectAudit {
             | watcher::Error::WatchError(_) => "watch",
             _ => "list",
         };
-        let status = super::watch_backoff::status_of(&e);
+        let status = crate::operator::watch_backoff::status_of(&e);
         self.ctx.deps.metrics.api_error(verb);
-        if super::watch_backoff::asks_to_retry(&e) {
+        if crate::operator::watch_backoff::asks_to_retry(&e) {
             tracing::info!(crd = %self.crd.name, error = %e, "the API server asks to retry later; retrying with backoff");
             return;
         }
@@ -593,12 +593,12 @@ mod tests {
     /// CRDs hold 2,000 of them).
     #[tokio::test]
     async fn an_object_audit_task_is_small() {
-        let (client, _api) = super::super::fake_api::start();
-        let (ctx, _triggered) = super::super::context::Ctx::new(
+        let (client, _api) = crate::operator::fake_api::start();
+        let (ctx, _triggered) = crate::operator::leadership::context::Ctx::new(
             client,
             None,
             crate::audit::config::Config::default(),
-            Arc::new(super::super::metrics::Metrics::new()),
+            Arc::new(crate::operator::metrics::Metrics::new()),
             "test",
             crate::judging_pool::JudgingPool::new(2),
         );

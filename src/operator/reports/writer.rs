@@ -9,13 +9,15 @@
 //! otherwise tried again a few seconds later. On a fresh start with thousands of CRDs the
 //! reports that matter do not wait behind the clean ones.
 
-use super::context::{Ctx, crd_reference};
-use super::error::Error;
-use super::events::PendingEvent;
-use super::report_status;
-use super::reporter::{apply, desired, has_findings, publish_metrics, report_object};
-use super::state;
 use crate::audit::schema_audit::SchemaAudit;
+use crate::operator::crds::error::Error;
+use crate::operator::crds::state;
+use crate::operator::events::PendingEvent;
+use crate::operator::leadership::context::{Ctx, crd_reference};
+use crate::operator::reports::report::{
+    apply, desired, has_findings, publish_metrics, report_object,
+};
+use crate::operator::reports::status as report_status;
 use futures::StreamExt;
 use kube::ResourceExt;
 use kube::api::Api;
@@ -39,7 +41,7 @@ const CLEAN_REPORT_WAIT: Duration = Duration::from_secs(4);
 /// what it says changed. `Ok(Some(wait))` says when to come back (a clean report waiting for
 /// the budget, a report waiting for its audit); a failed write is an error (the error policy
 /// backs off).
-pub(super) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Option<Duration>, Error> {
+pub(crate) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Option<Duration>, Error> {
     let findings = match observe(ctx, name) {
         None => return Ok(None),
         Some(Due::AuditRunning(wait)) => return Ok(Some(wait)),
@@ -86,14 +88,14 @@ fn clean_wait(name: &str) -> Duration {
 /// The reports' metadata, watched: a report deleted (or missing after a relist, as when the
 /// report CRD was deleted and applied again) is marked unwritten; the Controller reconciles
 /// the CRD that owns it.
-pub(super) fn report_events(
+pub(crate) fn report_events(
     ctx: Arc<Ctx>,
 ) -> impl futures::Stream<Item = Result<PartialObjectMeta<SchemaAudit>, watcher::Error>> + Send {
     let api: Api<PartialObjectMeta<SchemaAudit>> = Api::all(ctx.deps.client.clone());
     let (reports, writer) = reflector::store();
-    super::watch_backoff::with_backoff(
+    crate::operator::watch_backoff::with_backoff(
         watcher(api, watcher::Config::default()).boxed(),
-        super::watch_backoff::SHORT,
+        crate::operator::watch_backoff::SHORT,
     )
         // What the store keeps of a report: its name and owner (2,000 reports' managed
         // fields and annotations would be megabytes that nothing reads).

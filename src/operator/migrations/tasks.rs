@@ -1,4 +1,4 @@
-//! The storage migrations of a leadership term (`storage_migration`), by CRD: what runs, and
+//! The storage migrations of a leadership term (`migrations`), by CRD: what runs, and
 //! when a migration that did not prune is tried again. Stopped with the term.
 
 use std::collections::HashMap;
@@ -12,16 +12,16 @@ pub struct Migrations {
     running: Mutex<HashMap<String, Entry>>,
 }
 
-pub(super) struct Entry {
+pub(crate) struct Entry {
     /// The running migration (`None` once it ended).
-    pub(super) task: Option<tokio::task::JoinHandle<()>>,
+    pub(crate) task: Option<tokio::task::JoinHandle<()>>,
     /// After a migration that did not prune: the CRD revision it ran on, and when to try
     /// again on that revision.
-    pub(super) retry: Option<(String, Instant, Duration)>,
+    pub(crate) retry: Option<(String, Instant, Duration)>,
 }
 
 impl Migrations {
-    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 

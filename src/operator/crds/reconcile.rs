@@ -4,16 +4,16 @@
 //! another UID or `resourceVersion` than the one read (`revision`), makes sure the audit of
 //! its objects runs for that revision (`audits::tasks`: started, started again after a bug,
 //! asked for its full resync when due), publishes the CRD's metrics and the Events of its
-//! conditions, and writes its report when what it says changed (`report_writer`). It comes
+//! conditions, and writes its report when what it says changed (`reports::writer`). It comes
 //! back at the audit's next full resync (the Controller's requeue: no timer per audit), or
 //! sooner when the report waits. A failed reconcile is retried with backoff (`error_policy`).
 
-use super::audits::tasks::Ensured;
-use super::context::{CrdMeta, Ctx};
-use super::error::{CONFLICT_RETRY, Cause, Error, Retry, backoff};
-use super::removal::remove;
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::resources::{crd_resource, object_value};
+use crate::operator::audits::tasks::Ensured;
+use crate::operator::crds::error::{CONFLICT_RETRY, Cause, Error, Retry, backoff};
+use crate::operator::crds::removal::remove;
+use crate::operator::leadership::context::{CrdMeta, Ctx};
 use kube::ResourceExt;
 use kube::api::{Api, DynamicObject};
 use kube::runtime::controller::Action;
@@ -58,7 +58,7 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
         match api.get(&name).await {
             Ok(crd) => {
                 let raw = object_value(crd, &crd_resource());
-                super::revision::read_revision(&ctx, raw).await;
+                crate::operator::crds::revision::read_revision(&ctx, raw).await;
             }
             // Deleted since: the watch says so next.
             Err(kube::Error::Api(s)) if s.code == 404 => return Ok(Action::await_change()),
@@ -69,17 +69,17 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
         }
     }
     let resync = ensure_audit(&ctx, &name);
-    let wait = super::report_writer::bring_up_to_date(&ctx, &name).await?;
+    let wait = crate::operator::reports::writer::bring_up_to_date(&ctx, &name).await?;
     ctx.retries().remove(&name);
     if ctx.deps.config.migrate_stored_versions {
         let due = ctx.registry().get(&name).map(|t| {
             (
-                super::reporter::desired(&ctx, t),
+                crate::operator::reports::report::desired(&ctx, t),
                 t.resource_version().unwrap_or_default().to_string(),
             )
         });
         if let Some((status, revision)) = due {
-            super::storage_migration::ensure(&ctx, &name, &revision, &status);
+            crate::operator::migrations::ensure(&ctx, &name, &revision, &status);
         }
     }
     // Back when the report is due, or at the audit's next full resync.
@@ -100,14 +100,19 @@ pub(crate) fn ensure_audit(ctx: &Arc<Ctx>, name: &str) -> Option<Duration> {
         let t = reg.get(name)?;
         (t.epoch(), t.revision().clone())
     };
-    let start =
-        |relist| super::objects::supervised_audit(ctx.clone(), revision, epoch, relist).boxed();
+    let start = |relist| {
+        crate::operator::audits::objects::supervised_audit(ctx.clone(), revision, epoch, relist)
+            .boxed()
+    };
     let ensured = ctx.crds.audits.ensure(name, epoch, start);
     if let Ensured::Restarted(why, _) = &ensured {
         ctx.deps.metrics.internal_errors.inc();
         tracing::error!(crd = name, error = %why, "the audit of the objects had ended (a bug); starting it again");
         ctx.with_current(name, epoch, |t| {
-            super::state::on_blocked(t, super::state::Blocked::AuditRestarted(why.clone()))
+            crate::operator::crds::state::on_blocked(
+                t,
+                crate::operator::crds::state::Blocked::AuditRestarted(why.clone()),
+            )
         });
     }
     ensured.next_resync()

@@ -1,8 +1,8 @@
 //! The controller of one leadership term: kube-runtime's `Controller` keyed by CRD name,
 //! over a metadata-only watch of the CRDs, owning the `SchemaAudit` reports and woken by the
 //! object audits (`Ctx::changed`, through `reconcile_on`); its reconcile is `reconcile`'s.
-//! Beside it, one object audit per audited CRD (`objects`, started by the reconciles) and the
-//! Event pump (`reporter`), all sharing one `Ctx` (`context`).
+//! Beside it, one object audit per audited CRD (`audits`, started by the reconciles) and the
+//! Event pump (`events`), all sharing one `Ctx` (`context`).
 //!
 //! kube-runtime's unstable `for_stream` (the store is fed by a metadata watch whose
 //! annotations and managed fields are dropped first: a CRD's last-applied annotation is as
@@ -10,10 +10,10 @@
 //! object audits' changes) are used: the stable constructors watch whole objects and take no
 //! other trigger.
 
-use super::context::{CrdMeta, Ctx, Triggered};
-use super::reconcile::{REPORT_CRD, error_policy, reconcile};
-use super::removal::remove;
-use super::state::Tracked;
+use crate::operator::crds::reconcile::{REPORT_CRD, error_policy, reconcile};
+use crate::operator::crds::removal::remove;
+use crate::operator::crds::state::Tracked;
+use crate::operator::leadership::context::{CrdMeta, Ctx, Triggered};
 use futures::StreamExt;
 use kube::ResourceExt;
 use kube::api::Api;
@@ -49,9 +49,9 @@ impl LeadershipTerm {
     pub fn start(ctx: Arc<Ctx>, triggered: Triggered) -> LeadershipTerm {
         let mut tasks = Vec::new();
         if ctx.deps.config.policy_reports {
-            tasks.push(tokio::spawn(super::policy_reporter::write_policy_reports(
-                ctx.clone(),
-            )));
+            tasks.push(tokio::spawn(
+                crate::operator::reports::policy_writer::write_policy_reports(ctx.clone()),
+            ));
         }
         let finishing = vec![
             tokio::spawn(run(ctx.clone(), triggered)),
@@ -92,7 +92,7 @@ impl LeadershipTerm {
 
 /// The Event pump: it takes the queue and the two signals it heeds (a stop, the API server
 /// back), nothing else of the term.
-pub(super) fn spawn_event_pump(ctx: &Ctx) -> JoinHandle<()> {
+pub(crate) fn spawn_event_pump(ctx: &Ctx) -> JoinHandle<()> {
     let events = ctx.deps.events.clone();
     let stopping = ctx.signals.stopping.subscribe();
     let recovered = ctx.signals.recovered.subscribe();
@@ -145,7 +145,7 @@ impl FirstList {
 }
 
 /// Runs kube-runtime's Controller until the controller stops.
-pub(super) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
+pub(crate) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
     let (store, writer) = reflector::store();
     let first = Arc::new(Mutex::new(FirstList::default()));
     let crds = crd_watch(ctx.clone())
@@ -170,7 +170,7 @@ pub(super) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
         let _ = stopping.wait_for(|s| *s).await;
     };
     controller::Controller::for_stream(crds, store)
-        .owns_stream(super::report_writer::report_events(ctx.clone()))
+        .owns_stream(crate::operator::reports::writer::report_events(ctx.clone()))
         .reconcile_on(triggers)
         // On a stop, the reconciles in flight complete and no new one starts.
         .graceful_shutdown_on(finished)
@@ -225,9 +225,9 @@ fn crd_watch(
     let api: Api<CrdMeta> = Api::all(ctx.deps.client.clone());
     let start = move |ctx: &Ctx| {
         let (config, streaming) = ctx.watch_config(CRD_PAGE);
-        let stream = super::watch_backoff::with_backoff(
+        let stream = crate::operator::watch_backoff::with_backoff(
             watcher(api.clone(), config).boxed(),
-            super::watch_backoff::SHORT,
+            crate::operator::watch_backoff::SHORT,
         )
         .boxed();
         (stream, streaming)
@@ -259,7 +259,7 @@ fn on_crd_event(
 ) -> Option<CrdMeta> {
     if ev
         .as_ref()
-        .is_err_and(|e| !super::watch_backoff::is_gone(e))
+        .is_err_and(|e| !crate::operator::watch_backoff::is_gone(e))
     {
         // A 410 Gone is an expired watch (a relist follows), not an outage.
         *failing = true;
@@ -304,11 +304,11 @@ fn on_crd_event(
             }
             None
         }
-        Err(e) if super::watch_backoff::is_gone(&e) => {
+        Err(e) if crate::operator::watch_backoff::is_gone(&e) => {
             tracing::info!("the CRD watch expired; listing the CRDs again");
             None
         }
-        Err(e) if super::watch_backoff::asks_to_retry(&e) => {
+        Err(e) if crate::operator::watch_backoff::asks_to_retry(&e) => {
             ctx.deps.metrics.api_error("watch");
             tracing::info!(error = %e, "the API server asks to retry the CRD watch later; retrying with backoff");
             None

@@ -1,8 +1,8 @@
 //! A CRD that went away (deleted, gone while the CRD watch was down, or no longer audited):
 //! its object audit stops, its metrics go, and its report is deleted (retried with backoff).
 
-use super::context::Ctx;
 use crate::audit::schema_audit::SchemaAudit;
+use crate::operator::leadership::context::Ctx;
 use kube::api::{Api, DeleteParams};
 use std::sync::Arc;
 

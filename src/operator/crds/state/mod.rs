@@ -10,8 +10,8 @@ mod tracked;
 
 pub use tracked::{Blocked, ReportedInvalid, Tracked};
 
-use super::report_status::{self, LastChange};
 use crate::audit::judge::{Audit, Judgement, Key, Transition, annotation_text};
+use crate::operator::reports::status::{self as report_status, LastChange};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd, size_limits};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;

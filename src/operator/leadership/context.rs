@@ -4,13 +4,13 @@
 //! between the tasks (a CRD whose state changed, for the Controller to reconcile; the API
 //! server back; the report CRD served; a stop); and running engine work on blocking threads.
 
-use super::events::{EventQueue, EventSink, PendingEvent};
-use super::metrics::Metrics;
-use super::state::Tracked;
-use super::validators::Validators;
-use super::write_limit::WriteLimiter;
 use crate::audit::config::Config;
 use crate::judging_pool::JudgingPool;
+use crate::operator::audits::validators::Validators;
+use crate::operator::crds::state::Tracked;
+use crate::operator::events::{EventQueue, EventSink, PendingEvent};
+use crate::operator::metrics::Metrics;
+use crate::operator::write_limit::WriteLimiter;
 use crate::release::KubeVersion;
 use crd_audit_engine::Crd;
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -37,7 +37,7 @@ pub struct Ctx {
     pub crds: Registry,
     pub signals: Signals,
     /// The storage migrations of this term (`migrateStoredVersions`).
-    pub migrations: super::migration_tasks::Migrations,
+    pub migrations: crate::operator::migrations::tasks::Migrations,
 }
 
 /// What the tasks use, set when the leadership term starts.
@@ -67,11 +67,11 @@ pub struct Deps {
 pub struct Registry {
     tracked: Mutex<BTreeMap<String, Tracked>>,
     /// The CRDs whose last reconcile failed, and when they are tried again.
-    retries: Mutex<HashMap<String, super::error::Retry>>,
+    retries: Mutex<HashMap<String, crate::operator::crds::error::Retry>>,
     /// The reports an earlier operator wrote, for the CRDs' first reconciles.
-    pub earlier_reports: super::earlier_reports::EarlierReports,
+    pub earlier_reports: crate::operator::reports::earlier::EarlierReports,
     /// The object audits, started and stopped by the CRDs' reconciles.
-    pub audits: super::audits::tasks::AuditTasks,
+    pub audits: crate::operator::audits::tasks::AuditTasks,
     next_epoch: AtomicU64,
 }
 
@@ -147,7 +147,7 @@ impl Ctx {
     /// Whether `e` is the server refusing the streaming list of a watch that streams; if
     /// so, every watch falls back to paginated LISTs (the caller starts its watch again).
     pub fn refused_streaming(&self, streaming: bool, e: &watcher::Error) -> bool {
-        if !streaming || !super::watch_backoff::refuses_streaming(e) {
+        if !streaming || !crate::operator::watch_backoff::refuses_streaming(e) {
             return false;
         }
         if !self.signals.streaming_refused.swap(true, Ordering::Relaxed) {
@@ -172,7 +172,7 @@ impl Ctx {
         let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
         let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
         let (triggers, triggered) = mpsc::unbounded_channel();
-        let audits = super::audits::tasks::AuditTasks::new(config.full_resync_interval);
+        let audits = crate::operator::audits::tasks::AuditTasks::new(config.full_resync_interval);
         let ctx = Arc::new(Ctx {
             deps: Deps {
                 validators,
@@ -215,7 +215,9 @@ impl Ctx {
         self.crds.tracked.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(crate) fn retries(&self) -> MutexGuard<'_, HashMap<String, super::error::Retry>> {
+    pub(crate) fn retries(
+        &self,
+    ) -> MutexGuard<'_, HashMap<String, crate::operator::crds::error::Retry>> {
         self.crds.retries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -269,7 +271,7 @@ impl Ctx {
         if served && !was {
             tracing::info!("the SchemaAudit CRD is served again; writing every report");
             for t in self.registry().values_mut() {
-                super::state::on_report_gone(t);
+                crate::operator::crds::state::on_report_gone(t);
             }
             self.api_recovered();
         } else if !served && was {

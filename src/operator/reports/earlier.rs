@@ -10,9 +10,9 @@
 //! tens of kilobytes of JSON, ten times that decoded) is kept deflated: 2,000 reports held
 //! decoded took 650 MB.
 
-use super::metrics::Metrics;
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::pages::each_listed;
+use crate::operator::metrics::Metrics;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use std::collections::HashMap;
 use tokio::sync::Mutex;
@@ -133,10 +133,10 @@ async fn list(client: &kube::Client) -> Result<HashMap<String, Waiting>, kube::E
 
 #[cfg(test)]
 mod tests {
-    use super::super::context::Ctx;
-    use super::super::fake_api::{self, context};
-    use super::super::revision::read_revision;
     use super::{SchemaAudit, Waiting};
+    use crate::operator::crds::revision::read_revision;
+    use crate::operator::fake_api::{self, context};
+    use crate::operator::leadership::context::Ctx;
     use serde_json::{Value, json};
 
     fn crd(plural: &str, uid: &str, generation: i64) -> Value {

@@ -6,7 +6,7 @@
 //! holds the rule that one state machine changes a CRD's state.
 
 use crate::audit::judge::{Audit, Key};
-use crate::operator::report_status::{self, LastChange};
+use crate::operator::reports::status::{self as report_status, LastChange};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;

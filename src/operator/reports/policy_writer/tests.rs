@@ -2,8 +2,8 @@ use super::*;
 use crate::audit::config::Config;
 use crate::audit::judge::judge;
 use crate::judging_pool::JudgingPool;
-use crate::operator::context::Triggered;
 use crate::operator::fake_api;
+use crate::operator::leadership::context::Triggered;
 use crate::operator::metrics::Metrics;
 use serde_json::{Value, json};
 
@@ -92,7 +92,7 @@ fn observe(ctx: &Ctx, crd: &str, o: Value) {
     o["kind"] = json!(t.crd().kind.clone());
     let v = crd_audit_engine::CrdValidator::new(&t.revision().unpack().unwrap()).expect("compiles");
     let j = judge(&v, o, true);
-    crate::operator::state::on_object(t, j);
+    crate::operator::crds::state::on_object(t, j);
     drop(reg);
     ctx.policy_changed();
 }
@@ -201,7 +201,7 @@ async fn results_follow_the_audit() {
     // a is deleted: its result goes.
     {
         let mut reg = ctx.registry();
-        crate::operator::state::on_object_deleted(
+        crate::operator::crds::state::on_object_deleted(
             reg.get_mut(THINGS).unwrap(),
             &("ns1".into(), "a".into()),
             "v1",
@@ -278,7 +278,9 @@ async fn a_restart_rewrites_nothing() {
     assert_eq!(fake.lock().unwrap().policy_writes, writes);
     assert_eq!(report(&fake, "ns1").unwrap(), before);
     // The same with the audit still running: the written result is kept.
-    crate::operator::state::audit_restarted_for_tests(ctx2.registry().get_mut(THINGS).unwrap());
+    crate::operator::crds::state::audit_restarted_for_tests(
+        ctx2.registry().get_mut(THINGS).unwrap(),
+    );
     w.last = None;
     w.pass().await;
     assert_eq!(fake.lock().unwrap().policy_writes, writes);
@@ -296,7 +298,10 @@ async fn missing_crds_and_refused_writes_are_retried_with_backoff() {
     .await;
     fake.lock().unwrap().policy_crds_missing = true;
     let writer = tokio::spawn(write_policy_reports(ctx.clone()));
-    let reports = tokio::spawn(crate::operator::controller::run(ctx.clone(), triggered));
+    let reports = tokio::spawn(crate::operator::leadership::term::run(
+        ctx.clone(),
+        triggered,
+    ));
     until("the SchemaAudit reports", || {
         fake.lock().unwrap().reports.len() == 2
     })

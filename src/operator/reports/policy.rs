@@ -1,7 +1,7 @@
 //! What the policy reports say (`policyReports: true`), computed from the per-CRD audits the
 //! operator keeps: one report named `crd-audit` per namespace that has invalid objects, one
 //! cluster-wide report named `crd-audit` for cluster-scoped ones, one `fail` result per
-//! invalid object. Pure functions; `policy_reporter` writes them. The same content goes to
+//! invalid object. Pure functions; `reports::policy_writer` writes them. The same content goes to
 //! either API ([`ReportApi`]): OpenReports (`openreports.io/v1alpha1` `Report` and
 //! `ClusterReport`, which Kyverno 1.15+ and Policy Reporter 3 read) or its predecessor
 //! `wgpolicyk8s.io/v1alpha2` (`PolicyReport` and `ClusterPolicyReport`). The two schemas are

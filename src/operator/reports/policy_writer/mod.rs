@@ -1,4 +1,4 @@
-//! Writing the policy reports (`policyReports: true`; see `policy_report` for what they say),
+//! Writing the policy reports (`policyReports: true`; see `reports::policy` for what they say),
 //! to OpenReports or `wgpolicyk8s.io/v1alpha2` as `policyReportsApi` says: one writer per
 //! API. With `auto`, the OpenReports writer tells the other whether OpenReports is served
 //! (its LIST succeeds); the `wgpolicyk8s.io` writer writes only while it is not, and deletes
@@ -15,13 +15,14 @@
 //! reports, it says so in a warning and tries again with backoff; the SchemaAudit reports
 //! are written by another task and go on regardless.
 
-use super::context::Ctx;
-use super::policy_report::{
-    self, Content, CrdAudit, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME, ReportApi,
-};
 use crate::audit::config::PolicyReportsApi;
 use crate::cluster::backoff::Backoff;
 use crate::cluster::pages::each_listed;
+use crate::operator::leadership::context::Ctx;
+use crate::operator::reports::policy::{
+    self as policy_report, Content, CrdAudit, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME,
+    ReportApi,
+};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

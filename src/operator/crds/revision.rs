@@ -3,10 +3,10 @@
 //! and packed (the reconcile then starts the audit of its objects); a new status is checked again; the report CRD
 //! itself says whether reports can be written.
 
-use super::context::{Ctx, blocking};
-use super::report_status::{self, LastChange};
-use super::state::{Earlier, Revision, Seen, on_crd, track};
 use crate::audit::read_crd::read_crd;
+use crate::operator::crds::state::{Earlier, Revision, Seen, on_crd, track};
+use crate::operator::leadership::context::{Ctx, blocking};
+use crate::operator::reports::status::{self as report_status, LastChange};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
 use crd_audit_engine::{CheckReport, check_crd, size_limits};
@@ -41,7 +41,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
     {
         drop(raw);
         if ctx.registry().contains_key(&crd.name) {
-            super::removal::remove(ctx, &crd.name);
+            crate::operator::crds::removal::remove(ctx, &crd.name);
         }
         return;
     }
@@ -52,7 +52,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
             && let Some(t) = reg.get_mut(&crd.name)
         {
             // An update of what the audit does not read: nothing to check again.
-            super::state::on_reread(t, resource_version.clone());
+            crate::operator::crds::state::on_reread(t, resource_version.clone());
         }
         seen
     };
@@ -81,7 +81,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
         Seen::StatusOnly => {
             let mut reg = ctx.registry();
             if let Some(t) = reg.get_mut(&crd.name) {
-                super::state::on_status(t, &crd, check, sizes, resource_version);
+                crate::operator::crds::state::on_status(t, &crd, check, sizes, resource_version);
             }
             drop(reg);
             ctx.changed(&crd.name);
@@ -146,7 +146,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
         epoch,
     };
     let mut t = track(new, previous, change, earlier);
-    super::state::on_reread(&mut t, resource_version);
+    crate::operator::crds::state::on_reread(&mut t, resource_version);
     tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
     // The reconcile reading it starts the audit of its objects (`audits::tasks`).
     reg.insert(crd.name.clone(), t);
@@ -155,7 +155,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
 }
 
 /// Whether the report CRD is served (established, not being deleted), if `raw` is it.
-pub(super) fn report_crd_served(raw: &Value) -> Option<bool> {
+pub(crate) fn report_crd_served(raw: &Value) -> Option<bool> {
     let group = raw["spec"]["group"].as_str()?;
     let kind = raw["spec"]["names"]["kind"].as_str()?;
     if !crate::audit::schema_audit::is_report_crd(group, kind) {

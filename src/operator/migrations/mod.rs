@@ -9,11 +9,13 @@
 //! the server refused are a `StorageMigrationBlocked` Event, and the CRD is tried again only
 //! after a backoff (or a change of the CRD).
 
-use super::context::{Ctx, crd_reference};
-use super::events::PendingEvent;
-use super::migration_tasks::Entry;
+pub mod tasks;
+
 use crate::audit::schema_audit::SchemaAuditStatus;
 use crate::migration::{self, Pace, Prune, Refusal};
+use crate::operator::events::PendingEvent;
+use crate::operator::leadership::context::{Ctx, crd_reference};
+use crate::operator::migrations::tasks::Entry;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

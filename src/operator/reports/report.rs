@@ -1,19 +1,19 @@
 //! What the audits say and how it is written: the status a tracked CRD's `SchemaAudit`
 //! report should have, the report object and its write (server-side apply under the field
 //! manager `crd-audit`, then the whole status), which reports have findings, the
-//! metrics per CRD. When a report is written is `report_writer`'s to decide.
+//! metrics per CRD. When a report is written is `reports::writer`'s to decide.
 
-use super::context::Ctx;
-use super::report_status::{self, Inputs};
-use super::state::{self, Tracked};
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
+use crate::operator::crds::state::{self, Tracked};
+use crate::operator::leadership::context::Ctx;
+use crate::operator::reports::status::{self as report_status, Inputs};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
 
 const FIELD_MANAGER: &str = "crd-audit";
 
 /// The status a tracked CRD's report should have now (without times).
-pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
+pub(crate) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
     let blocked = t.blocked().map(|b| b.message());
     let mut s = report_status::status(&Inputs {
         crd: t.crd(),
@@ -41,7 +41,7 @@ pub(super) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
     s
 }
 
-pub(super) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
+pub(crate) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
     let m = &ctx.deps.metrics;
     for v in &s.versions {
         let counts = [v.objects, v.invalid_objects, v.blocked_objects];
@@ -53,7 +53,7 @@ pub(super) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
 }
 
 /// The report object to apply, with its status stamped.
-pub(super) fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit {
+pub(crate) fn report_object(t: &mut Tracked, mut status: SchemaAuditStatus) -> SchemaAudit {
     let now = Time(k8s_openapi::jiff::Timestamp::now());
     state::on_report_built(t, &mut status, &now);
     let mut r = SchemaAudit::new(
@@ -99,7 +99,7 @@ pub fn desired_for_tests(ctx: &Ctx, crd: &str) -> SchemaAuditStatus {
 /// side apply of the status would not remove a field that no manager owns any more, and on
 /// servers before 1.22 the apply of the object itself takes the status fields from the
 /// manager.)
-pub(super) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), kube::Error> {
+pub(crate) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), kube::Error> {
     let api: Api<SchemaAudit> = Api::all(ctx.deps.client.clone());
     let name = object.metadata.name.clone().unwrap_or_default();
     let mut main = object.clone();
