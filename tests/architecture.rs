@@ -208,6 +208,12 @@ fn what_runs_at_rest_runs_as_often_as_it_says() {
             "certificate files read every minute",
         ),
         (
+            "src/cluster/client.rs",
+            "const WATCH_KEEP_ALIVE: Duration",
+            "Duration::from_secs(120)",
+            "a ping every 2 minutes on each connection of object watches",
+        ),
+        (
             "src/operator/reports/policy_writer/mod.rs",
             "const RECHECK: Duration",
             "Duration::from_secs(60)",
