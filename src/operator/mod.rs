@@ -156,9 +156,7 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
             judging.clone(),
         );
         let release = crate::release::of_cluster(&client).await;
-        ctx.deps
-            .release_minor
-            .store(release.minor, std::sync::atomic::Ordering::Relaxed);
+        ctx.deps.server.set_release(release.minor);
         tracing::info!(
             kubernetes = %format!("1.{}", release.minor),
             ratcheting = release.ratchets(),

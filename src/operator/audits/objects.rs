@@ -13,7 +13,7 @@ use crate::operator::audits::validators::COST_PER_SCHEMA_BYTE;
 use crate::operator::crds::state::Blocked;
 use crate::operator::crds::state::{self, Effect};
 use crate::operator::events::PendingEvent;
-use crate::operator::leadership::context::Ctx;
+use crate::operator::leadership::context::{CrdStates, Ctx, Deps};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
 use crd_audit_engine::CrdValidator;
@@ -46,8 +46,28 @@ impl Drop for WatchGauge {
     }
 }
 
+/// What an object audit uses of its leadership term: the dependencies (client, watch
+/// connections, configuration, metrics, judging pool, validator cache, write budget, Event
+/// queue, what the API server offers) and the tracked CRDs' states, where it records what
+/// it finds (through `crds::state`'s transitions).
+#[derive(Clone)]
+pub struct AuditHandle {
+    pub deps: Arc<Deps>,
+    pub states: Arc<CrdStates>,
+}
+
+impl AuditHandle {
+    /// The parts of the term's context an object audit is handed.
+    pub fn of(ctx: &Ctx) -> AuditHandle {
+        AuditHandle {
+            deps: ctx.deps.clone(),
+            states: ctx.crds.states.clone(),
+        }
+    }
+}
+
 struct ObjectAudit {
-    ctx: Arc<Ctx>,
+    h: AuditHandle,
     /// The client of the watch (a stream on a shared connection).
     client: kube::Client,
     _slot: Option<crate::cluster::client::WatchSlot>,
@@ -73,21 +93,21 @@ type WatchEvent = Result<Event<DynamicObject>, watcher::Error>;
 /// pause that doubles up to 5 minutes.
 #[tracing::instrument(name = "object_audit", skip_all, fields(crd = %revision.shell().name, generation = revision.shell().generation, epoch))]
 pub async fn supervised_audit(
-    ctx: Arc<Ctx>,
+    h: AuditHandle,
     revision: Arc<PackedCrd>,
     epoch: u64,
     relist: Relist,
 ) -> Ended {
     let name = revision.shell().name.clone();
     let run = {
-        let ctx = ctx.clone();
-        move || audit_objects(ctx.clone(), revision.clone(), epoch, relist.clone())
+        let h = h.clone();
+        move || audit_objects(h.clone(), revision.clone(), epoch, relist.clone())
     };
-    supervise(&ctx, &name, epoch, run).await
+    supervise(&h, &name, epoch, run).await
 }
 
 /// [`supervised_audit`] for any audit future.
-pub async fn supervise<F, Fut>(ctx: &Ctx, crd: &str, epoch: u64, mut run: F) -> Ended
+pub async fn supervise<F, Fut>(h: &AuditHandle, crd: &str, epoch: u64, mut run: F) -> Ended
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Ended>,
@@ -100,10 +120,10 @@ where
             Err(panic) => panic,
         };
         let message = crate::operator::audits::tasks::panic_text(panic);
-        ctx.deps.metrics.internal_errors.inc();
+        h.deps.metrics.internal_errors.inc();
         let pause = pauses.next_delay();
         tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
-        let blocked = ctx.with_current(crd, epoch, |t| {
+        let blocked = h.states.with_current(crd, epoch, |t| {
             state::on_blocked(t, Blocked::AuditRestarted(message));
         });
         if blocked.is_none() {
@@ -116,20 +136,21 @@ where
 /// Audits the objects of the revision `epoch` until it is no longer current; lists them again
 /// when `relist` asks (the periodic full resync).
 pub async fn audit_objects(
-    ctx: Arc<Ctx>,
+    h: AuditHandle,
     revision: Arc<PackedCrd>,
     epoch: u64,
     relist: Relist,
 ) -> Ended {
     let crd = revision.shell().clone();
     let Some(storage) = crd.storage_version().map(|v| v.name.clone()) else {
-        ctx.with_current(&crd.name, epoch, state::on_no_objects);
+        h.states
+            .with_current(&crd.name, epoch, state::on_no_objects);
         return Ended::NoObjects;
     };
-    ctx.deps.metrics.watches.inc();
-    let _gauge = WatchGauge(ctx.deps.metrics.clone());
+    h.deps.metrics.watches.inc();
+    let _gauge = WatchGauge(h.deps.metrics.clone());
     let resource = object_resource(&crd, &storage);
-    let slot = match ctx.deps.watch_clients.as_ref().map(|w| w.slot()) {
+    let slot = match h.deps.watch_clients.as_ref().map(|w| w.slot()) {
         Some(Ok(slot)) => Some(slot),
         Some(Err(e)) => {
             tracing::error!(crd = %crd.name, error = %e, "no client for the watch; using the main one");
@@ -139,11 +160,11 @@ pub async fn audit_objects(
     };
     let client = slot
         .as_ref()
-        .map_or_else(|| ctx.deps.client.clone(), |s| s.client.clone());
+        .map_or_else(|| h.deps.client.clone(), |s| s.client.clone());
     let mut audit = ObjectAudit {
         client,
         _slot: slot,
-        ctx,
+        h,
         crd,
         revision,
         epoch,
@@ -169,16 +190,11 @@ impl ObjectAudit {
     /// of the time) would otherwise be sized for two.
     fn stream(&mut self) -> futures::stream::BoxStream<'static, Box<WatchEvent>> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
-        let streaming = self.ctx.streams_lists();
+        let streaming = self.h.deps.server.streams_lists();
         // Each watch is opened again when the server ends it; with thousands of CRDs, every
         // 290 s (kube's default) kept a core busy at rest. Keep-alive pings find a dead
         // connection without the watch's own timeout.
-        let pings = self
-            .ctx
-            .deps
-            .watch_clients
-            .as_ref()
-            .is_some_and(|w| w.ping());
+        let pings = self.h.deps.watch_clients.as_ref().is_some_and(|w| w.ping());
         let params = object_watch::Params {
             streaming,
             page: OBJECT_PAGE,
@@ -253,7 +269,8 @@ impl ObjectAudit {
                 Ok(Event::Delete(obj)) => {
                     let key = key_of(&obj);
                     let current = self
-                        .ctx
+                        .h
+                        .states
                         .with_current(&self.crd.name, self.epoch, |t| {
                             state::on_object_deleted(t, &key, &self.resource.version)
                         })
@@ -262,7 +279,7 @@ impl ObjectAudit {
                         return Ended::Stale;
                     }
                 }
-                Err(e) if self.ctx.refused_streaming(self.streaming, &e) => {
+                Err(e) if self.h.deps.server.refused_streaming(self.streaming, &e) => {
                     stream = self.stream();
                 }
                 Err(e) => self.failed(e),
@@ -273,49 +290,53 @@ impl ObjectAudit {
     /// An object to judge, unless its namespace is excluded.
     fn value(&self, obj: DynamicObject) -> Option<Value> {
         let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-        if !self.ctx.deps.config.audits_namespace(ns) {
+        if !self.h.deps.config.audits_namespace(ns) {
             return None;
         }
         Some(object_value(obj, &self.resource))
     }
 
-    /// The revision's validator: kept in `ctx.deps.validators`, or compiled now. `None` when it
+    /// The revision's validator: kept in `deps.validators`, or compiled now. `None` when it
     /// cannot be compiled (a bug, reported in the report: the audit stops).
     async fn validator(&self) -> Option<Arc<CrdValidator>> {
-        if let Some(v) = self.ctx.deps.validators.get(&self.crd.name, self.epoch) {
+        if let Some(v) = self.h.deps.validators.get(&self.crd.name, self.epoch) {
             return Some(v);
         }
         let (revision, cel, release) = (
             self.revision.clone(),
-            self.ctx.deps.config.cel_enabled,
-            self.ctx.release().engine(),
+            self.h.deps.config.cel_enabled,
+            self.h.deps.server.release().engine(),
         );
-        let compiled = crate::operator::leadership::context::blocking(&self.ctx, move || {
-            let crd = revision.unpack()?;
-            CrdValidator::options()
-                .release(release)
-                .cel(cel)
-                .build(&crd)
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
-        })
-        .await
-        .map_err(|panic| panic.0)
-        .and_then(|r| r);
+        let compiled = self
+            .h
+            .deps
+            .judging
+            .run(move || {
+                let crd = revision.unpack()?;
+                CrdValidator::options()
+                    .release(release)
+                    .cel(cel)
+                    .build(&crd)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|panic| panic.0)
+            .and_then(|r| r);
         match compiled {
             Ok(v) => {
                 let cost = self.revision.schema_json_bytes() * COST_PER_SCHEMA_BYTE;
-                self.ctx
+                self.h
                     .deps
                     .validators
                     .insert(&self.crd.name, self.epoch, v.clone(), cost);
-                self.ctx.deps.metrics.validator_compilations.inc();
+                self.h.deps.metrics.validator_compilations.inc();
                 Some(v)
             }
             Err(e) => {
-                self.ctx.deps.metrics.internal_errors.inc();
+                self.h.deps.metrics.internal_errors.inc();
                 tracing::error!(crd = %self.crd.name, error = %e, "compiling the CRD failed (internal error)");
-                self.ctx.with_current(&self.crd.name, self.epoch, |t| {
+                self.h.states.with_current(&self.crd.name, self.epoch, |t| {
                     state::on_blocked(t, Blocked::NotCompiled(e));
                 });
                 None
@@ -334,9 +355,9 @@ impl ObjectAudit {
         };
         let objects = std::mem::take(batch);
         let n = objects.len();
-        let redact = self.ctx.deps.config.redact_values;
+        let redact = self.h.deps.config.redact_values;
         let started = Instant::now();
-        let job = self.ctx.deps.judging.run(move || {
+        let job = self.h.deps.judging.run(move || {
             objects
                 .into_iter()
                 .map(|o| judge(&v, o, redact))
@@ -347,10 +368,10 @@ impl ObjectAudit {
                 let each = started.elapsed().as_secs_f64() / n as f64;
                 for j in judgements {
                     if j.internal_error {
-                        self.ctx.deps.metrics.internal_errors.inc();
+                        self.h.deps.metrics.internal_errors.inc();
                     }
-                    self.ctx.deps.metrics.validations.inc();
-                    self.ctx.deps.metrics.validation_duration.observe(each);
+                    self.h.deps.metrics.validations.inc();
+                    self.h.deps.metrics.validation_duration.observe(each);
                     audit.record(j);
                 }
             }
@@ -364,7 +385,7 @@ impl ObjectAudit {
     /// Judges one watched object; `None` when the CRD cannot be compiled.
     async fn judge(&self, obj: Value) -> Option<Judgement> {
         let v = self.validator().await?;
-        let redact = self.ctx.deps.config.redact_values;
+        let redact = self.h.deps.config.redact_values;
         let started = Instant::now();
         let key = (
             obj["metadata"]["namespace"]
@@ -373,7 +394,7 @@ impl ObjectAudit {
                 .to_string(),
             obj["metadata"]["name"].as_str().unwrap_or("").to_string(),
         );
-        let job = self.ctx.deps.judging.run(move || judge(&v, obj, redact));
+        let job = self.h.deps.judging.run(move || judge(&v, obj, redact));
         let j = match job.await {
             Ok(j) => j,
             Err(e) => Judgement {
@@ -390,10 +411,10 @@ impl ObjectAudit {
             },
         };
         if j.internal_error {
-            self.ctx.deps.metrics.internal_errors.inc();
+            self.h.deps.metrics.internal_errors.inc();
         }
-        self.ctx.deps.metrics.validations.inc();
-        self.ctx
+        self.h.deps.metrics.validations.inc();
+        self.h
             .deps
             .metrics
             .validation_duration
@@ -408,7 +429,7 @@ impl ObjectAudit {
         let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
             k8s_openapi::jiff::Timestamp::now(),
         );
-        let Some(effects) = self.ctx.with_current(&self.crd.name, self.epoch, |t| {
+        let Some(effects) = self.h.states.with_current(&self.crd.name, self.epoch, |t| {
             state::on_audit_complete(t, fresh, secs, now)
         }) else {
             return false;
@@ -416,7 +437,7 @@ impl ObjectAudit {
         let unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
-        self.ctx
+        self.h
             .deps
             .metrics
             .audit_completed(&self.crd.name, secs, unix);
@@ -428,7 +449,7 @@ impl ObjectAudit {
     async fn carry_out(&mut self, effects: Vec<Effect>) {
         for effect in effects {
             match effect {
-                Effect::SchemaTightened(note) => self.ctx.queue_event(PendingEvent {
+                Effect::SchemaTightened(note) => self.h.deps.events.push(PendingEvent {
                     warning: true,
                     reason: "SchemaTightened".into(),
                     note,
@@ -445,7 +466,8 @@ impl ObjectAudit {
     /// A watched change of one object. `false` when this audit is stale.
     async fn observe(&mut self, j: Judgement) -> bool {
         let Some(effects) = self
-            .ctx
+            .h
+            .states
             .with_current(&self.crd.name, self.epoch, |t| state::on_object(t, j))
         else {
             return false;
@@ -468,7 +490,7 @@ impl ObjectAudit {
             _ => "list",
         };
         let status = crate::operator::watch_backoff::status_of(&e);
-        self.ctx.deps.metrics.api_error(verb);
+        self.h.deps.metrics.api_error(verb);
         if crate::operator::watch_backoff::asks_to_retry(&e) {
             tracing::info!(crd = %self.crd.name, error = %e, "the API server asks to retry later; retrying with backoff");
             return;
@@ -479,7 +501,7 @@ impl ObjectAudit {
             return;
         }
         if status == Some(403) {
-            self.ctx.with_current(&self.crd.name, self.epoch, |t| {
+            self.h.states.with_current(&self.crd.name, self.epoch, |t| {
                 state::on_blocked(t, Blocked::Forbidden(forbidden_text(&self.crd, &e)));
             });
         }
@@ -497,12 +519,13 @@ impl ObjectAudit {
         }
         self.budget.1 += 1;
         let uid = self
-            .ctx
-            .registry()
+            .h
+            .states
+            .lock()
             .get(&self.crd.name)
             .and_then(|t| t.audit().invalid.get(key).map(|i| i.uid.clone()))
             .filter(|u| !u.is_empty());
-        self.ctx.queue_event(PendingEvent {
+        self.h.deps.events.push(PendingEvent {
             warning: true,
             reason: if blocked {
                 "UpdatesBlocked".into()
@@ -531,18 +554,18 @@ impl ObjectAudit {
     /// metadata-only server-side apply; a refused write records the object as unwritable
     /// and is not retried.
     async fn annotate(&self, key: Key, text: Option<String>) {
-        if !self.ctx.deps.config.annotate_objects {
+        if !self.h.deps.config.annotate_objects {
             return;
         }
         let target = Target::new(&self.crd, key.clone(), &self.resource.version);
         let body = target.body(text.as_deref());
         let api: Api<DynamicObject> = if key.0.is_empty() {
-            Api::all_with(self.ctx.deps.client.clone(), &self.resource)
+            Api::all_with(self.h.deps.client.clone(), &self.resource)
         } else {
-            Api::namespaced_with(self.ctx.deps.client.clone(), &key.0, &self.resource)
+            Api::namespaced_with(self.h.deps.client.clone(), &key.0, &self.resource)
         };
-        self.ctx.deps.limiter.acquire().await;
-        self.ctx.deps.metrics.api_write("patch");
+        self.h.deps.limiter.acquire().await;
+        self.h.deps.metrics.api_write("patch");
         let r = api
             .patch(
                 &key.1,
@@ -553,7 +576,7 @@ impl ObjectAudit {
         let refused = match &r {
             Ok(_) => false,
             Err(e) => {
-                self.ctx.deps.metrics.api_error("patch");
+                self.h.deps.metrics.api_error("patch");
                 let code = crate::cluster::client::status_code(e);
                 if !matches!(code, Some(400 | 422)) {
                     tracing::error!(crd = %self.crd.name, object = %key.1, error = %e, "annotating the object failed");
@@ -561,7 +584,7 @@ impl ObjectAudit {
                 matches!(code, Some(400 | 422))
             }
         };
-        self.ctx.with_current(&self.crd.name, self.epoch, |t| {
+        self.h.states.with_current(&self.crd.name, self.epoch, |t| {
             state::on_annotated(t, &target.version, key, refused, r.is_ok());
         });
     }
@@ -611,7 +634,12 @@ mod tests {
                 "versions": [{"name": "v1", "served": true, "storage": true,
                     "schema": {"openAPIV3Schema": {"type": "object"}}}]}}))
         .unwrap();
-        let task = supervised_audit(ctx, Arc::new(PackedCrd::pack(crd)), 1, Relist::default());
+        let task = supervised_audit(
+            crate::operator::audits::objects::AuditHandle::of(&ctx),
+            Arc::new(PackedCrd::pack(crd)),
+            1,
+            Relist::default(),
+        );
         let size = std::mem::size_of_val(&task);
         assert!(size <= 2048, "an object audit task takes {size} bytes");
     }

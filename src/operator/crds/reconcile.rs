@@ -53,7 +53,7 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
         })
     };
     if read {
-        let _permit = ctx.deps.crd_reads.acquire().await;
+        let _permit = ctx.crds.crd_reads.acquire().await;
         let api: Api<DynamicObject> = Api::all_with(ctx.deps.client.clone(), &crd_resource());
         match api.get(&name).await {
             Ok(crd) => {
@@ -101,8 +101,13 @@ pub(crate) fn ensure_audit(ctx: &Arc<Ctx>, name: &str) -> Option<Duration> {
         (t.epoch(), t.revision().clone())
     };
     let start = |relist| {
-        crate::operator::audits::objects::supervised_audit(ctx.clone(), revision, epoch, relist)
-            .boxed()
+        crate::operator::audits::objects::supervised_audit(
+            crate::operator::audits::objects::AuditHandle::of(ctx),
+            revision,
+            epoch,
+            relist,
+        )
+        .boxed()
     };
     let ensured = ctx.crds.audits.ensure(name, epoch, start);
     if let Ensured::Restarted(why, _) = &ensured {

@@ -1,8 +1,11 @@
-//! What every task of one leadership term shares (`Ctx`): the client and the configuration,
-//! the registry of tracked CRDs (the registry lock is only ever held for short in-memory
-//! work, never across a network call or a validation), the queued Events and the signals
-//! between the tasks (a CRD whose state changed, for the Controller to reconcile; the API
-//! server back; the report CRD served; a stop); and running engine work on blocking threads.
+//! What the tasks of one leadership term share (`Ctx`), in parts each task can take alone:
+//! the dependencies (`Deps`: client, configuration, metrics, write budget, Event queue,
+//! judging pool, validator cache, what the API server offers), the tracked CRDs' states and
+//! the channel that tells the Controller one changed (`CrdStates`: what an object audit and a
+//! policy report writer record and read), the reconciles' own bookkeeping (`Registry`) and
+//! the signals between the tasks (the API server back, the report CRD served, a stop). The
+//! lock of the states is only ever held for short in-memory work, never across a network
+//! call or a validation.
 
 use crate::audit::config::Config;
 use crate::judging_pool::JudgingPool;
@@ -30,10 +33,11 @@ pub type CrdMeta = PartialObjectMeta<CustomResourceDefinition>;
 /// decoded.
 const CONCURRENT_CRD_READS: usize = 2;
 
-/// What every task of the controller shares: its dependencies, the registry of tracked
-/// CRDs and the signals between the tasks.
+/// What every task of the controller shares, in parts: a task that needs only some is
+/// handed those (an object audit: `audits::objects::AuditHandle`; a policy report writer: `deps` and
+/// `crds.states`; the Event pump: the queue and two signals).
 pub struct Ctx {
-    pub deps: Deps,
+    pub deps: Arc<Deps>,
     pub crds: Registry,
     pub signals: Signals,
     /// The storage migrations of this term (`migrateStoredVersions`).
@@ -54,24 +58,154 @@ pub struct Deps {
     pub judging: JudgingPool,
     /// The compiled validators kept between judgements (within `validatorCacheMiB`).
     pub validators: Validators,
-    /// Bounds the CRDs read and checked at once (`CONCURRENT_CRD_READS`).
-    pub crd_reads: Semaphore,
+    /// What the API server offers.
+    pub server: ServerInfo,
+}
+
+/// What the API server offers, as far as the tasks need to know.
+#[derive(Default)]
+pub struct ServerInfo {
     /// The API server's release (its minor version), whose CEL environments CRDs are checked
     /// and compiled in and which says whether updates are ratcheted (1.30 and later): set
     /// from its `/version` when the operator starts leading.
-    pub release_minor: AtomicU32,
+    release_minor: AtomicU32,
+    /// The API server refused a streaming list: every watch lists with pages instead.
+    streaming_refused: AtomicBool,
 }
 
-/// The tracked CRDs (the lock is only ever held for short in-memory work, never across a
-/// network call or a validation), their retries, and what an earlier operator reported.
-pub struct Registry {
+impl ServerInfo {
+    /// The API server's release.
+    pub fn release(&self) -> KubeVersion {
+        match self.release_minor.load(Ordering::Relaxed) {
+            0 => KubeVersion::default(),
+            minor => KubeVersion { minor },
+        }
+    }
+
+    /// The API server's release, read from its `/version`.
+    pub fn set_release(&self, minor: u32) {
+        self.release_minor.store(minor, Ordering::Relaxed);
+    }
+
+    /// How a watch gets its initial state, and whether it streams: from a server that
+    /// offers streaming lists (1.34+, unless it refused one), one object at a time on the
+    /// watch itself, so that no LIST response is held whole; elsewhere paginated LISTs of
+    /// `page` objects.
+    pub fn watch_config(&self, page: u32) -> (watcher::Config, bool) {
+        if self.streams_lists() {
+            (watcher::Config::default().streaming_lists(), true)
+        } else {
+            (watcher::Config::default().page_size(page), false)
+        }
+    }
+
+    /// Whether watches stream their initial state: the server offers streaming lists
+    /// (1.34+) and has not refused one.
+    pub fn streams_lists(&self) -> bool {
+        self.release().streams_lists() && !self.streaming_refused.load(Ordering::Relaxed)
+    }
+
+    /// Whether `e` is the server refusing the streaming list of a watch that streams; if
+    /// so, every watch falls back to paginated LISTs (the caller starts its watch again).
+    pub fn refused_streaming(&self, streaming: bool, e: &watcher::Error) -> bool {
+        if !streaming || !crate::operator::watch_backoff::refuses_streaming(e) {
+            return false;
+        }
+        if !self.streaming_refused.swap(true, Ordering::Relaxed) {
+            tracing::warn!(error = %e, "the API server refused a streaming list (WatchList turned off?); listing with pages");
+        }
+        true
+    }
+
+    /// Whether the API server validates updates with ratcheting.
+    pub fn ratcheting(&self) -> bool {
+        self.release().ratchets()
+    }
+}
+
+/// The tracked CRDs' states, and the channels that tell the Controller (and the policy
+/// report writers) that one changed: the one place a task records what it found about a
+/// CRD (through `crds::state`'s transitions, under [`CrdStates::with_current`]).
+pub struct CrdStates {
     tracked: Mutex<BTreeMap<String, Tracked>>,
+    /// The CRDs whose state changed, for the Controller to reconcile (`reconcile_on`).
+    triggers: mpsc::UnboundedSender<ObjectRef<CrdMeta>>,
+    /// Counts what the policy report writers look at changing (a CRD's state, the first
+    /// LIST done, what `auto` knows of OpenReports): each writer sleeps until it moves or
+    /// one of its own deadlines comes, and misses no change made while it was writing.
+    policy_changed: tokio::sync::watch::Sender<u64>,
+    /// The first LIST of CRDs is done: a CRD missing from the states is gone, not unseen.
+    listed: AtomicBool,
+}
+
+impl CrdStates {
+    /// The states, locked (for short in-memory work only).
+    pub fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Tracked>> {
+        self.tracked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The state of the tracked CRD `crd` changed: the Controller reconciles it (publishes
+    /// its metrics and Events, writes its report if what it says changed), and the
+    /// PolicyReport writer looks again.
+    pub fn changed(&self, crd: &str) {
+        // Fails only once the Controller has stopped.
+        let _ = self.triggers.send(ObjectRef::new(crd));
+        self.policy_changed();
+    }
+
+    /// Something the policy report writers look at changed.
+    pub fn policy_changed(&self) {
+        self.policy_changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// What wakes a policy report writer.
+    pub fn policy_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.policy_changed.subscribe()
+    }
+
+    /// Whether the first LIST of CRDs is reconciled (a CRD missing is gone, not unseen).
+    pub fn listed(&self) -> bool {
+        self.listed.load(Ordering::Relaxed)
+    }
+
+    /// The first LIST of CRDs is reconciled.
+    pub fn set_listed(&self) {
+        self.listed.store(true, Ordering::Relaxed);
+        self.policy_changed();
+    }
+
+    /// Runs `f` on the tracked CRD `crd` if its current audit is still the one of `epoch`
+    /// (the one place that test is made): `None` when the CRD went away or a newer revision
+    /// (or a restarted audit) took over, and whatever the caller was doing is stale. The
+    /// Controller reconciles the CRD after a change.
+    pub(crate) fn with_current<R>(
+        &self,
+        crd: &str,
+        epoch: u64,
+        f: impl FnOnce(&mut Tracked) -> R,
+    ) -> Option<R> {
+        let mut states = self.lock();
+        let r = states.get_mut(crd).filter(|t| t.epoch() == epoch).map(f);
+        drop(states);
+        if r.is_some() {
+            self.changed(crd);
+        }
+        r
+    }
+}
+
+/// What the reconciles keep beside the states: the CRDs' retries, what an earlier operator
+/// reported, the object audits' tasks, the bound on CRD reads, and the epochs.
+pub struct Registry {
+    pub states: Arc<CrdStates>,
     /// The CRDs whose last reconcile failed, and when they are tried again.
     retries: Mutex<HashMap<String, crate::operator::crds::error::Retry>>,
     /// The reports an earlier operator wrote, for the CRDs' first reconciles.
     pub earlier_reports: crate::operator::reports::earlier::EarlierReports,
     /// The object audits, started and stopped by the CRDs' reconciles.
     pub audits: crate::operator::audits::tasks::AuditTasks,
+    /// Bounds the CRDs read and checked at once (`CONCURRENT_CRD_READS`).
+    pub crd_reads: Semaphore,
     next_epoch: AtomicU64,
 }
 
@@ -91,19 +225,9 @@ impl Triggered {
 
 /// What the tasks tell each other.
 pub struct Signals {
-    /// The CRDs whose state changed, for the Controller to reconcile (`reconcile_on`).
-    triggers: mpsc::UnboundedSender<ObjectRef<CrdMeta>>,
     /// Reports with findings waiting for the write budget: the clean ones wait until none
     /// is (on a fresh start with thousands of CRDs, the reports that matter come first).
     pub findings_waiting: AtomicUsize,
-    /// Counts what the policy report writers look at changing (a CRD's state, the first
-    /// LIST done, what `auto` knows of OpenReports): each writer sleeps until it moves or
-    /// one of its own deadlines comes, and misses no change made while it was writing.
-    policy_changed: tokio::sync::watch::Sender<u64>,
-    /// The first LIST of CRDs is done: a CRD missing from the registry is gone, not unseen.
-    pub crds_listed: AtomicBool,
-    /// The API server refused a streaming list: every watch lists with pages instead.
-    pub streaming_refused: AtomicBool,
     /// Counts the API server's recoveries: the CRD watch made progress again after failing.
     /// Retries that backed off during the outage (report writes, Events) go at once then.
     pub recovered: tokio::sync::watch::Sender<u64>,
@@ -116,51 +240,6 @@ pub struct Signals {
 }
 
 impl Ctx {
-    /// The API server's release.
-    pub fn release(&self) -> KubeVersion {
-        KubeVersion {
-            minor: self
-                .deps
-                .release_minor
-                .load(std::sync::atomic::Ordering::Relaxed),
-        }
-    }
-
-    /// How a watch gets its initial state, and whether it streams: from a server that
-    /// offers streaming lists (1.34+, unless it refused one), one object at a time on the
-    /// watch itself, so that no LIST response is held whole; elsewhere paginated LISTs of
-    /// `page` objects.
-    pub fn watch_config(&self, page: u32) -> (watcher::Config, bool) {
-        if self.streams_lists() {
-            (watcher::Config::default().streaming_lists(), true)
-        } else {
-            (watcher::Config::default().page_size(page), false)
-        }
-    }
-
-    /// Whether watches stream their initial state: the server offers streaming lists
-    /// (1.34+) and has not refused one.
-    pub fn streams_lists(&self) -> bool {
-        self.release().streams_lists() && !self.signals.streaming_refused.load(Ordering::Relaxed)
-    }
-
-    /// Whether `e` is the server refusing the streaming list of a watch that streams; if
-    /// so, every watch falls back to paginated LISTs (the caller starts its watch again).
-    pub fn refused_streaming(&self, streaming: bool, e: &watcher::Error) -> bool {
-        if !streaming || !crate::operator::watch_backoff::refuses_streaming(e) {
-            return false;
-        }
-        if !self.signals.streaming_refused.swap(true, Ordering::Relaxed) {
-            tracing::warn!(error = %e, "the API server refused a streaming list (WatchList turned off?); listing with pages");
-        }
-        true
-    }
-
-    /// Whether the API server validates updates with ratcheting.
-    pub fn ratcheting(&self) -> bool {
-        self.release().ratchets()
-    }
-
     pub fn new(
         client: kube::Client,
         watch_clients: Option<Arc<crate::cluster::client::WatchClients>>,
@@ -174,7 +253,7 @@ impl Ctx {
         let (triggers, triggered) = mpsc::unbounded_channel();
         let audits = crate::operator::audits::tasks::AuditTasks::new(config.full_resync_interval);
         let ctx = Arc::new(Ctx {
-            deps: Deps {
+            deps: Arc::new(Deps {
                 validators,
                 events: Arc::new(EventQueue::new(
                     EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
@@ -186,22 +265,23 @@ impl Ctx {
                 metrics,
                 limiter,
                 judging,
-                crd_reads: Semaphore::new(CONCURRENT_CRD_READS),
-                release_minor: AtomicU32::new(KubeVersion::default().minor),
-            },
+                server: ServerInfo::default(),
+            }),
             crds: Registry {
-                tracked: Mutex::new(BTreeMap::new()),
+                states: Arc::new(CrdStates {
+                    tracked: Mutex::new(BTreeMap::new()),
+                    triggers,
+                    policy_changed: tokio::sync::watch::Sender::new(0),
+                    listed: AtomicBool::new(false),
+                }),
                 retries: Mutex::default(),
                 earlier_reports: Default::default(),
                 audits,
+                crd_reads: Semaphore::new(CONCURRENT_CRD_READS),
                 next_epoch: AtomicU64::new(1),
             },
             signals: Signals {
-                triggers,
                 findings_waiting: AtomicUsize::new(0),
-                policy_changed: tokio::sync::watch::Sender::new(0),
-                crds_listed: AtomicBool::new(false),
-                streaming_refused: AtomicBool::new(false),
                 recovered: tokio::sync::watch::Sender::new(0),
                 reports_served: AtomicBool::new(true),
                 stopping: tokio::sync::watch::Sender::new(false),
@@ -211,8 +291,29 @@ impl Ctx {
         (ctx, Triggered(triggered))
     }
 
+    /// The API server's release.
+    pub fn release(&self) -> KubeVersion {
+        self.deps.server.release()
+    }
+
+    /// [`ServerInfo::watch_config`].
+    pub fn watch_config(&self, page: u32) -> (watcher::Config, bool) {
+        self.deps.server.watch_config(page)
+    }
+
+    /// [`ServerInfo::refused_streaming`].
+    pub fn refused_streaming(&self, streaming: bool, e: &watcher::Error) -> bool {
+        self.deps.server.refused_streaming(streaming, e)
+    }
+
+    /// Whether the API server validates updates with ratcheting.
+    pub fn ratcheting(&self) -> bool {
+        self.deps.server.ratcheting()
+    }
+
+    /// The tracked CRDs' states, locked.
     pub fn registry(&self) -> MutexGuard<'_, BTreeMap<String, Tracked>> {
-        self.crds.tracked.lock().unwrap_or_else(|e| e.into_inner())
+        self.crds.states.lock()
     }
 
     pub(crate) fn retries(
@@ -226,25 +327,14 @@ impl Ctx {
         self.deps.events.push(ev);
     }
 
-    /// The state of the tracked CRD `crd` changed: the Controller reconciles it (publishes
-    /// its metrics and Events, writes its report if what it says changed), and the
-    /// PolicyReport writer looks again.
+    /// [`CrdStates::changed`].
     pub fn changed(&self, crd: &str) {
-        // Fails only once the Controller has stopped.
-        let _ = self.signals.triggers.send(ObjectRef::new(crd));
-        self.policy_changed();
+        self.crds.states.changed(crd);
     }
 
-    /// Something the policy report writers look at changed.
+    /// [`CrdStates::policy_changed`].
     pub fn policy_changed(&self) {
-        self.signals
-            .policy_changed
-            .send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    /// What wakes a policy report writer.
-    pub fn policy_changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.signals.policy_changed.subscribe()
+        self.crds.states.policy_changed();
     }
 
     /// Every tracked CRD is reconciled again.
@@ -285,23 +375,14 @@ impl Ctx {
         self.crds.next_epoch.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Runs `f` on the tracked CRD `crd` if its current audit is still the one of `epoch`
-    /// (the one place that test is made): `None` when the CRD went away or a newer revision
-    /// (or a restarted audit) took over, and whatever the caller was doing is stale. The
-    /// Controller reconciles the CRD after a change.
+    /// [`CrdStates::with_current`].
     pub(crate) fn with_current<R>(
         &self,
         crd: &str,
         epoch: u64,
         f: impl FnOnce(&mut Tracked) -> R,
     ) -> Option<R> {
-        let mut reg = self.registry();
-        let r = reg.get_mut(crd).filter(|t| t.epoch() == epoch).map(f);
-        drop(reg);
-        if r.is_some() {
-            self.changed(crd);
-        }
-        r
+        self.crds.states.with_current(crd, epoch, f)
     }
 }
 

@@ -22,7 +22,6 @@ use kube::runtime::controller::{self, Config as ControllerConfig};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher::{self, Event, watcher};
 use std::collections::BTreeSet;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use tokio::task::JoinHandle;
 
@@ -50,7 +49,10 @@ impl LeadershipTerm {
         let mut tasks = Vec::new();
         if ctx.deps.config.policy_reports {
             tasks.push(tokio::spawn(
-                crate::operator::reports::policy_writer::write_policy_reports(ctx.clone()),
+                crate::operator::reports::policy_writer::write_policy_reports(
+                    ctx.deps.clone(),
+                    ctx.crds.states.clone(),
+                ),
             ));
         }
         let finishing = vec![
@@ -207,8 +209,7 @@ pub(crate) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
 /// Every CRD of the first LIST has been reconciled.
 async fn first_list_reconciled(ctx: &Ctx) {
     ctx.crds.earlier_reports.first_crds_done().await;
-    ctx.signals.crds_listed.store(true, Ordering::Relaxed);
-    ctx.policy_changed();
+    ctx.crds.states.set_listed();
     ctx.deps.metrics.set_ready(true);
     tracing::info!(
         crds = ctx.registry().len(),

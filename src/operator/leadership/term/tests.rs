@@ -5,6 +5,7 @@ use crate::operator::leadership::context::Triggered;
 use k8s_openapi::api::core::v1::ObjectReference;
 use serde_json::Value;
 use serde_json::json;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 fn crd(uid: &str, generation: i64, sizes: &[&str]) -> Value {
@@ -35,11 +36,11 @@ async fn watches_stream_where_the_server_can_and_fall_back_to_pages() {
                 .boxed(),
         )
     };
-    ctx.deps.release_minor.store(20, Ordering::Relaxed);
+    ctx.deps.server.set_release(20);
     assert!(!ctx.watch_config(7).1, "1.20 has no streaming lists");
-    ctx.deps.release_minor.store(33, Ordering::Relaxed);
+    ctx.deps.server.set_release(33);
     assert!(!ctx.watch_config(7).1);
-    ctx.deps.release_minor.store(34, Ordering::Relaxed);
+    ctx.deps.server.set_release(34);
     assert!(ctx.watch_config(7).1, "1.34 streams");
     // Other errors, or a watch that does not stream, change nothing.
     assert!(!ctx.refused_streaming(true, &refusal(500)));
@@ -79,7 +80,7 @@ async fn object_watches_ask_for_no_bookmarks_once_they_have_the_objects() {
     for minor in [20, 34] {
         let (client, fake) = fake_api::start();
         let (ctx, _triggered) = context(client);
-        ctx.deps.release_minor.store(minor, Ordering::Relaxed);
+        ctx.deps.server.set_release(minor);
         fake.lock()
             .unwrap()
             .objects
@@ -448,15 +449,21 @@ async fn a_panicking_audit_is_reported_and_restarted() {
     let runs = std::sync::atomic::AtomicUsize::new(0);
     let c = ctx.clone();
     let name = revision.shell().name.clone();
-    let supervised = crate::operator::audits::objects::supervise(&ctx, &name, epoch, || {
+    let handle = crate::operator::audits::objects::AuditHandle::of(&ctx);
+    let supervised = crate::operator::audits::objects::supervise(&handle, &name, epoch, || {
         let n = runs.fetch_add(1, Ordering::Relaxed);
         let (c, revision) = (c.clone(), revision.clone());
         async move {
             if n == 0 {
                 panic!("boom in the audit");
             }
-            crate::operator::audits::objects::audit_objects(c, revision, epoch, Default::default())
-                .await
+            crate::operator::audits::objects::audit_objects(
+                crate::operator::audits::objects::AuditHandle::of(&c),
+                revision,
+                epoch,
+                Default::default(),
+            )
+            .await
         }
     });
     let reported = async {

@@ -18,7 +18,7 @@
 use crate::audit::config::PolicyReportsApi;
 use crate::cluster::backoff::Backoff;
 use crate::cluster::pages::each_listed;
-use crate::operator::leadership::context::Ctx;
+use crate::operator::leadership::context::{CrdStates, Deps};
 use crate::operator::reports::policy::{
     self as policy_report, Content, CrdAudit, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME,
     ReportApi,
@@ -73,8 +73,9 @@ enum Role {
 /// between passes so that the reports are rebuilt only when needed.
 type Fingerprint = Vec<(String, u64, bool, u64, usize, Option<String>)>;
 
-fn fingerprint(ctx: &Ctx) -> Fingerprint {
-    ctx.registry()
+fn fingerprint(states: &CrdStates) -> Fingerprint {
+    states
+        .lock()
         .iter()
         .map(|(name, t)| {
             (
@@ -107,7 +108,10 @@ fn failure(e: &kube::Error) -> Failure {
 }
 
 struct Writer {
-    ctx: Arc<Ctx>,
+    /// What the writer uses of its term: the client, configuration, metrics and write
+    /// budget, and the tracked CRDs' states it reads.
+    deps: Arc<Deps>,
+    states: Arc<CrdStates>,
     api: ReportApi,
     role: Role,
     /// `auto`: what is known of OpenReports (shared by the two writers).
@@ -129,9 +133,9 @@ struct Writer {
 }
 
 /// Writes the policy reports while the controller runs, to the APIs `policyReportsApi` says.
-pub async fn write_policy_reports(ctx: Arc<Ctx>) {
+pub async fn write_policy_reports(deps: Arc<Deps>, states: Arc<CrdStates>) {
     let openreports = Arc::new(AtomicU8::new(UNKNOWN));
-    let writers = match ctx.deps.config.policy_reports_api {
+    let writers = match deps.config.policy_reports_api {
         PolicyReportsApi::OpenReports => vec![(ReportApi::OpenReports, Role::Write)],
         PolicyReportsApi::WgPolicy => vec![(ReportApi::WgPolicy, Role::Write)],
         PolicyReportsApi::Both => vec![
@@ -145,7 +149,8 @@ pub async fn write_policy_reports(ctx: Arc<Ctx>) {
     };
     let runs = writers.into_iter().map(|(api, role)| {
         let mut w = Writer::new(
-            ctx.clone(),
+            deps.clone(),
+            states.clone(),
             api,
             role,
             openreports.clone(),
@@ -158,7 +163,8 @@ pub async fn write_policy_reports(ctx: Arc<Ctx>) {
 
 impl Writer {
     fn new(
-        ctx: Arc<Ctx>,
+        deps: Arc<Deps>,
+        states: Arc<CrdStates>,
         api: ReportApi,
         role: Role,
         openreports: Arc<AtomicU8>,
@@ -178,8 +184,9 @@ impl Writer {
             last: None,
             recheck_at: now,
             limits,
-            changes: ctx.policy_changes(),
-            ctx,
+            changes: states.policy_changes(),
+            deps,
+            states,
         }
     }
 
@@ -205,7 +212,7 @@ impl Writer {
     /// is woken when it is news.
     fn learned(&self, openreports: u8) {
         if self.openreports.swap(openreports, Ordering::Relaxed) != openreports {
-            self.ctx.policy_changed();
+            self.states.policy_changed();
         }
     }
 
@@ -215,7 +222,7 @@ impl Writer {
     fn idle_wait(&self, now: Instant) -> Duration {
         // Waiting for the first LIST of CRDs, or for the other writer to learn whether
         // OpenReports is usable: both wake it when they come (`Ctx::policy_changed`).
-        let waiting = !self.ctx.signals.crds_listed.load(Ordering::Relaxed)
+        let waiting = !self.states.listed()
             || (self.role == Role::Fallback && self.openreports.load(Ordering::Relaxed) == UNKNOWN);
         if waiting {
             return RECHECK;
@@ -236,7 +243,7 @@ impl Writer {
     /// One round: LIST when needed, rebuild the reports when the audits changed, write those
     /// that differ from what the server holds.
     async fn pass(&mut self) {
-        if !self.ctx.signals.crds_listed.load(Ordering::Relaxed) {
+        if !self.states.listed() {
             return;
         }
         // `auto`: the wgpolicyk8s.io writer waits until OpenReports is known to be usable or
@@ -276,7 +283,7 @@ impl Writer {
                 }
             }
         }
-        let print = (fingerprint(&self.ctx), openreports);
+        let print = (fingerprint(&self.states), openreports);
         let pending = !self.retry.is_empty();
         if self.last.as_ref() == Some(&print) && !pending && now < self.recheck_at {
             return;
@@ -289,7 +296,7 @@ impl Writer {
             BTreeMap::new()
         } else {
             let unix_now = k8s_openapi::jiff::Timestamp::now().as_second();
-            let reg = self.ctx.registry();
+            let reg = self.states.lock();
             let inputs = reg.values().map(|t| CrdAudit {
                 name: &t.crd().name,
                 group: &t.crd().group,
@@ -329,32 +336,32 @@ impl Writer {
         }
         let ar = resource(self.api, placement);
         let api: Api<DynamicObject> = if placement.is_empty() {
-            Api::all_with(self.ctx.deps.client.clone(), &ar)
+            Api::all_with(self.deps.client.clone(), &ar)
         } else {
-            Api::namespaced_with(self.ctx.deps.client.clone(), placement, &ar)
+            Api::namespaced_with(self.deps.client.clone(), placement, &ar)
         };
-        self.ctx.deps.limiter.acquire().await;
+        self.deps.limiter.acquire().await;
         let result = match want {
             Some(content) => {
-                self.ctx.deps.metrics.api_write("patch");
+                self.deps.metrics.api_write("patch");
                 let params = PatchParams::apply(FIELD_MANAGER).force();
                 let body = content.object(placement, self.api);
                 api.patch(REPORT_NAME, &params, &Patch::Apply(&body))
                     .await
                     .map(|_| ())
                     .map_err(|e| {
-                        self.ctx.deps.metrics.api_error("patch");
+                        self.deps.metrics.api_error("patch");
                         failure(&e)
                     })
             }
             None => {
-                self.ctx.deps.metrics.api_write("delete");
+                self.deps.metrics.api_write("delete");
                 match api.delete(REPORT_NAME, &DeleteParams::default()).await {
                     Ok(_) => Ok(()),
                     // Already gone (deleted by someone, or with its namespace).
                     Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
                     Err(e) => {
-                        self.ctx.deps.metrics.api_error("delete");
+                        self.deps.metrics.api_error("delete");
                         Err(failure(&e))
                     }
                 }
@@ -427,7 +434,7 @@ impl Writer {
     /// Whether the CRD watch has seen both of this API's CRDs (audited like any other): a
     /// writer that found them missing LISTs again at once instead of waiting out its backoff.
     fn crds_seen(&self) -> bool {
-        let reg = self.ctx.registry();
+        let reg = self.states.lock();
         ["ns", ""].iter().all(|placement| {
             reg.contains_key(&format!(
                 "{}.{}",
@@ -469,7 +476,7 @@ impl Writer {
     async fn served(&self, cluster: bool) -> bool {
         let placement = if cluster { "" } else { "ns" };
         let api: Api<DynamicObject> =
-            Api::all_with(self.ctx.deps.client.clone(), &resource(self.api, placement));
+            Api::all_with(self.deps.client.clone(), &resource(self.api, placement));
         !matches!(
             api.list(&ListParams::default().limit(1)).await,
             Err(kube::Error::Api(s)) if s.code == 404
@@ -482,7 +489,7 @@ impl Writer {
         for cluster in [true, false] {
             let placement = if cluster { "" } else { "ns" };
             let api: Api<DynamicObject> =
-                Api::all_with(self.ctx.deps.client.clone(), &resource(self.api, placement));
+                Api::all_with(self.deps.client.clone(), &resource(self.api, placement));
             let params = ListParams::default()
                 .labels(&format!("{MANAGED_BY}={POLICY}"))
                 .limit(500);
@@ -496,7 +503,7 @@ impl Writer {
             })
             .await
             .map_err(|e| {
-                self.ctx.deps.metrics.api_error("list");
+                self.deps.metrics.api_error("list");
                 failure(&e)
             })?;
         }

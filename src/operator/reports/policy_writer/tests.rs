@@ -3,7 +3,7 @@ use crate::audit::config::Config;
 use crate::audit::judge::judge;
 use crate::judging_pool::JudgingPool;
 use crate::operator::fake_api;
-use crate::operator::leadership::context::Triggered;
+use crate::operator::leadership::context::{Ctx, Triggered};
 use crate::operator::metrics::Metrics;
 use serde_json::{Value, json};
 
@@ -79,7 +79,7 @@ async fn audited_with(
         reg.len() == 2 && reg.values().all(|t| t.audited())
     })
     .await;
-    ctx.signals.crds_listed.store(true, Ordering::Relaxed);
+    ctx.crds.states.set_listed();
     (ctx, fake, triggered)
 }
 
@@ -144,7 +144,10 @@ async fn results_follow_the_audit() {
         .unwrap()
         .policy_reports
         .insert(("ns1".into(), "kyverno-pol".into()), foreign.clone());
-    let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+    let writer = tokio::spawn(write_policy_reports(
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
+    ));
     until("three reports", || {
         fake.lock().unwrap().policy_reports.len() == 4
     })
@@ -240,7 +243,10 @@ async fn a_restart_rewrites_nothing() {
         ("nodes", vec![]),
     ])
     .await;
-    let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+    let writer = tokio::spawn(write_policy_reports(
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
+    ));
     until("the report", || report(&fake, "ns1").is_some()).await;
     writer.abort();
     let before = report(&fake, "ns1").unwrap();
@@ -265,9 +271,10 @@ async fn a_restart_rewrites_nothing() {
         ctx2.registry().get(THINGS).is_some_and(|t| t.audited())
     })
     .await;
-    ctx2.signals.crds_listed.store(true, Ordering::Relaxed);
+    ctx2.crds.states.set_listed();
     let mut w = Writer::new(
-        ctx2.clone(),
+        ctx2.deps.clone(),
+        ctx2.crds.states.clone(),
         ReportApi::WgPolicy,
         Role::Write,
         Arc::new(AtomicU8::new(UNKNOWN)),
@@ -297,7 +304,10 @@ async fn missing_crds_and_refused_writes_are_retried_with_backoff() {
     ])
     .await;
     fake.lock().unwrap().policy_crds_missing = true;
-    let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+    let writer = tokio::spawn(write_policy_reports(
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
+    ));
     let reports = tokio::spawn(crate::operator::leadership::term::run(
         ctx.clone(),
         triggered,
@@ -361,7 +371,10 @@ async fn a_missing_namespace_holds_up_no_other_report() {
     ])
     .await;
     fake.lock().unwrap().missing_namespaces = vec!["ns1".into()];
-    let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+    let writer = tokio::spawn(write_policy_reports(
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
+    ));
     until("the other reports", || {
         report(&fake, "ns2").is_some() && report(&fake, "").is_some()
     })
@@ -387,7 +400,10 @@ async fn auto_moves_to_openreports_once_it_is_installed() {
         ("nodes", vec![obj("", "n1", "huge")]),
     ])
     .await;
-    let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+    let writer = tokio::spawn(write_policy_reports(
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
+    ));
     until("the wgpolicyk8s.io reports", || {
         report(&fake, "ns1").is_some() && report(&fake, "").is_some()
     })
@@ -438,7 +454,10 @@ async fn both_and_openreports_only() {
         ]
     };
     let (ctx, fake, _triggered) = audited_with(objects(), PolicyReportsApi::Both, true).await;
-    let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+    let writer = tokio::spawn(write_policy_reports(
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
+    ));
     until("both APIs written", || {
         let f = fake.lock().unwrap();
         f.open_reports.len() == 2 && f.policy_reports.len() == 2
@@ -454,7 +473,10 @@ async fn both_and_openreports_only() {
 
     let (ctx, fake, _triggered) =
         audited_with(objects(), PolicyReportsApi::OpenReports, false).await;
-    let writer = tokio::spawn(write_policy_reports(ctx.clone()));
+    let writer = tokio::spawn(write_policy_reports(
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
+    ));
     tokio::time::sleep(Duration::from_secs(60)).await;
     {
         let f = fake.lock().unwrap();
@@ -485,7 +507,8 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
     );
     let openreports = Arc::new(AtomicU8::new(UNKNOWN));
     let mut w = Writer::new(
-        ctx.clone(),
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
         ReportApi::WgPolicy,
         Role::Write,
         openreports,
@@ -495,7 +518,7 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
     // Before the first LIST of CRDs: woken by it, not by a timer.
     w.list_at = now;
     assert_eq!(w.idle_wait(now), RECHECK);
-    ctx.signals.crds_listed.store(true, Ordering::Relaxed);
+    ctx.crds.states.set_listed();
     // Not listed yet: the LIST's turn.
     w.list_at = now + Duration::from_secs(7);
     assert_eq!(w.idle_wait(now), Duration::from_secs(7));
