@@ -323,11 +323,19 @@ async fn rewrite_one(
         return Ok(Written::Skipped);
     }
     pace.wait().await;
-    let Err(e) = retrying(|| api.replace(&name, &params, &obj)).await else {
+    // A 404 that does not name the object is its resource not served (yet): an API server
+    // that is starting serves custom resources only once it has read their CRDs.
+    let unserved = |e: &kube::Error| status_code(e) == Some(404) && !names(e, &name);
+    let Err(e) = retrying_when(
+        |e| transient(e) || unserved(e),
+        || api.replace(&name, &params, &obj),
+    )
+    .await
+    else {
         return Ok(Written::Rewritten);
     };
     match status_code(&e) {
-        Some(404) => Ok(Written::Gone),
+        Some(404) if names(&e, &name) => Ok(Written::Gone),
         // Its resourceVersion (or uid) is not the one listed: written (or deleted and created
         // again) since, and stored at the storage version by that write.
         Some(409) => Ok(Written::ByOther),
@@ -571,16 +579,30 @@ fn transient(e: &kube::Error) -> bool {
     }
 }
 
+/// Whether the server's answer is about the object `name` (a Status whose details name it),
+/// not about the request's path: a 404 that names the object says it was deleted.
+fn names(e: &kube::Error, name: &str) -> bool {
+    matches!(e, kube::Error::Api(s) if s.details.as_ref().is_some_and(|d| d.name == name))
+}
+
 /// Sends a request until it succeeds, fails for good, or the server has been away for
 /// [`OUTAGE`] (an API server restart, a throttling storm), pausing with jittered backoff.
 async fn retrying<T, F: std::future::Future<Output = Result<T, kube::Error>>>(
+    request: impl FnMut() -> F,
+) -> Result<T, kube::Error> {
+    retrying_when(transient, request).await
+}
+
+/// [`retrying`], with `again` saying which failures are tried again.
+async fn retrying_when<T, F: std::future::Future<Output = Result<T, kube::Error>>>(
+    again: impl Fn(&kube::Error) -> bool,
     mut request: impl FnMut() -> F,
 ) -> Result<T, kube::Error> {
     let mut backoff = crate::cluster::backoff::OUTAGE.backoff();
     let started = tokio::time::Instant::now();
     loop {
         match request().await {
-            Err(e) if transient(&e) && started.elapsed() < OUTAGE => {
+            Err(e) if again(&e) && started.elapsed() < OUTAGE => {
                 tokio::time::sleep(backoff.next_delay()).await;
             }
             other => return other,

@@ -149,7 +149,24 @@ fn serve(crd_now: Value, answers: &[(&str, &[u16])]) -> (kube::Client, Server) {
                     };
                     match code {
                         200 => ok(&sent),
-                        404 => status(404, "NotFound", &format!("widgets \"{name}\" not found")),
+                        // The object deleted: a Status that names it.
+                        404 => Response::builder()
+                            .status(404)
+                            .header("content-type", "application/json")
+                            .body(Body::from(
+                                serde_json::to_vec(&json!({"kind": "Status", "apiVersion": "v1",
+                                    "status": "Failure", "reason": "NotFound", "code": 404,
+                                    "message": format!("widgets.example.com \"{name}\" not found"),
+                                    "details": {"name": name, "group": "example.com", "kind": "widgets"}}))
+                                .unwrap(),
+                            ))
+                            .unwrap(),
+                        // Its resource not served (an API server starting): the path's 404.
+                        1404 => Response::builder()
+                            .status(404)
+                            .header("content-type", "text/plain")
+                            .body(Body::from(b"404 page not found".to_vec()))
+                            .unwrap(),
                         409 => status(409, "Conflict", "the object has been modified"),
                         422 => status(
                             422,
@@ -174,6 +191,8 @@ async fn every_object_is_sent_back_and_refusals_never_stop_the_rest() {
     let (client, server) = serve(
         crd(3, &["v1alpha1", "v1"]),
         &[
+            // Not served for a moment (an API server restarting): not gone, written.
+            ("a", &[1404, 1404]),
             ("conflicted", &[409]),
             ("gone", &[404]),
             ("invalid", &[422]),

@@ -374,9 +374,13 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
         // Whole, the ACME solvers' list-map keys with `default: ""` included.
         apply(admin, &corpus_crd_for_1_20(case));
     }
-    wait_for("cert-manager's Certificates to be served", || {
-        admin.get("/apis/cert-manager.io/v1/certificates").ok()
-    });
+    wait_for(
+        "cert-manager's Certificates and Issuers to be served",
+        || {
+            admin.get("/apis/cert-manager.io/v1/certificates").ok()?;
+            admin.get("/apis/cert-manager.io/v1/issuers").ok()
+        },
+    );
     let issued = chart_objects(
         "crd-audit",
         &[
