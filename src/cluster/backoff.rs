@@ -36,7 +36,8 @@ pub const API_CALL: Policy = Policy {
     jitter: true,
 };
 
-/// A report write that a reconcile waits on where it is (the write budget's turn kept).
+/// An Event the writer task could not write (it waits at the head of the queue: Events go in
+/// order).
 pub const REPORT_WRITE: Policy = Policy {
     first: Duration::from_millis(500),
     max: Duration::from_secs(60),

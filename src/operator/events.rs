@@ -3,10 +3,10 @@
 //! events.k8s.io/v1 Events about cluster-scoped objects (they go out as core/v1 Events), and
 //! a server that serves no Events at all (the standalone apiextensions-apiserver) is noted
 //! once and then left alone. The Events to write wait in an [`EventQueue`], the handle the
-//! audits and reconciles push to; its one pump task writes them in order.
+//! audits and reconciles push to; the writer task (`reports::writer`) writes them in order,
+//! within the write budget it shares with the reports.
 
 use crate::operator::metrics::Metrics;
-use crate::operator::write_limit::WriteLimiter;
 use k8s_openapi::api::core::v1::{Event as CoreEvent, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use kube::api::{Api, PostParams};
@@ -14,7 +14,7 @@ use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::{Notify, watch};
+use tokio::sync::Notify;
 
 /// The most Events waiting to be written (SchemaViolation Events are budgeted per CRD, so
 /// this is only reached when the Events API is down for long).
@@ -36,7 +36,6 @@ pub struct EventSink {
     recorder: Recorder,
     identity: String,
     metrics: Arc<Metrics>,
-    limiter: Arc<WriteLimiter>,
     /// The server serves no Events (said once).
     unsupported: AtomicBool,
 }
@@ -45,12 +44,7 @@ pub struct EventSink {
 const MAX_NOTE: usize = 1000;
 
 impl EventSink {
-    pub fn new(
-        client: kube::Client,
-        identity: &str,
-        metrics: Arc<Metrics>,
-        limiter: Arc<WriteLimiter>,
-    ) -> EventSink {
+    pub fn new(client: kube::Client, identity: &str, metrics: Arc<Metrics>) -> EventSink {
         let reporter = Reporter {
             controller: "crd-audit".into(),
             instance: Some(identity.into()),
@@ -60,19 +54,18 @@ impl EventSink {
             client,
             identity: identity.into(),
             metrics,
-            limiter,
             unsupported: AtomicBool::new(false),
         }
     }
 
-    /// Publishes an Event. `Err` means it could not be written now and should be tried again
-    /// later; an Event the server can never take (no Events API) counts as done.
+    /// Publishes an Event (within the write budget the caller took). `Err` means it could
+    /// not be written now and should be tried again later; an Event the server can never
+    /// take (no Events API) counts as done.
     pub async fn publish(&self, ev: &PendingEvent) -> Result<(), kube::Error> {
         if self.unsupported.load(Ordering::Relaxed) {
             return Ok(());
         }
         let note = crate::audit::judge::bounded(&ev.note, MAX_NOTE);
-        self.limiter.acquire().await;
         self.metrics.api_write("create");
         let event = Event {
             type_: if ev.warning {
@@ -153,7 +146,8 @@ impl EventSink {
 }
 
 /// The Events waiting to be written, in order, and where they go: what the audits and the
-/// reconciles are handed to tell people something; [`EventQueue::pump`] writes them.
+/// reconciles are handed to tell people something; the writer task (`reports::writer`)
+/// writes them.
 pub struct EventQueue {
     sink: EventSink,
     /// `emitEvents`: otherwise nothing is queued.
@@ -176,7 +170,7 @@ impl EventQueue {
         self.queued.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queues an Event; the pump writes it, retried until the server takes it.
+    /// Queues an Event; the writer task writes it, retried until the server takes it.
     pub fn push(&self, ev: PendingEvent) {
         if !self.enabled {
             return;
@@ -200,45 +194,27 @@ impl EventQueue {
         self.len() == 0
     }
 
-    /// Writes the queued Events in order; one that fails is retried (with backoff, cut short
-    /// when the API server recovers: `recovered` moves) before the next. Once `stopping` is
-    /// set, it ends when the queue is empty (the caller bounds how long that may take).
-    pub async fn pump(
-        &self,
-        mut stopping: watch::Receiver<bool>,
-        mut recovered: watch::Receiver<u64>,
-    ) {
-        let mut backoff = crate::cluster::backoff::REPORT_WRITE.backoff();
-        loop {
-            let next = self.lock().front().cloned();
-            let Some(ev) = next else {
-                if *stopping.borrow_and_update() {
-                    return; // flushed
-                }
-                tokio::select! {
-                    _ = self.pushed.notified() => {}
-                    _ = stopping.wait_for(|s| *s) => {}
-                }
-                continue;
-            };
-            match self.sink.publish(&ev).await {
-                Ok(()) => {
-                    let mut q = self.lock();
-                    if q.front() == Some(&ev) {
-                        q.pop_front();
-                    }
-                    backoff.reset();
-                }
-                Err(e) => {
-                    let wait = backoff.next_delay();
-                    tracing::error!(reason = %ev.reason, error = %crate::cluster::client::describe(&e), retry_in = ?wait, "writing an Event failed");
-                    tokio::select! {
-                        _ = tokio::time::sleep(wait) => {}
-                        // The API server is back: try again now, from the first delay.
-                        _ = recovered.changed() => backoff.reset(),
-                    }
-                }
-            }
+    /// The next Event to write (the oldest).
+    pub fn front(&self) -> Option<PendingEvent> {
+        self.lock().front().cloned()
+    }
+
+    /// The oldest Event was written.
+    pub fn written(&self, ev: &PendingEvent) {
+        let mut q = self.lock();
+        if q.front() == Some(ev) {
+            q.pop_front();
         }
+    }
+
+    /// Writes an Event (the writer task has taken its write budget); `Err`: try it again
+    /// later.
+    pub async fn publish(&self, ev: &PendingEvent) -> Result<(), kube::Error> {
+        self.sink.publish(ev).await
+    }
+
+    /// Waits for a push (one made since the last wait counts).
+    pub async fn pushed(&self) {
+        self.pushed.notified().await
     }
 }

@@ -493,6 +493,10 @@ fn answer(
                 ok(&written)
             }
             ("DELETE", name, _) => {
+                st.report_writes += 1;
+                if st.fail_writes {
+                    return status(503, "ServiceUnavailable", "etcd is down");
+                }
                 if let Some(r) = st.reports.remove(name) {
                     broadcast(&mut st, REPORTS, "DELETED", &r);
                 }

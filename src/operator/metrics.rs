@@ -83,7 +83,7 @@ pub struct Metrics {
     pub watches: Gauge,
     pub api_errors: Family<VerbLabels, Counter>,
     pub api_writes: Family<VerbLabels, Counter>,
-    /// Reconciles of a CRD that failed (and are retried), by kind of error.
+    /// Reconciles of a CRD and writes of its report that failed (and are retried), by kind of error.
     pub reconcile_errors: Family<ReconcileErrorLabels, Counter>,
     pub leader: Gauge,
     pub internal_errors: Counter,
@@ -268,7 +268,7 @@ impl Metrics {
         );
         registry.register(
             "crd_audit_reconcile_errors",
-            "Reconciles of a CRD that failed and are retried, by kind (read_crd, write_report) and cause (conflict, throttled, unavailable, forbidden, refused)",
+            "Reconciles of a CRD and writes of its report that failed and are retried, by kind (read_crd, write_report) and cause (conflict, throttled, unavailable, forbidden, refused)",
             m.reconcile_errors.clone(),
         );
         registry.register(

@@ -7,10 +7,11 @@
 //! reconcile of one CRD, its errors, reading a revision, a CRD that went away, and the state
 //! machine that alone changes a tracked CRD), `audits` (the object audits, one task per CRD
 //! owned by the reconciles, and the cache of compiled revisions), `reports` (the `SchemaAudit`
-//! report: its status, object and writer; what an earlier operator reported; the policy
+//! report: its status, object, queue and the writer of reports and Events; what an earlier
+//! operator reported; the policy
 //! reports), `migrations` (storage version migration, `migrateStoredVersions`). Beside them:
 //! `command` (`crd-audit controller`: its flags), `options`, `logging`, `shutdown` (the
-//! signals that stop it), `events` (the Event queue and its pump), `metrics`, `write_limit`
+//! signals that stop it), `events` (the Event queue and its sink), `metrics`, `write_limit`
 //! (the write budget, `apiQps`), `watch_backoff` (the watches' backoff and LIST permits) and
 //! `uninstall_cleanup` (the uninstall hook). The client, configuration, judging and report
 //! types are shared with the one-shot commands (`crate::cluster`, `crate::audit`). This module

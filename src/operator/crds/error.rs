@@ -1,5 +1,6 @@
-//! Why a reconcile of a CRD failed (`Error`, with the `kind` label of
-//! `crd_audit_reconcile_errors_total`), and the retry of a CRD whose reconcile failed.
+//! Why a reconcile of a CRD or the write of its report failed (`Error`, with the `kind`
+//! label of `crd_audit_reconcile_errors_total`), and when each is tried again (`retry_wait`:
+//! the one policy of both).
 
 use crate::cluster::client::{describe, status_code};
 use std::time::Duration;
@@ -8,7 +9,8 @@ use tokio::time::Instant;
 /// The wait after a conflict (409): another writer's change, read again at once.
 pub const CONFLICT_RETRY: Duration = Duration::from_millis(200);
 
-/// Why a reconcile failed; it is tried again after a backoff.
+/// Why a reconcile (or, in the writer task, a report's write) failed; it is tried again
+/// after [`retry_wait`].
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The API server did not answer the GET of the CRD.
@@ -103,6 +105,18 @@ pub struct Retry {
 /// The backoff after `in_a_row` failures.
 pub fn backoff(in_a_row: u32) -> Duration {
     crate::cluster::backoff::API_CALL.after(in_a_row)
+}
+
+/// The wait before a failed reconcile or report write is tried again, by what the server
+/// answered: after a conflict (another writer's change) soon and without doubling; after a
+/// 429 what it asks, and at least the backoff; otherwise the backoff after `in_a_row`
+/// failures.
+pub fn retry_wait(cause: Cause, in_a_row: u32) -> Duration {
+    match cause {
+        Cause::Conflict => CONFLICT_RETRY,
+        Cause::Throttled(Some(after)) => after.max(backoff(in_a_row)),
+        _ => backoff(in_a_row),
+    }
 }
 
 #[cfg(test)]

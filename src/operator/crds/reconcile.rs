@@ -4,14 +4,16 @@
 //! another UID or `resourceVersion` than the one read (`revision`), makes sure the audit of
 //! its objects runs for that revision (`audits::tasks`: started, started again after a bug,
 //! asked for its full resync when due), publishes the CRD's metrics and the Events of its
-//! conditions, and writes its report when what it says changed (`reports::writer`). It comes
-//! back at the audit's next full resync (the Controller's requeue: no timer per audit), or
-//! sooner when the report waits. A failed reconcile is retried with backoff (`error_policy`).
+//! conditions, and queues its report for the writer task when what it says changed
+//! (`reports::due`); it never waits for the write. It comes back at the audit's next full
+//! resync (the Controller's requeue: no timer per audit), or sooner when the report waits for
+//! the audit. A failed reconcile (the CRD could not be read) is retried with backoff
+//! (`error_policy`); a failed report write is the writer's to retry.
 
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::resources::{crd_resource, object_value};
 use crate::operator::audits::tasks::Ensured;
-use crate::operator::crds::error::{CONFLICT_RETRY, Cause, Error, Retry, backoff};
+use crate::operator::crds::error::{Error, Retry, retry_wait};
 use crate::operator::crds::removal::remove;
 use crate::operator::leadership::context::{CrdMeta, Ctx};
 use kube::ResourceExt;
@@ -69,12 +71,12 @@ pub async fn reconcile(meta: Arc<CrdMeta>, ctx: Arc<Ctx>) -> Result<Action, Erro
         }
     }
     let resync = ensure_audit(&ctx, &name);
-    let wait = crate::operator::reports::writer::bring_up_to_date(&ctx, &name).await?;
+    let wait = crate::operator::reports::due::bring_up_to_date(&ctx, &name);
     ctx.retries().remove(&name);
     if ctx.deps.config.migrate_stored_versions {
         let due = ctx.registry().get(&name).map(|t| {
             (
-                crate::operator::reports::report::desired(&ctx, t),
+                crate::operator::reports::report::desired(&ctx.deps, t),
                 t.resource_version().unwrap_or_default().to_string(),
             )
         });
@@ -152,13 +154,7 @@ pub fn error_policy(meta: Arc<CrdMeta>, e: &Error, ctx: Arc<Ctx>) -> Action {
         r.recoveries = recoveries;
     }
     r.in_a_row = r.in_a_row.saturating_add(1);
-    let wait = match cause {
-        // Another writer changed the report: read and written again soon, no doubling.
-        Cause::Conflict => CONFLICT_RETRY,
-        // The server says when to come back; at least the backoff's.
-        Cause::Throttled(Some(after)) => after.max(backoff(r.in_a_row)),
-        _ => backoff(r.in_a_row),
-    };
+    let wait = retry_wait(cause, r.in_a_row);
     r.at = Instant::now() + wait;
     tracing::error!(crd = %name, error = %e, retry_in = ?wait, "reconciling the CRD failed");
     Action::requeue(wait)

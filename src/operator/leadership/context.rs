@@ -3,7 +3,7 @@
 //! judging pool, validator cache, what the API server offers), the tracked CRDs' states and
 //! the channel that tells the Controller one changed (`CrdStates`: what an object audit and a
 //! policy report writer record and read), the reconciles' own bookkeeping (`Registry`) and
-//! the signals between the tasks (the API server back, the report CRD served, a stop). The
+//! the signals between the tasks (the API server back, a stop). The
 //! lock of the states is only ever held for short in-memory work, never across a network
 //! call or a validation.
 
@@ -22,7 +22,7 @@ use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{Semaphore, mpsc};
 
@@ -35,7 +35,8 @@ const CONCURRENT_CRD_READS: usize = 2;
 
 /// What every task of the controller shares, in parts: a task that needs only some is
 /// handed those (an object audit: `audits::objects::AuditHandle`; a policy report writer: `deps` and
-/// `crds.states`; the Event pump: the queue and two signals).
+/// `crds.states`; the report watch the same two; the writer of the reports and Events those
+/// two and the queue of reports due, `crds.reports`).
 pub struct Ctx {
     pub deps: Arc<Deps>,
     pub crds: Registry,
@@ -195,7 +196,8 @@ impl CrdStates {
 }
 
 /// What the reconciles keep beside the states: the CRDs' retries, what an earlier operator
-/// reported, the object audits' tasks, the bound on CRD reads, and the epochs.
+/// reported, the object audits' tasks, the reports due, the bound on CRD reads, and the
+/// epochs.
 pub struct Registry {
     pub states: Arc<CrdStates>,
     /// The CRDs whose last reconcile failed, and when they are tried again.
@@ -204,6 +206,8 @@ pub struct Registry {
     pub earlier_reports: crate::operator::reports::earlier::EarlierReports,
     /// The object audits, started and stopped by the CRDs' reconciles.
     pub audits: crate::operator::audits::tasks::AuditTasks,
+    /// The reports due, for the writer task (`reports::writer`).
+    pub reports: Arc<crate::operator::reports::queue::ReportQueue>,
     /// Bounds the CRDs read and checked at once (`CONCURRENT_CRD_READS`).
     pub crd_reads: Semaphore,
     next_epoch: AtomicU64,
@@ -225,17 +229,12 @@ impl Triggered {
 
 /// What the tasks tell each other.
 pub struct Signals {
-    /// Reports with findings waiting for the write budget: the clean ones wait until none
-    /// is (on a fresh start with thousands of CRDs, the reports that matter come first).
-    pub findings_waiting: AtomicUsize,
     /// Counts the API server's recoveries: the CRD watch made progress again after failing.
     /// Retries that backed off during the outage (report writes, Events) go at once then.
     pub recovered: tokio::sync::watch::Sender<u64>,
-    /// The report CRD is served (not absent, not being deleted): no report is written or
-    /// deleted otherwise.
-    pub reports_served: AtomicBool,
     /// Set when the controller stops (shutdown, a lost Lease): the Controller finishes the
-    /// reconciles in flight and the Event pump flushes its queue, then both end.
+    /// reconciles in flight, the writer completes its writes in flight and flushes the
+    /// Events, then both end.
     pub stopping: tokio::sync::watch::Sender<bool>,
 }
 
@@ -256,7 +255,7 @@ impl Ctx {
             deps: Arc::new(Deps {
                 validators,
                 events: Arc::new(EventQueue::new(
-                    EventSink::new(client.clone(), identity, metrics.clone(), limiter.clone()),
+                    EventSink::new(client.clone(), identity, metrics.clone()),
                     config.emit_events,
                 )),
                 client,
@@ -277,13 +276,12 @@ impl Ctx {
                 retries: Mutex::default(),
                 earlier_reports: Default::default(),
                 audits,
+                reports: Default::default(),
                 crd_reads: Semaphore::new(CONCURRENT_CRD_READS),
                 next_epoch: AtomicU64::new(1),
             },
             signals: Signals {
-                findings_waiting: AtomicUsize::new(0),
                 recovered: tokio::sync::watch::Sender::new(0),
-                reports_served: AtomicBool::new(true),
                 stopping: tokio::sync::watch::Sender::new(false),
             },
             migrations: Default::default(),
@@ -357,14 +355,16 @@ impl Ctx {
     /// objects, and each report written back would hold the deletion up); when it is served
     /// again, every report is written again at once (they went with it).
     pub fn reports_served(&self, served: bool) {
-        let was = self.signals.reports_served.swap(served, Ordering::SeqCst);
-        if served && !was {
+        if !self.crds.reports.set_served(served) {
+            return;
+        }
+        if served {
             tracing::info!("the SchemaAudit CRD is served again; writing every report");
             for t in self.registry().values_mut() {
                 crate::operator::crds::state::on_report_gone(t);
             }
             self.api_recovered();
-        } else if !served && was {
+        } else {
             tracing::warn!(
                 "the SchemaAudit CRD is being deleted or is absent; no report is written until it is back"
             );

@@ -1,11 +1,14 @@
 //! What the audits say and how it is written: the status a tracked CRD's `SchemaAudit`
 //! report should have, the report object and its write (server-side apply under the field
 //! manager `crd-audit`, then the whole status), which reports have findings, the
-//! metrics per CRD. When a report is written is `reports::writer`'s to decide.
+//! metrics per CRD. When a report is due is `reports::due`'s to decide, and the writer task
+//! (`reports::writer`) writes it.
 
 use crate::audit::schema_audit::{SchemaAudit, SchemaAuditSpec, SchemaAuditStatus};
 use crate::operator::crds::state::{self, Tracked};
+#[cfg(test)]
 use crate::operator::leadership::context::Ctx;
+use crate::operator::leadership::context::Deps;
 use crate::operator::reports::status::{self as report_status, Inputs};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::api::{Api, Patch, PatchParams};
@@ -13,7 +16,7 @@ use kube::api::{Api, Patch, PatchParams};
 const FIELD_MANAGER: &str = "crd-audit";
 
 /// The status a tracked CRD's report should have now (without times).
-pub(crate) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
+pub(crate) fn desired(deps: &Deps, t: &Tracked) -> SchemaAuditStatus {
     let blocked = t.blocked().map(|b| b.message());
     let mut s = report_status::status(&Inputs {
         crd: t.crd(),
@@ -22,7 +25,7 @@ pub(crate) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
         audited: t.audited(),
         forbidden: blocked.as_deref(),
         last_change: t.last_change(),
-        max_listed: ctx.deps.config.max_listed_objects,
+        max_listed: deps.config.max_listed_objects,
         audit_seconds: t.audit_seconds(),
         internal_errors: t.audit().internal_errors(),
         sizes: t.sizes(),
@@ -41,8 +44,8 @@ pub(crate) fn desired(ctx: &Ctx, t: &Tracked) -> SchemaAuditStatus {
     s
 }
 
-pub(crate) fn publish_metrics(ctx: &Ctx, t: &Tracked, s: &SchemaAuditStatus) {
-    let m = &ctx.deps.metrics;
+pub(crate) fn publish_metrics(deps: &Deps, t: &Tracked, s: &SchemaAuditStatus) {
+    let m = &deps.metrics;
     for v in &s.versions {
         let counts = [v.objects, v.invalid_objects, v.blocked_objects];
         m.set_version_counts(&t.crd().name, &v.name, counts);
@@ -90,7 +93,7 @@ pub fn has_findings(t: &Tracked) -> bool {
 /// [`desired`] of a tracked CRD, for tests.
 #[cfg(test)]
 pub fn desired_for_tests(ctx: &Ctx, crd: &str) -> SchemaAuditStatus {
-    desired(ctx, &ctx.registry()[crd])
+    desired(&ctx.deps, &ctx.registry()[crd])
 }
 
 /// Server-side apply of the report, then a merge patch of its whole status: every field of
@@ -99,27 +102,27 @@ pub fn desired_for_tests(ctx: &Ctx, crd: &str) -> SchemaAuditStatus {
 /// side apply of the status would not remove a field that no manager owns any more, and on
 /// servers before 1.22 the apply of the object itself takes the status fields from the
 /// manager.)
-pub(crate) async fn apply(ctx: &Ctx, object: &SchemaAudit) -> Result<(), kube::Error> {
-    let api: Api<SchemaAudit> = Api::all(ctx.deps.client.clone());
+///
+/// The caller has taken the write budget of both requests.
+pub(crate) async fn apply(deps: &Deps, object: &SchemaAudit) -> Result<(), kube::Error> {
+    let api: Api<SchemaAudit> = Api::all(deps.client.clone());
     let name = object.metadata.name.clone().unwrap_or_default();
     let mut main = object.clone();
     main.status = None;
-    ctx.deps.limiter.acquire().await;
-    ctx.deps.metrics.api_write("patch");
+    deps.metrics.api_write("patch");
     let params = PatchParams::apply(FIELD_MANAGER).force();
     if let Err(e) = api.patch(&name, &params, &Patch::Apply(&main)).await {
-        ctx.deps.metrics.api_error("patch");
+        deps.metrics.api_error("patch");
         return Err(e);
     }
-    ctx.deps.limiter.acquire().await;
-    ctx.deps.metrics.api_write("patch");
+    deps.metrics.api_write("patch");
     let body = serde_json::json!({ "status": status_patch(object.status.as_ref()) });
     let params = PatchParams {
         field_manager: Some(FIELD_MANAGER.to_string()),
         ..PatchParams::default()
     };
     if let Err(e) = api.patch_status(&name, &params, &Patch::Merge(&body)).await {
-        ctx.deps.metrics.api_error("patch");
+        deps.metrics.api_error("patch");
         return Err(e);
     }
     Ok(())

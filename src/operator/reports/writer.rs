@@ -1,202 +1,302 @@
-//! A CRD's report, brought up to date by the Controller's reconcile: its metrics and the
-//! Events of its conditions are published, and the report is written when its status
-//! differs from what was written. The Controller owns the reports (their metadata watched):
-//! a report deleted behind the operator's back, or missing after a relist (the report CRD
-//! deleted and applied again), is written again.
+//! The one write path of the reports and the Events: a task that drains the report queue
+//! (`reports::queue`) and the Event queue (`operator::events`) within the write budget
+//! (`apiQps`, `apiBurst`). It takes the budget first and then the most urgent write: a
+//! report with findings, then the oldest Event, then a clean report; so on a fresh start
+//! with thousands of CRDs neither the reports that matter nor the Events wait behind the
+//! clean reports. A report is built from its CRD's state when its turn comes (two requests:
+//! the object, then its status); a few are written at once, so that one slow request does
+//! not hold up the others. The Events go one at a time, in order.
 //!
-//! Findings first: a report with findings waits for the write budget (`apiQps`); a clean one
-//! is written only while no report with findings waits and the budget has room, and is
-//! otherwise tried again a few seconds later. On a fresh start with thousands of CRDs the
-//! reports that matter do not wait behind the clean ones.
+//! A report write that fails is tried again after the wait its answer asks for (the queue
+//! keeps it); an Event after a backoff of its own; both at once when the API server recovers.
+//! A report whose CRD went away is deleted. Nothing is written while the report CRD is not
+//! served. On a stop no new report write starts; those in flight complete and the queued
+//! Events are written (the caller bounds how long that may take).
 
 use crate::audit::schema_audit::SchemaAudit;
-use crate::operator::crds::error::Error;
+use crate::cluster::backoff::{Backoff, REPORT_WRITE};
+use crate::operator::crds::error::{Cause, Error};
 use crate::operator::crds::state;
 use crate::operator::events::PendingEvent;
-use crate::operator::leadership::context::{Ctx, crd_reference};
-use crate::operator::reports::report::{
-    apply, desired, has_findings, publish_metrics, report_object,
-};
+use crate::operator::leadership::context::{CrdStates, Deps};
+use crate::operator::reports::queue::{Lane, Popped, ReportQueue};
+use crate::operator::reports::report::{apply, desired, has_findings, report_object};
 use crate::operator::reports::status as report_status;
-use futures::StreamExt;
-use kube::ResourceExt;
-use kube::api::Api;
-use kube::core::PartialObjectMeta;
-use kube::runtime::WatchStreamExt;
-use kube::runtime::reflector::{self, ObjectRef};
-use kube::runtime::watcher::{self, Event, watcher};
+use kube::api::{Api, DeleteParams};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::time::Duration;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
 
-/// How long a report waits for its revision's object audit to complete before it is written
-/// saying that the audit runs.
-const AUDIT_RUNNING_WAIT: Duration = Duration::from_secs(60);
+/// Report writes in flight at most.
+const REPORTS_IN_FLIGHT: usize = 4;
 
-/// How long a clean report that found the write budget busy waits, at most (spread by its
-/// name, so that thousands of them do not come back at once).
-const CLEAN_REPORT_WAIT: Duration = Duration::from_secs(4);
+/// What the writer task uses.
+#[derive(Clone)]
+pub struct ReportWriter {
+    pub deps: Arc<Deps>,
+    pub states: Arc<CrdStates>,
+    pub queue: Arc<ReportQueue>,
+}
 
-/// Publishes the CRD's metrics and the Events of its conditions, and writes its report if
-/// what it says changed. `Ok(Some(wait))` says when to come back (a clean report waiting for
-/// the budget, a report waiting for its audit); a failed write is an error (the error policy
-/// backs off).
-pub(crate) async fn bring_up_to_date(ctx: &Ctx, name: &str) -> Result<Option<Duration>, Error> {
-    let findings = match observe(ctx, name) {
-        None => return Ok(None),
-        Some(Due::AuditRunning(wait)) => return Ok(Some(wait)),
-        Some(Due::Findings) => true,
-        Some(Due::Clean) => false,
-    };
-    if !ctx.signals.reports_served.load(Ordering::SeqCst) {
-        return Ok(None); // written when the report CRD is back
+/// The next write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    Report,
+    Event,
+}
+
+impl Next {
+    /// Requests it makes (a report: the object, then its status).
+    fn requests(self) -> u32 {
+        match self {
+            Next::Report => 2,
+            Next::Event => 1,
+        }
     }
-    if findings {
-        ctx.signals.findings_waiting.fetch_add(1, Ordering::SeqCst);
-        let written = write_report(ctx, name).await;
-        ctx.signals.findings_waiting.fetch_sub(1, Ordering::SeqCst);
-        written?;
-    } else if ctx.signals.findings_waiting.load(Ordering::SeqCst) > 0
-        || !ctx.deps.limiter.has_room()
-    {
-        return Ok(Some(clean_wait(name)));
-    } else {
-        write_report(ctx, name).await?;
+}
+
+/// A write that ended.
+enum Ended {
+    Report,
+    Event(Box<(PendingEvent, Result<(), kube::Error>)>),
+}
+
+/// The Events' side of the loop: whether one is in flight, and its backoff.
+struct EventTurn {
+    in_flight: bool,
+    backoff: Backoff,
+    retry_at: Option<Instant>,
+}
+
+impl EventTurn {
+    fn due(&self, now: Instant, queued: bool) -> bool {
+        queued && !self.in_flight && self.retry_at.is_none_or(|at| at <= now)
     }
-    Ok(None)
 }
 
-/// Why a report is due.
-enum Due {
-    Findings,
-    Clean,
-    /// Its revision's object audit is still running: the report (saying so) is written
-    /// after this wait, unless the audit completes first. On a fresh start with thousands of
-    /// CRDs this writes most reports once, not twice.
-    AuditRunning(Duration),
-}
-
-/// Between one second and `CLEAN_REPORT_WAIT`, by the name.
-fn clean_wait(name: &str) -> Duration {
-    let spread = name
-        .bytes()
-        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
-    let ms = CLEAN_REPORT_WAIT.as_millis() as u64 - 1000;
-    Duration::from_millis(1000 + spread % ms.max(1))
-}
-
-/// The reports' metadata, watched: a report deleted (or missing after a relist, as when the
-/// report CRD was deleted and applied again) is marked unwritten; the Controller reconciles
-/// the CRD that owns it.
-pub(crate) fn report_events(
-    ctx: Arc<Ctx>,
-) -> impl futures::Stream<Item = Result<PartialObjectMeta<SchemaAudit>, watcher::Error>> + Send {
-    let api: Api<PartialObjectMeta<SchemaAudit>> = Api::all(ctx.deps.client.clone());
-    let (reports, writer) = reflector::store();
-    crate::operator::watch_backoff::with_backoff(
-        watcher(api, watcher::Config::default()).boxed(),
-        crate::operator::watch_backoff::SHORT,
-    )
-        // What the store keeps of a report: its name and owner (2,000 reports' managed
-        // fields and annotations would be megabytes that nothing reads).
-        .modify(|r| {
-            r.managed_fields_mut().clear();
-            r.annotations_mut().clear();
-            r.labels_mut().clear();
-        })
-        .reflect(writer)
-        .filter_map(move |ev| {
-            let ctx = ctx.clone();
-            let reports = reports.clone();
-            async move {
-                match ev {
-                    Ok(Event::InitDone) => {
-                        unwritten(&ctx, |name| {
-                            reports.get(&ObjectRef::new(name)).is_none()
+impl ReportWriter {
+    /// Writes until stopped: `stopping` set, and then the Events flushed and the report
+    /// writes in flight complete. `recovered` moving (the API server back) retries what
+    /// backed off at once.
+    pub async fn run(
+        self,
+        mut stopping: watch::Receiver<bool>,
+        mut recovered: watch::Receiver<u64>,
+    ) {
+        let mut writes: JoinSet<Ended> = JoinSet::new();
+        let mut events = EventTurn {
+            in_flight: false,
+            backoff: REPORT_WRITE.backoff(),
+            retry_at: None,
+        };
+        loop {
+            while let Some(done) = writes.try_join_next() {
+                self.ended(done, &mut events);
+            }
+            let stop = *stopping.borrow_and_update();
+            if stop && writes.is_empty() && self.deps.events.is_empty() {
+                return;
+            }
+            let Some(next) = self.next(stop, writes.len(), &events) else {
+                let retry = [self.queue.next_retry(), events.retry_at]
+                    .into_iter()
+                    .flatten()
+                    .min();
+                tokio::select! {
+                    _ = self.queue.pushed() => {}
+                    _ = self.deps.events.pushed() => {}
+                    _ = sleep_until(retry), if retry.is_some() => {}
+                    Ok(()) = recovered.changed() => {
+                        self.queue.recovered();
+                        events.backoff.reset();
+                        events.retry_at = None;
+                    }
+                    Ok(()) = stopping.changed(), if !stop => {}
+                    Some(done) = writes.join_next(), if !writes.is_empty() => {
+                        self.ended(done, &mut events);
+                    }
+                }
+                continue;
+            };
+            // The budget first, then the most urgent write (it may have changed meanwhile).
+            let taken = next.requests();
+            tokio::select! {
+                _ = self.deps.limiter.acquire_n(taken) => {}
+                Ok(()) = stopping.changed(), if !stop => continue,
+            }
+            let stop = *stopping.borrow();
+            let Some(next) = self.next(stop, writes.len(), &events) else {
+                self.deps.limiter.give_back(taken);
+                continue;
+            };
+            match next.requests().cmp(&taken) {
+                std::cmp::Ordering::Less => self.deps.limiter.give_back(taken - next.requests()),
+                std::cmp::Ordering::Greater => {
+                    self.deps.limiter.acquire_n(next.requests() - taken).await
+                }
+                std::cmp::Ordering::Equal => {}
+            }
+            match next {
+                Next::Report => {
+                    if let Some(due) = self.queue.pop(Instant::now()) {
+                        let this = self.clone();
+                        writes.spawn(async move {
+                            this.write(due).await;
+                            Ended::Report
                         });
-                        None
                     }
-                    Ok(Event::Delete(m)) => {
-                        let gone = m.name_any();
-                        unwritten(&ctx, |name| name == gone);
-                        Some(Ok(m))
-                    }
-                    Ok(Event::Apply(m) | Event::InitApply(m)) => Some(Ok(m)),
-                    Ok(Event::Init) => None,
-                    Err(e) => {
-                        // Not handed to the Controller: its trigger backoff would hold up
-                        // every other trigger too.
-                        ctx.deps.metrics.api_error("watch");
-                        tracing::warn!(error = %e, "watching the reports failed; retrying with backoff");
-                        None
+                }
+                Next::Event => {
+                    if let Some(ev) = self.deps.events.front() {
+                        events.in_flight = true;
+                        let this = self.clone();
+                        writes.spawn(async move {
+                            let r = this.deps.events.publish(&ev).await;
+                            Ended::Event(Box::new((ev, r)))
+                        });
                     }
                 }
             }
-        })
-}
-
-/// Marks the reports of the CRDs `missing` says are gone as unwritten; the Controller
-/// writes them again.
-fn unwritten(ctx: &Ctx, missing: impl Fn(&str) -> bool) {
-    let mut gone = Vec::new();
-    for (name, t) in ctx.registry().iter_mut() {
-        if t.written().is_some() && missing(name) {
-            state::on_report_gone(t);
-            gone.push(name.clone());
         }
     }
-    for name in gone {
-        ctx.changed(&name);
-    }
-}
 
-#[tracing::instrument(name = "write_report", skip_all, fields(crd = name))]
-async fn write_report(ctx: &Ctx, name: &str) -> Result<(), Error> {
-    let (mut object, print, epoch, revision) = {
-        let mut reg = ctx.registry();
-        let Some(t) = reg.get_mut(name) else {
-            return Ok(());
+    /// The most urgent write due now, if one may start: a report with findings, the oldest
+    /// Event, a clean report. No report starts once stopping, nor beyond
+    /// `REPORTS_IN_FLIGHT`.
+    fn next(&self, stop: bool, in_flight: usize, events: &EventTurn) -> Option<Next> {
+        let now = Instant::now();
+        let report = if stop || in_flight >= REPORTS_IN_FLIGHT + usize::from(events.in_flight) {
+            None
+        } else {
+            self.queue.next_due(now)
         };
-        let status = desired(ctx, t);
-        let print = report_status::fingerprint(&status);
-        if t.written() == Some(print) {
+        if report == Some(Lane::Findings) {
+            Some(Next::Report)
+        } else if events.due(now, !self.deps.events.is_empty()) {
+            Some(Next::Event)
+        } else {
+            report.map(|_| Next::Report)
+        }
+    }
+
+    fn ended(&self, done: Result<Ended, tokio::task::JoinError>, events: &mut EventTurn) {
+        match done {
+            Ok(Ended::Report) => {}
+            Ok(Ended::Event(done)) => self.event_ended(*done, events),
+            Err(e) => {
+                // A write that panicked: a bug. An Event is tried again; a report is written
+                // at its CRD's next change.
+                events.in_flight = false;
+                if e.is_panic() {
+                    self.deps.metrics.internal_errors.inc();
+                    tracing::error!(error = %e, "a report or Event write panicked");
+                }
+            }
+        }
+    }
+
+    fn event_ended(&self, done: (PendingEvent, Result<(), kube::Error>), events: &mut EventTurn) {
+        match done {
+            (ev, Ok(())) => {
+                events.in_flight = false;
+                events.retry_at = None;
+                events.backoff.reset();
+                self.deps.events.written(&ev);
+            }
+            (ev, Err(e)) => {
+                events.in_flight = false;
+                let wait = events.backoff.next_delay();
+                events.retry_at = Some(Instant::now() + wait);
+                tracing::error!(reason = %ev.reason, error = %crate::cluster::client::describe(&e), retry_in = ?wait, "writing an Event failed");
+            }
+        }
+    }
+
+    /// Writes (or deletes) one report; a failure waits in the queue for its retry.
+    #[tracing::instrument(name = "write_report", skip_all, fields(crd = %due.name))]
+    async fn write(&self, due: Popped) {
+        let name = due.name.as_str();
+        let (lane, result) = if due.removed {
+            (Lane::Clean, self.delete(name).await)
+        } else {
+            self.write_report(name).await
+        };
+        match result {
+            Ok(()) => self.queue.written(name),
+            Err(e) => {
+                let cause = Cause::of(&e);
+                let error = Error::WriteReport(e);
+                self.deps
+                    .metrics
+                    .reconcile_error(error.kind(), cause.label());
+                let wait = self.queue.failed(name, lane, cause);
+                tracing::error!(crd = name, error = %error, retry_in = ?wait, "writing the report failed");
+            }
+        }
+    }
+
+    /// Builds the report from the CRD's state now and writes it, unless what it says was
+    /// written already (or the CRD is no longer tracked: removed, or the term ending).
+    async fn write_report(&self, name: &str) -> (Lane, Result<(), kube::Error>) {
+        if !self.queue.served() {
+            return (Lane::Clean, Ok(())); // written again when the report CRD is back
+        }
+        let built = {
+            let mut states = self.states.lock();
+            let Some(t) = states.get_mut(name) else {
+                return (Lane::Clean, Ok(()));
+            };
+            let status = desired(&self.deps, t);
+            let print = report_status::fingerprint(&status);
+            if t.written() == Some(print) {
+                return (Lane::Clean, Ok(()));
+            }
+            let lane = if has_findings(t) {
+                Lane::Findings
+            } else {
+                Lane::Clean
+            };
+            let (epoch, revision) = (t.epoch(), t.revision().clone());
+            (report_object(t, status), print, epoch, revision, lane)
+        };
+        let (mut object, print, epoch, revision, lane) = built;
+        // Outside the states' lock: it inflates the schemas.
+        object.spec.audited_revision = report_status::packed_revision(&revision);
+        drop(revision);
+        if let Err(e) = apply(&self.deps, &object).await {
+            return (lane, Err(e));
+        }
+        self.states
+            .with_current(name, epoch, |t| state::on_report_written(t, print));
+        (lane, Ok(()))
+    }
+
+    /// Deletes the report of a CRD that went away (not while the report CRD is not served:
+    /// the report went with it; not if the CRD is back).
+    async fn delete(&self, name: &str) -> Result<(), kube::Error> {
+        if !self.queue.served() || self.states.lock().contains_key(name) {
             return Ok(());
         }
-        let (epoch, revision) = (t.epoch(), t.revision().clone());
-        (report_object(t, status), print, epoch, revision)
-    };
-    // Outside the registry lock: it inflates the schemas.
-    object.spec.audited_revision = report_status::packed_revision(&revision);
-    drop(revision);
-    apply(ctx, &object).await.map_err(Error::WriteReport)?;
-    ctx.with_current(name, epoch, |t| state::on_report_written(t, print));
-    Ok(())
+        let api: Api<SchemaAudit> = Api::all(self.deps.client.clone());
+        self.deps.metrics.api_write("delete");
+        match api.delete(name, &DeleteParams::default()).await {
+            Ok(_) => {
+                tracing::info!(crd = name, "CRD removed; report deleted");
+                Ok(())
+            }
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+            Err(e) => {
+                self.deps.metrics.api_error("delete");
+                Err(e)
+            }
+        }
+    }
 }
 
-/// Publishes a CRD's metrics and the Events of its conditions that changed; if its report
-/// is due (its status is not the one written), why.
-fn observe(ctx: &Ctx, name: &str) -> Option<Due> {
-    let mut reg = ctx.registry();
-    let t = reg.get_mut(name)?;
-    let status = desired(ctx, t);
-    publish_metrics(ctx, t, &status);
-    for (warning, reason, note) in state::on_report_status(t, &status) {
-        ctx.queue_event(PendingEvent {
-            warning,
-            reason: reason.into(),
-            note,
-            regarding: crd_reference(t.crd()),
-        });
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
-    if t.written() == Some(report_status::fingerprint(&status)) {
-        return None;
-    }
-    let running = tokio::time::Instant::now().saturating_duration_since(t.since());
-    Some(if !t.audited() && running < AUDIT_RUNNING_WAIT {
-        Due::AuditRunning(AUDIT_RUNNING_WAIT - running)
-    } else if has_findings(t) {
-        Due::Findings
-    } else {
-        Due::Clean
-    })
 }

@@ -2,7 +2,8 @@
 //! over a metadata-only watch of the CRDs, owning the `SchemaAudit` reports and woken by the
 //! object audits (`Ctx::changed`, through `reconcile_on`); its reconcile is `reconcile`'s.
 //! Beside it, one object audit per audited CRD (`audits`, started by the reconciles) and the
-//! Event pump (`events`), all sharing one `Ctx` (`context`).
+//! writer task of the reports and Events (`reports::writer`), each handed its parts of the
+//! term's `Ctx` (`context`).
 //!
 //! kube-runtime's unstable `for_stream` (the store is fed by a metadata watch whose
 //! annotations and managed fields are dropped first: a CRD's last-applied annotation is as
@@ -14,6 +15,7 @@ use crate::operator::crds::reconcile::{REPORT_CRD, error_policy, reconcile};
 use crate::operator::crds::removal::remove;
 use crate::operator::crds::state::Tracked;
 use crate::operator::leadership::context::{CrdMeta, Ctx, Triggered};
+use crate::operator::reports::writer::ReportWriter;
 use futures::StreamExt;
 use kube::ResourceExt;
 use kube::api::Api;
@@ -33,14 +35,15 @@ const CRD_PAGE: u32 = 20;
 /// `Ctx::crd_reads`; report writes are paced by `apiQps`).
 const CONCURRENT_RECONCILES: u16 = 8;
 
-/// The work of one leadership term (kube-runtime's `Controller`, the Event pump, the policy
-/// report writers): [`LeadershipTerm::stop`] stops it gracefully; its tasks are aborted when
+/// The work of one leadership term (kube-runtime's `Controller`, the writer of the reports
+/// and Events, the policy report writers): [`LeadershipTerm::stop`] stops it gracefully; its tasks are aborted when
 /// it is dropped.
 pub struct LeadershipTerm {
     ctx: Arc<Ctx>,
     /// The PolicyReport writer: stopped at once.
     tasks: Vec<JoinHandle<()>>,
-    /// The Controller and the Event pump: given the grace period to finish.
+    /// The Controller and the writer of the reports and Events: given the grace period to
+    /// finish.
     finishing: Vec<JoinHandle<()>>,
 }
 
@@ -55,10 +58,7 @@ impl LeadershipTerm {
                 ),
             ));
         }
-        let finishing = vec![
-            tokio::spawn(run(ctx.clone(), triggered)),
-            spawn_event_pump(&ctx),
-        ];
+        let finishing = vec![tokio::spawn(run(ctx.clone(), triggered))];
         LeadershipTerm {
             ctx,
             tasks,
@@ -66,9 +66,9 @@ impl LeadershipTerm {
         }
     }
 
-    /// Stops the controller (shutdown, or the Lease lost): no new reconcile starts, those in
-    /// flight (a report write is two requests) complete and the queued Events are written,
-    /// within `grace`; what is left then is abandoned.
+    /// Stops the controller (shutdown, or the Lease lost): no new reconcile or report write
+    /// starts, those in flight (a report write is two requests) complete and the queued
+    /// Events are written, within `grace`; what is left then is abandoned.
     pub async fn stop(mut self, grace: std::time::Duration) {
         for t in self.tasks.drain(..) {
             t.abort();
@@ -90,15 +90,6 @@ impl LeadershipTerm {
             );
         }
     }
-}
-
-/// The Event pump: it takes the queue and the two signals it heeds (a stop, the API server
-/// back), nothing else of the term.
-pub(crate) fn spawn_event_pump(ctx: &Ctx) -> JoinHandle<()> {
-    let events = ctx.deps.events.clone();
-    let stopping = ctx.signals.stopping.subscribe();
-    let recovered = ctx.signals.recovered.subscribe();
-    tokio::spawn(async move { events.pump(stopping, recovered).await })
 }
 
 impl LeadershipTerm {
@@ -146,8 +137,23 @@ impl FirstList {
     }
 }
 
-/// Runs kube-runtime's Controller until the controller stops.
+/// Runs kube-runtime's Controller and the writer of the reports and Events until the term
+/// stops (and the writer has flushed the Events).
 pub(crate) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
+    let writer = ReportWriter {
+        deps: ctx.deps.clone(),
+        states: ctx.crds.states.clone(),
+        queue: ctx.crds.reports.clone(),
+    }
+    .run(
+        ctx.signals.stopping.subscribe(),
+        ctx.signals.recovered.subscribe(),
+    );
+    tokio::join!(run_controller(ctx, triggered), writer);
+}
+
+/// Runs kube-runtime's Controller until the term stops.
+async fn run_controller(ctx: Arc<Ctx>, triggered: Triggered) {
     let (store, writer) = reflector::store();
     let first = Arc::new(Mutex::new(FirstList::default()));
     let crds = crd_watch(ctx.clone())
@@ -172,7 +178,10 @@ pub(crate) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
         let _ = stopping.wait_for(|s| *s).await;
     };
     controller::Controller::for_stream(crds, store)
-        .owns_stream(crate::operator::reports::writer::report_events(ctx.clone()))
+        .owns_stream(crate::operator::reports::watch::report_events(
+            ctx.deps.clone(),
+            ctx.crds.states.clone(),
+        ))
         .reconcile_on(triggers)
         // On a stop, the reconciles in flight complete and no new one starts.
         .graceful_shutdown_on(finished)

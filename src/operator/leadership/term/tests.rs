@@ -284,6 +284,39 @@ async fn nothing_is_written_while_the_report_crd_is_deleted() {
     controller.abort();
 }
 
+/// A CRD deleted: its report is deleted by the writer, the deletion retried with backoff
+/// while the server refuses it, and at once when the API server recovers.
+#[tokio::test(start_paused = true)]
+async fn a_deleted_crds_report_is_deleted_with_retries() {
+    let (ctx, fake, triggered) = audited_gadgets_and_things_on_the_fake().await;
+    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    until("both reports", || fake.lock().unwrap().reports.len() == 2).await;
+    {
+        let mut f = fake.lock().unwrap();
+        f.fail_writes = true;
+        f.report_writes = 0;
+    }
+    fake_api::delete_crd(&fake, "gadgets.example.com");
+    until("the CRD forgotten", || ctx.registry().len() == 1).await;
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    // Tried at 0, 1, 3, 7 and 15 s.
+    let tries = fake.lock().unwrap().report_writes;
+    assert!((4..=6).contains(&tries), "{tries} deletions tried in 20 s");
+    assert!(
+        fake.lock()
+            .unwrap()
+            .reports
+            .contains_key("gadgets.example.com")
+    );
+    fake.lock().unwrap().fail_writes = false;
+    ctx.api_recovered();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let f = fake.lock().unwrap();
+    assert_eq!(f.reports.keys().collect::<Vec<_>>(), ["things.example.com"]);
+    drop(f);
+    controller.abort();
+}
+
 /// A CRD with no objects is never compiled; one with objects is compiled once, and its
 /// validator is kept (within the cache's budget) for the objects' next changes.
 #[tokio::test(start_paused = true)]
@@ -500,9 +533,9 @@ async fn a_panicking_audit_is_reported_and_restarted() {
 }
 
 /// Things a (medium) and b (small) audited at generation 1; then the server fails every
-/// report write and Event while the report writer and the Event pump run, and
+/// report write and Event while the Controller and the writer run, and
 /// generation 2 tightens the schema (its audit complete).
-async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHandle<()>; 2]) {
+async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, JoinHandle<()>) {
     let (client, fake) = fake_api::start();
     fake.lock().unwrap().objects.insert(
         "things".into(),
@@ -516,8 +549,8 @@ async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHand
         f.fail_writes = true;
         f.fail_events = true;
     }
+    // The Controller and the writer of the reports and Events.
     let writer = tokio::spawn(run(ctx.clone(), triggered));
-    let pump = spawn_event_pump(&ctx);
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
     until("the audit of generation 2", || {
         ctx.registry()
@@ -525,7 +558,7 @@ async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, [JoinHand
             .is_some_and(|t| t.audited() && t.crd().generation == 2)
     })
     .await;
-    (ctx, fake, [writer, pump])
+    (ctx, fake, writer)
 }
 
 /// The server takes report writes and Events again.
@@ -553,7 +586,7 @@ fn tightened_and_evented(fake: &fake_api::Shared) -> bool {
 /// report and exactly one Event arrive.
 #[tokio::test(start_paused = true)]
 async fn failed_writes_back_off_and_lose_no_event() {
-    let (_ctx, fake, [writer, pump]) = tightened_while_writes_fail().await;
+    let (_ctx, fake, writer) = tightened_while_writes_fail().await;
     tokio::time::sleep(Duration::from_secs(60)).await;
     let tries = fake.lock().unwrap().report_writes;
     // Backoff 1 s, 2 s, 4 s, ... (the error policy requeues): six tries in a minute, not 30.
@@ -581,7 +614,6 @@ async fn failed_writes_back_off_and_lose_no_event() {
         tightened[0]
     );
     writer.abort();
-    pump.abort();
 }
 
 /// A loosening (generation 3) and the tightening again (generation 4), both made while
@@ -626,7 +658,7 @@ async fn missed_revisions_never_clear_a_tightening() {
 /// backoff.
 #[tokio::test(start_paused = true)]
 async fn after_an_outage_what_backed_off_is_written_at_once() {
-    let (ctx, fake, [writer, pump]) = tightened_while_writes_fail().await;
+    let (ctx, fake, writer) = tightened_while_writes_fail().await;
     // 200 s of outage: both backoffs reach their minute, and neither retries in the
     // 10 s after it (the writes at 183 s and 243 s, the Events at 183.5 s and 243.5 s).
     tokio::time::sleep(Duration::from_secs(200)).await;
@@ -637,7 +669,6 @@ async fn after_an_outage_what_backed_off_is_written_at_once() {
     })
     .await;
     writer.abort();
-    pump.abort();
 }
 
 /// A restarted operator reads what the report said about the same generation and keeps

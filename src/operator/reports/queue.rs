@@ -1,0 +1,333 @@
+//! The reports waiting to be written, by CRD name, in two lanes: reports with findings go
+//! before clean ones (on a fresh start with thousands of CRDs the reports that matter do not
+//! wait behind the clean ones). A name is queued once, in the higher of the lanes it was
+//! pushed to. A write that failed waits out its retry (by what the server answered, as a
+//! failed reconcile does) before its name is in a lane again; when the API server recovers
+//! every waiting name is due at once. The reconciles push (`push`), the writer task takes
+//! (`pop`) and says how the write went (`written`, `failed`).
+//!
+//! A name stands for "the report of this CRD as its state is when the writer gets to it":
+//! the writer builds the report then, so a queued report is never out of date and the queue
+//! holds no report.
+
+use crate::operator::crds::error::{Cause, retry_wait};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// Which lane a report waits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Lane {
+    Clean,
+    Findings,
+}
+
+#[derive(Default)]
+struct Lanes {
+    findings: VecDeque<String>,
+    clean: VecDeque<String>,
+    /// The names in a lane, and which.
+    queued: HashMap<String, Lane>,
+    /// Names whose write failed, waiting for their retry: when, and the lane they go to.
+    waiting: HashMap<String, (Instant, Lane)>,
+    /// Failed writes in a row, by name (until one succeeds or the API server recovers).
+    failures: HashMap<String, u32>,
+    /// The names of CRDs that went away: their reports are deleted.
+    removed: HashSet<String>,
+}
+
+impl Lanes {
+    fn enqueue(&mut self, name: &str, lane: Lane) {
+        match self.queued.get(name).copied() {
+            Some(l) if l >= lane => {}
+            Some(_) => {
+                // Clean to findings: it moves up.
+                self.clean.retain(|n| n != name);
+                self.findings.push_back(name.to_string());
+                self.queued.insert(name.to_string(), lane);
+            }
+            None => {
+                match lane {
+                    Lane::Findings => self.findings.push_back(name.to_string()),
+                    Lane::Clean => self.clean.push_back(name.to_string()),
+                }
+                self.queued.insert(name.to_string(), lane);
+            }
+        }
+    }
+
+    fn dequeue(&mut self, name: &str) -> Option<Lane> {
+        let lane = self.queued.remove(name)?;
+        match lane {
+            Lane::Findings => self.findings.retain(|n| n != name),
+            Lane::Clean => self.clean.retain(|n| n != name),
+        }
+        Some(lane)
+    }
+
+    /// Names whose retry is due go to their lane.
+    fn release(&mut self, now: Instant) {
+        let due: Vec<(String, Lane)> = self
+            .waiting
+            .iter()
+            .filter(|(_, (at, _))| *at <= now)
+            .map(|(n, (_, lane))| (n.clone(), *lane))
+            .collect();
+        for (name, lane) in due {
+            self.waiting.remove(&name);
+            self.enqueue(&name, lane);
+        }
+    }
+}
+
+/// A report due, as the writer takes it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Popped {
+    pub name: String,
+    /// Its CRD went away: the report is deleted.
+    pub removed: bool,
+}
+
+/// The reports to write; shared by the reconciles and the writer task.
+#[derive(Default)]
+pub struct ReportQueue {
+    lanes: Mutex<Lanes>,
+    pushed: Notify,
+    /// The report CRD is not served (absent, or being deleted): nothing is written then
+    /// (its finalizer removes the reports, and each report written back would hold the
+    /// deletion up); every report is written again when it is back.
+    unserved: AtomicBool,
+}
+
+impl ReportQueue {
+    fn lock(&self) -> MutexGuard<'_, Lanes> {
+        self.lanes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The report of the tracked CRD `name` is due.
+    pub fn push(&self, name: &str, lane: Lane) {
+        let mut lanes = self.lock();
+        lanes.removed.remove(name);
+        self.due(lanes, name, lane);
+    }
+
+    /// The CRD `name` went away: its report is due to be deleted (unless it is pushed again
+    /// first, its CRD back).
+    pub fn push_removed(&self, name: &str) {
+        let mut lanes = self.lock();
+        lanes.removed.insert(name.to_string());
+        self.due(lanes, name, Lane::Clean);
+    }
+
+    fn due(&self, mut lanes: MutexGuard<'_, Lanes>, name: &str, lane: Lane) {
+        if let Some((_, waiting)) = lanes.waiting.get_mut(name) {
+            // Its retry is not due yet: it waits, in the higher lane.
+            *waiting = (*waiting).max(lane);
+            return;
+        }
+        lanes.enqueue(name, lane);
+        drop(lanes);
+        self.pushed.notify_one();
+    }
+
+    /// The next report due: one with findings before a clean one, each lane in order.
+    pub fn pop(&self, now: Instant) -> Option<Popped> {
+        let mut lanes = self.lock();
+        lanes.release(now);
+        let name = match lanes.findings.pop_front() {
+            Some(n) => n,
+            None => lanes.clean.pop_front()?,
+        };
+        lanes.queued.remove(&name);
+        let removed = lanes.removed.contains(&name);
+        Some(Popped { name, removed })
+    }
+
+    /// The lane of the next report due now, if one is.
+    pub fn next_due(&self, now: Instant) -> Option<Lane> {
+        let mut lanes = self.lock();
+        lanes.release(now);
+        if !lanes.findings.is_empty() {
+            Some(Lane::Findings)
+        } else if !lanes.clean.is_empty() {
+            Some(Lane::Clean)
+        } else {
+            None
+        }
+    }
+
+    /// When the next failed write is tried again, if one waits.
+    pub fn next_retry(&self) -> Option<Instant> {
+        self.lock().waiting.values().map(|(at, _)| *at).min()
+    }
+
+    /// The report of `name` was written or deleted (or did not need to be).
+    pub fn written(&self, name: &str) {
+        let mut lanes = self.lock();
+        lanes.failures.remove(name);
+        lanes.removed.remove(name);
+    }
+
+    /// The write of `name`'s report failed: it is tried again after the wait the answer
+    /// asks for (a conflict soon, a 429 after its `Retry-After`, otherwise a backoff that
+    /// doubles with each failure in a row), in `lane` or a higher one it was pushed to
+    /// meanwhile. How long that is.
+    pub fn failed(&self, name: &str, lane: Lane, cause: Cause) -> std::time::Duration {
+        let mut lanes = self.lock();
+        let in_a_row = lanes.failures.entry(name.to_string()).or_insert(0);
+        *in_a_row = in_a_row.saturating_add(1);
+        let wait = retry_wait(cause, *in_a_row);
+        let lane = lanes.dequeue(name).map_or(lane, |l| l.max(lane));
+        lanes
+            .waiting
+            .insert(name.to_string(), (Instant::now() + wait, lane));
+        wait
+    }
+
+    /// The API server recovered: every failed write is tried again now, from the first
+    /// backoff.
+    pub fn recovered(&self) {
+        let mut lanes = self.lock();
+        lanes.failures.clear();
+        let far = Instant::now() + std::time::Duration::from_secs(86_400 * 365);
+        lanes.release(far);
+        drop(lanes);
+        self.pushed.notify_one();
+    }
+
+    /// The names queued or waiting for a retry.
+    pub fn len(&self) -> usize {
+        let lanes = self.lock();
+        lanes.queued.len() + lanes.waiting.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Waits for a push (one made since the last wait counts).
+    pub async fn pushed(&self) {
+        self.pushed.notified().await
+    }
+
+    /// Whether the report CRD is served (reports are written).
+    pub fn served(&self) -> bool {
+        !self.unserved.load(Ordering::SeqCst)
+    }
+
+    /// The report CRD is served again, or no longer; whether that changed.
+    pub fn set_served(&self, served: bool) -> bool {
+        let was = !self.unserved.swap(!served, Ordering::SeqCst);
+        was != served
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn drain(q: &ReportQueue) -> Vec<String> {
+        std::iter::from_fn(|| q.pop(Instant::now()).map(|p| p.name)).collect()
+    }
+
+    fn pop(q: &ReportQueue) -> Option<String> {
+        q.pop(Instant::now()).map(|p| p.name)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn findings_go_first_and_each_name_once() {
+        let q = ReportQueue::default();
+        q.push("a", Lane::Clean);
+        q.push("b", Lane::Clean);
+        q.push("c", Lane::Findings);
+        q.push("a", Lane::Clean);
+        q.push("b", Lane::Findings); // moves up
+        q.push("c", Lane::Clean); // stays up
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.next_due(Instant::now()), Some(Lane::Findings));
+        assert_eq!(drain(&q), ["c", "b", "a"]);
+        assert!(q.is_empty());
+        assert_eq!(q.next_due(Instant::now()), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_removed_crds_report_is_deleted_unless_the_crd_comes_back() {
+        let q = ReportQueue::default();
+        q.push_removed("gone");
+        q.push_removed("back");
+        q.push("back", Lane::Clean);
+        let popped: Vec<Popped> = std::iter::from_fn(|| q.pop(Instant::now())).collect();
+        let removed = |name: &str, removed| Popped {
+            name: name.into(),
+            removed,
+        };
+        assert_eq!(popped, [removed("gone", true), removed("back", false)]);
+        // A deletion that failed is still one when it is tried again.
+        q.failed("gone", Lane::Clean, Cause::Unavailable);
+        q.recovered();
+        assert_eq!(q.pop(Instant::now()), Some(removed("gone", true)));
+        q.written("gone");
+        q.push("gone", Lane::Clean);
+        assert_eq!(q.pop(Instant::now()), Some(removed("gone", false)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_write_waits_its_backoff_then_the_recovery_releases_it() {
+        let q = ReportQueue::default();
+        q.push("a", Lane::Clean);
+        assert_eq!(pop(&q).as_deref(), Some("a"));
+        // Pushed again while its write was in flight, then the write failed.
+        q.push("a", Lane::Findings);
+        let waits: Vec<u64> = (0..3)
+            .map(|_| {
+                let w = q.failed("a", Lane::Clean, Cause::Unavailable);
+                w.as_secs()
+            })
+            .collect();
+        assert_eq!(waits, [1, 2, 4]);
+        assert!(q.next_due(Instant::now()).is_none());
+        // A push while it waits does not cut the wait short.
+        q.push("a", Lane::Clean);
+        assert!(pop(&q).is_none());
+        assert_eq!(q.len(), 1);
+        let retry = q.next_retry().unwrap();
+        assert_eq!(retry - Instant::now(), Duration::from_secs(4));
+        tokio::time::advance(Duration::from_secs(4)).await;
+        assert_eq!(pop(&q).as_deref(), Some("a"));
+        // Conflicts are tried again soon; a 429 after what it asks.
+        assert_eq!(
+            q.failed("a", Lane::Findings, Cause::Conflict),
+            Duration::from_millis(200)
+        );
+        q.failed(
+            "b",
+            Lane::Clean,
+            Cause::Throttled(Some(Duration::from_secs(7))),
+        );
+        assert_eq!(
+            q.next_retry().unwrap() - Instant::now(),
+            Duration::from_millis(200)
+        );
+        // The API server recovered: both are due at once, the findings first, and the
+        // backoff starts again.
+        q.recovered();
+        assert_eq!(drain(&q), ["a", "b"]);
+        assert_eq!(
+            q.failed("b", Lane::Clean, Cause::Unavailable),
+            Duration::from_secs(1)
+        );
+    }
+
+    #[test]
+    fn served_until_said_otherwise() {
+        let q = ReportQueue::default();
+        assert!(q.served());
+        assert!(!q.set_served(true));
+        assert!(q.set_served(false));
+        assert!(!q.served());
+        assert!(q.set_served(true));
+    }
+}
