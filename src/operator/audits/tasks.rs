@@ -1,8 +1,9 @@
 //! The object audits of a leadership term: one task per audited CRD, keyed by the CRD's name
 //! and the epoch of the revision it audits. Only the CRD's reconcile starts, restarts and
 //! stops them ([`AuditTasks::ensure`], [`AuditTasks::stop`]); the term stops them all when it
-//! ends. A reconcile notices an audit task that ended when it should not have (a watch stream
-//! that ended, a task that panicked past its supervisor) and starts it again, and it asks for
+//! ends. An audit task that ends when it should not have (a watch stream that ended, a task
+//! that panicked past its supervisor) says so at once (the `died` callback: the CRD is
+//! reconciled), and the reconcile starts it again; the reconcile also asks for
 //! the periodic full resync when it is due: the Controller requeues the CRD for then, so no
 //! timer runs per audit.
 
@@ -76,6 +77,8 @@ struct Running {
     task: JoinHandle<Ended>,
     /// Set once the task ended for good.
     ended: Option<Ended>,
+    /// Why the task died, said by the task itself as it ended (before it calls `died`).
+    died: Arc<Mutex<Option<String>>>,
     relist: Relist,
     resync_at: Instant,
 }
@@ -86,18 +89,24 @@ impl Drop for Running {
     }
 }
 
+/// What an audit task that died calls with its CRD's name (the CRD's reconcile, to start
+/// it again).
+pub type Died = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The object audits of one leadership term, by CRD name.
 pub struct AuditTasks {
     running: Mutex<HashMap<String, Running>>,
     /// The periodic full resync (`fullResyncInterval`).
     resync: Duration,
+    died: Died,
 }
 
 impl AuditTasks {
-    pub fn new(resync: Duration) -> AuditTasks {
+    pub fn new(resync: Duration, died: Died) -> AuditTasks {
         AuditTasks {
             running: Mutex::default(),
             resync,
+            died,
         }
     }
 
@@ -120,6 +129,7 @@ impl AuditTasks {
         let restarted = match running.get_mut(crd) {
             Some(r) if r.epoch == epoch => match r.ended {
                 Some(_) => return Ensured::Running(None),
+                None if lock(&r.died).is_some() => lock(&r.died).take(),
                 None if !r.task.is_finished() => {
                     if now >= r.resync_at {
                         r.relist.ask();
@@ -142,7 +152,13 @@ impl AuditTasks {
         };
         let relist = Relist::default();
         let resync_at = now + self.period(epoch);
-        let task = tokio::spawn(start(relist.clone()));
+        let died = Arc::new(Mutex::new(None));
+        let task = tokio::spawn(watched(
+            start(relist.clone()),
+            crd.to_string(),
+            died.clone(),
+            self.died.clone(),
+        ));
         // An audit of an earlier epoch is aborted as its entry is dropped.
         running.insert(
             crd.to_string(),
@@ -150,6 +166,7 @@ impl AuditTasks {
                 epoch,
                 task,
                 ended: None,
+                died,
                 relist,
                 resync_at,
             },
@@ -202,6 +219,28 @@ impl Drop for AuditTasks {
     }
 }
 
+/// Runs an audit; if it ends other than for good (or panics), records why and calls `died`.
+async fn watched(
+    audit: BoxFuture<'static, Ended>,
+    crd: String,
+    why: Arc<Mutex<Option<String>>>,
+    died: Died,
+) -> Ended {
+    let end = std::panic::AssertUnwindSafe(audit).catch_unwind().await;
+    let (end, reason) = match end {
+        Ok(end) if end.for_good() => return end,
+        Ok(end) => (end, format!("{end:?}")),
+        Err(panic) => (Ended::WatchEnded, panic_text(panic)),
+    };
+    *lock(&why) = Some(reason);
+    died(&crd);
+    end
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A panic's message.
 pub fn panic_text(panic: Box<dyn std::any::Any + Send>) -> String {
     panic
@@ -228,9 +267,20 @@ mod tests {
         .boxed()
     }
 
+    /// Tasks whose `died` callback records the names.
+    fn tasks() -> (AuditTasks, Arc<Mutex<Vec<String>>>) {
+        let died = Arc::new(Mutex::new(Vec::new()));
+        let d = died.clone();
+        let tasks = AuditTasks::new(
+            Duration::from_secs(100),
+            Arc::new(move |crd: &str| lock(&d).push(crd.to_string())),
+        );
+        (tasks, died)
+    }
+
     #[tokio::test(start_paused = true)]
     async fn an_audit_is_started_once_per_epoch_and_relisted_when_its_resync_is_due() {
-        let tasks = AuditTasks::new(Duration::from_secs(100));
+        let (tasks, _) = tasks();
         let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let a = asked.clone();
         let first = tasks.ensure("a", 1, |r| forever(r, a));
@@ -260,7 +310,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_audit_that_died_is_started_again_and_one_that_ended_for_good_is_not() {
-        let tasks = AuditTasks::new(Duration::from_secs(100));
+        let (tasks, died) = tasks();
         let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let a = asked.clone();
         tasks.ensure("a", 1, |r| forever(r, a));
@@ -302,5 +352,8 @@ mod tests {
             let r = tasks.ensure("b", 1, |_| panic!("started again"));
             assert_eq!(r, Ensured::Running(None));
         }
+        // The panic and the watch that ended said so as they ended; the aborted task (only
+        // the operator aborts them) and the one that ended for good did not.
+        assert_eq!(*lock(&died), ["b", "b"]);
     }
 }

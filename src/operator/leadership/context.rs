@@ -42,7 +42,7 @@ pub struct Ctx {
     pub crds: Registry,
     pub signals: Signals,
     /// The storage migrations of this term (`migrateStoredVersions`).
-    pub migrations: crate::operator::migrations::tasks::Migrations,
+    pub migrations: Arc<crate::operator::migrations::tasks::Migrations>,
 }
 
 /// What the tasks use, set when the leadership term starts.
@@ -250,7 +250,19 @@ impl Ctx {
         let limiter = Arc::new(WriteLimiter::new(config.api_qps, config.api_burst));
         let validators = Validators::new(config.validator_cache_mib.saturating_mul(1 << 20));
         let (triggers, triggered) = mpsc::unbounded_channel();
-        let audits = crate::operator::audits::tasks::AuditTasks::new(config.full_resync_interval);
+        let states = Arc::new(CrdStates {
+            tracked: Mutex::new(BTreeMap::new()),
+            triggers,
+            policy_changed: tokio::sync::watch::Sender::new(0),
+            listed: AtomicBool::new(false),
+        });
+        // An audit task that died has its CRD reconciled at once, which starts it again.
+        let died: crate::operator::audits::tasks::Died = {
+            let states = states.clone();
+            Arc::new(move |crd: &str| states.changed(crd))
+        };
+        let audits =
+            crate::operator::audits::tasks::AuditTasks::new(config.full_resync_interval, died);
         let ctx = Arc::new(Ctx {
             deps: Arc::new(Deps {
                 validators,
@@ -267,12 +279,7 @@ impl Ctx {
                 server: ServerInfo::default(),
             }),
             crds: Registry {
-                states: Arc::new(CrdStates {
-                    tracked: Mutex::new(BTreeMap::new()),
-                    triggers,
-                    policy_changed: tokio::sync::watch::Sender::new(0),
-                    listed: AtomicBool::new(false),
-                }),
+                states,
                 retries: Mutex::default(),
                 earlier_reports: Default::default(),
                 audits,

@@ -417,8 +417,8 @@ async fn reports_with_findings_are_written_first() {
 }
 
 /// The object audits are the reconciles': an audit task that died (a bug got past its
-/// supervisor) is noticed by the CRD's next reconcile, counted, shown in the report and started
-/// again; the periodic full resync is the Controller's requeue of the CRD, and lists the
+/// supervisor) is noticed by the CRD's next reconcile (at once when it ended on its own),
+/// counted, shown in the report and started again; the periodic full resync is the Controller's requeue of the CRD, and lists the
 /// objects again.
 #[tokio::test(start_paused = true)]
 async fn reconcile_restarts_a_dead_audit_and_asks_for_the_full_resync() {
@@ -466,6 +466,25 @@ async fn reconcile_restarts_a_dead_audit_and_asks_for_the_full_resync() {
     })
     .await;
     assert_eq!(ctx.registry()[THINGS].audit().invalid_count(), 1);
+    // An audit task that ends on its own says so: its CRD is reconciled at once and the
+    // audit started again, not at the next full resync minutes away.
+    let epoch = ctx.registry()[THINGS].epoch();
+    ctx.crds.audits.stop(THINGS);
+    let internal = ctx.deps.metrics.internal_errors.get();
+    let ended = ctx.crds.audits.ensure(THINGS, epoch, |_| {
+        futures::FutureExt::boxed(async { crate::operator::audits::tasks::Ended::WatchEnded })
+    });
+    assert!(
+        matches!(ended, crate::operator::audits::tasks::Ensured::Started(_)),
+        "{ended:?}"
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(ctx.deps.metrics.internal_errors.get(), internal + 1);
+    assert!(ctx.crds.audits.alive(THINGS));
+    until("the objects listed by the audit started again", || {
+        lists() == 4
+    })
+    .await;
     controller.abort();
 }
 
