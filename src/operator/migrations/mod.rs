@@ -14,9 +14,8 @@ pub mod tasks;
 use crate::audit::schema_audit::SchemaAuditStatus;
 use crate::migration::{self, Pace, Prune, Refusal};
 use crate::operator::events::PendingEvent;
-use crate::operator::leadership::context::{Ctx, crd_reference};
+use crate::operator::leadership::context::{Ctx, Deps, crd_reference};
 use crate::operator::migrations::tasks::Entry;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -27,8 +26,9 @@ const NAMED: usize = 5;
 const FIRST_RETRY: Duration = Duration::from_secs(60);
 
 /// Starts the CRD's migration if its report calls for one and none runs (or waits to be
-/// tried again on this revision). `revision`: the CRD's resourceVersion.
-pub fn ensure(ctx: &Arc<Ctx>, crd: &str, revision: &str, status: &SchemaAuditStatus) {
+/// tried again on this revision). `revision`: the CRD's resourceVersion. The migration's
+/// task gets the dependencies, the states (to say it ended) and the term's migrations.
+pub fn ensure(ctx: &Ctx, crd: &str, revision: &str, status: &SchemaAuditStatus) {
     if !ctx.deps.config.migrate_stored_versions {
         return;
     }
@@ -60,17 +60,22 @@ pub fn ensure(ctx: &Arc<Ctx>, crd: &str, revision: &str, status: &SchemaAuditSta
         .and_then(|e| e.retry.as_ref())
         .filter(|(rev, _, _)| rev == revision)
         .map(|(_, _, wait)| *wait);
-    let (ctx2, name, rev) = (ctx.clone(), crd.to_string(), revision.to_string());
+    let (deps, states, migrations) = (
+        ctx.deps.clone(),
+        ctx.crds.states.clone(),
+        ctx.migrations.clone(),
+    );
+    let (name, rev) = (crd.to_string(), revision.to_string());
     let task = tokio::spawn(async move {
-        let result = run(&ctx2, &name).await;
-        let mut running = ctx2.migrations.lock();
+        let result = run(&deps, &name).await;
+        let mut running = migrations.lock();
         let entry = running.entry(name.clone()).or_insert(Entry {
             task: None,
             retry: None,
         });
         entry.task = None;
         entry.retry = (result != "pruned").then(|| {
-            let max = ctx2.deps.config.full_resync_interval.max(FIRST_RETRY);
+            let max = deps.config.full_resync_interval.max(FIRST_RETRY);
             let wait = backoff.map_or(FIRST_RETRY, |w| (w * 2).min(max));
             // A new revision (the storage version changed, say) is tried at once.
             let wait = if result == "crd_changed" {
@@ -82,7 +87,7 @@ pub fn ensure(ctx: &Arc<Ctx>, crd: &str, revision: &str, status: &SchemaAuditSta
         });
         drop(running);
         // The report says what the migration did, once the server says it.
-        ctx2.changed(&name);
+        states.changed(&name);
     });
     running.insert(
         crd.to_string(),
@@ -94,8 +99,8 @@ pub fn ensure(ctx: &Arc<Ctx>, crd: &str, revision: &str, status: &SchemaAuditSta
 }
 
 /// One migration of one CRD; its result (the metric's label).
-async fn run(ctx: &Arc<Ctx>, name: &str) -> &'static str {
-    let client = &ctx.deps.client;
+async fn run(deps: &Deps, name: &str) -> &'static str {
+    let client = &deps.client;
     let stop = AtomicBool::new(false);
     let result: Result<&'static str, migration::MigrationError> = async {
         let target = migration::target(client, name).await?;
@@ -108,7 +113,7 @@ async fn run(ctx: &Arc<Ctx>, name: &str) -> &'static str {
             stored_versions = ?target.stored_versions,
             "migrating the stored objects to the storage version"
         );
-        let pace = Pace::new(ctx.deps.config.api_qps);
+        let pace = Pace::new(deps.config.api_qps);
         let mut refused: Vec<Refusal> = Vec::new();
         let mut count = 0u64;
         let done = migration::rewrite(
@@ -146,7 +151,7 @@ async fn run(ctx: &Arc<Ctx>, name: &str) -> &'static str {
                 list.join("; ")
             );
             tracing::warn!(crd = name, refused = count, "storage migration blocked");
-            ctx.queue_event(PendingEvent {
+            deps.events.push(PendingEvent {
                 warning: true,
                 reason: "StorageMigrationBlocked".into(),
                 note,
@@ -177,6 +182,6 @@ async fn run(ctx: &Arc<Ctx>, name: &str) -> &'static str {
             "failed"
         }
     };
-    ctx.deps.metrics.storage_migration(result);
+    deps.metrics.storage_migration(result);
     result
 }

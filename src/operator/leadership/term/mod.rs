@@ -14,7 +14,7 @@
 use crate::operator::crds::reconcile::{REPORT_CRD, error_policy, reconcile};
 use crate::operator::crds::removal::remove;
 use crate::operator::crds::state::Tracked;
-use crate::operator::leadership::context::{CrdMeta, Ctx, Triggered};
+use crate::operator::leadership::context::{CrdMeta, Ctx, Deps, Triggered};
 use crate::operator::reports::writer::ReportWriter;
 use futures::StreamExt;
 use kube::ResourceExt;
@@ -156,7 +156,7 @@ pub(crate) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
 async fn run_controller(ctx: Arc<Ctx>, triggered: Triggered) {
     let (store, writer) = reflector::store();
     let first = Arc::new(Mutex::new(FirstList::default()));
-    let crds = crd_watch(ctx.clone())
+    let crds = crd_watch(ctx.deps.clone())
         // What the store keeps of a CRD: its name, UID, generation and resourceVersion.
         .modify(|m| {
             m.managed_fields_mut().clear();
@@ -229,12 +229,12 @@ async fn first_list_reconciled(ctx: &Ctx) {
 /// The CRDs' metadata, watched (streaming from 1.34, pages before; pages for good after a
 /// refusal), with the backoff of the CRD watch.
 fn crd_watch(
-    ctx: Arc<Ctx>,
+    deps: Arc<Deps>,
 ) -> impl futures::Stream<Item = Result<Event<CrdMeta>, watcher::Error>> + Send {
     // Metadata-only requests (`Api` of `PartialObjectMeta`).
-    let api: Api<CrdMeta> = Api::all(ctx.deps.client.clone());
-    let start = move |ctx: &Ctx| {
-        let (config, streaming) = ctx.watch_config(CRD_PAGE);
+    let api: Api<CrdMeta> = Api::all(deps.client.clone());
+    let start = move |deps: &Deps| {
+        let (config, streaming) = deps.server.watch_config(CRD_PAGE);
         let stream = crate::operator::watch_backoff::with_backoff(
             watcher(api.clone(), config).boxed(),
             crate::operator::watch_backoff::SHORT,
@@ -242,16 +242,16 @@ fn crd_watch(
         .boxed();
         (stream, streaming)
     };
-    futures::stream::unfold((ctx, None), move |(ctx, running)| {
-        let (mut stream, streaming) = running.unwrap_or_else(|| start(&ctx));
+    futures::stream::unfold((deps, None), move |(deps, running)| {
+        let (mut stream, streaming) = running.unwrap_or_else(|| start(&deps));
         async move {
             let ev = stream.next().await?;
             if let Err(e) = &ev
-                && ctx.refused_streaming(streaming, e)
+                && deps.server.refused_streaming(streaming, e)
             {
-                return Some((ev, (ctx, None))); // started again, with pages
+                return Some((ev, (deps, None))); // started again, with pages
             }
-            Some((ev, (ctx, Some((stream, streaming)))))
+            Some((ev, (deps, Some((stream, streaming)))))
         }
     })
 }
