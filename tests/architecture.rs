@@ -213,12 +213,6 @@ fn what_runs_at_rest_runs_as_often_as_it_says() {
             "Duration::from_secs(120)",
             "a ping every 2 minutes on each connection of object watches",
         ),
-        (
-            "src/operator/reports/policy_writer/mod.rs",
-            "const RECHECK: Duration",
-            "Duration::from_secs(60)",
-            "each writer's recheck once a minute",
-        ),
     ];
     for (file, start, value, said) in cases {
         let line = constant(file, start);
@@ -226,6 +220,36 @@ fn what_runs_at_rest_runs_as_often_as_it_says() {
             line.contains(value),
             "{file}: {line} (ARCHITECTURE.md: {said})"
         );
+        assert!(
+            text.contains(said),
+            "ARCHITECTURE.md no longer says {said:?}"
+        );
+    }
+}
+
+/// What ARCHITECTURE.md says of the writer of the reports and Events: how many reports it
+/// writes at once (the order it takes writes in is tested on the fake API:
+/// `reports_with_findings_are_written_first`).
+#[test]
+fn the_writer_works_as_it_says() {
+    let text = architecture()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let line = constant(
+        "src/operator/reports/writer.rs",
+        "const REPORTS_IN_FLIGHT: usize",
+    );
+    assert!(line.contains("= 4;"), "{line}");
+    // The policy report writers' only timer at rest: the LIST at the full resync.
+    let policy =
+        std::fs::read_to_string(root().join("src/operator/reports/policy_writer/mod.rs")).unwrap();
+    assert!(policy.contains("resync: deps.config.full_resync_interval,"));
+    assert!(text.contains("each writer's LIST of its reports at the full resync"));
+    for said in [
+        "writes up to four at once",
+        "a report with findings, then the oldest Event, then a clean report",
+    ] {
         assert!(
             text.contains(said),
             "ARCHITECTURE.md no longer says {said:?}"

@@ -7,8 +7,11 @@
 //! reports crd-audit manages (label `app.kubernetes.io/managed-by: crd-audit`, name
 //! `crd-audit`), then keeps them in step with the audits: a report is applied (server-side
 //! apply, field manager `crd-audit`, through the write limit) only when its content changed,
-//! and deleted when it has no result left. The LIST is repeated every `RESYNC` (a report
-//! deleted or edited behind the operator's back is written again).
+//! and deleted when it has no result left. A writer is woken by what it looks at changing
+//! (a CRD's state, the first LIST of CRDs, what `auto` knows of OpenReports), its failed
+//! requests' retries, and the LIST again every `fullResyncInterval` (a report deleted or
+//! edited behind the operator's back is written again then, as the objects are listed
+//! again): at rest nothing else runs.
 //!
 //! crd-audit never installs the report CRDs (Kyverno ships its own, v1alpha2 only, under
 //! the same name). While they are not served, or while crd-audit may not read or write the
@@ -31,10 +34,6 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 const FIELD_MANAGER: &str = "crd-audit";
-/// The LIST again, to find reports deleted or changed by someone else.
-const RESYNC: Duration = Duration::from_secs(300);
-/// Recompute at least this often even when nothing seems to have changed.
-const RECHECK: Duration = Duration::from_secs(60);
 /// How long a writer woken by a change waits for the changes that come with it.
 const SETTLE: Duration = Duration::from_millis(200);
 /// The shortest sleep until a writer's own deadline.
@@ -123,10 +122,12 @@ struct Writer {
     /// The last LIST found the API not served.
     not_served: bool,
     resync_at: Instant,
+    /// The LIST again after this (`fullResyncInterval`), to find reports deleted or changed
+    /// by someone else.
+    resync: Duration,
     /// Per placement: when a failed write may be tried again, and its backoff.
     retry: BTreeMap<Placement, (Instant, Backoff)>,
     last: Option<(Fingerprint, u8)>,
-    recheck_at: Instant,
     limits: Limits,
     /// Moves when something this writer looks at changes (`Ctx::policy_changed`).
     changes: tokio::sync::watch::Receiver<u64>,
@@ -180,9 +181,9 @@ impl Writer {
             list_backoff: crate::cluster::backoff::SLOW.backoff(),
             not_served: false,
             resync_at: now,
+            resync: deps.config.full_resync_interval,
             retry: BTreeMap::new(),
             last: None,
-            recheck_at: now,
             limits,
             changes: states.policy_changes(),
             deps,
@@ -199,7 +200,7 @@ impl Writer {
                         return; // the operator's context is gone
                     }
                 }
-                _ = tokio::time::sleep(wait) => {}
+                _ = tokio::time::sleep(wait.unwrap_or_default()), if wait.is_some() => {}
             }
             // Let a burst of changes settle into one write.
             tokio::time::sleep(SETTLE).await;
@@ -217,27 +218,27 @@ impl Writer {
     }
 
     /// How long the writer sleeps when nothing it looks at changes: until the first of its
-    /// own deadlines (the LIST again or its retry, the recheck, a failed write's retry).
-    /// Nothing wakes it at rest but those (a minute apart at least).
-    fn idle_wait(&self, now: Instant) -> Duration {
+    /// own deadlines (the LIST again or its retry, a failed write's retry); `None`: until a
+    /// change wakes it.
+    fn idle_wait(&self, now: Instant) -> Option<Duration> {
         // Waiting for the first LIST of CRDs, or for the other writer to learn whether
         // OpenReports is usable: both wake it when they come (`Ctx::policy_changed`).
         let waiting = !self.states.listed()
             || (self.role == Role::Fallback && self.openreports.load(Ordering::Relaxed) == UNKNOWN);
         if waiting {
-            return RECHECK;
+            return None;
         }
         let mut at = if self.written.is_none() {
             self.list_at
         } else {
-            self.resync_at.min(self.recheck_at)
+            self.resync_at
         };
         for (retry_at, _) in self.retry.values() {
             at = at.min(*retry_at);
         }
         // A deadline that a pass left in the past (whatever the reason) is tried again a
         // second later at the soonest, never in a loop.
-        at.saturating_duration_since(now).max(MIN_WAIT)
+        Some(at.saturating_duration_since(now).max(MIN_WAIT))
     }
 
     /// One round: LIST when needed, rebuild the reports when the audits changed, write those
@@ -265,7 +266,7 @@ impl Writer {
                     self.written = Some(w);
                     self.not_served = false;
                     self.list_backoff.reset();
-                    self.resync_at = now + RESYNC;
+                    self.resync_at = now + self.resync;
                     self.last = None;
                     if self.role == Role::Preferred {
                         self.learned(SERVED);
@@ -285,7 +286,7 @@ impl Writer {
         }
         let print = (fingerprint(&self.states), openreports);
         let pending = !self.retry.is_empty();
-        if self.last.as_ref() == Some(&print) && !pending && now < self.recheck_at {
+        if self.last.as_ref() == Some(&print) && !pending {
             return;
         }
         let Some(written) = self.written.as_ref() else {
@@ -307,7 +308,6 @@ impl Writer {
             policy_report::desired(inputs, written, unix_now, self.limits)
         };
         self.last = Some(print);
-        self.recheck_at = now + RECHECK;
         let placements: BTreeSet<Placement> =
             desired.keys().chain(written.keys()).cloned().collect();
         // A failed write whose report is neither wanted nor written any more is not retried.

@@ -517,16 +517,17 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
     let now = Instant::now();
     // Before the first LIST of CRDs: woken by it, not by a timer.
     w.list_at = now;
-    assert_eq!(w.idle_wait(now), RECHECK);
+    assert_eq!(w.idle_wait(now), None);
     ctx.crds.states.set_listed();
     // Not listed yet: the LIST's turn.
     w.list_at = now + Duration::from_secs(7);
-    assert_eq!(w.idle_wait(now), Duration::from_secs(7));
-    // Listed: the recheck, the resync, or a failed write's retry, whichever comes first.
+    assert_eq!(w.idle_wait(now), Some(Duration::from_secs(7)));
+    // Listed: the resync (`fullResyncInterval`) or a failed write's retry, whichever comes
+    // first; no recheck on a timer.
     w.written = Some(BTreeMap::new());
-    w.resync_at = now + RESYNC;
-    w.recheck_at = now + RECHECK;
-    assert_eq!(w.idle_wait(now), RECHECK);
+    assert_eq!(w.resync, Duration::from_secs(3600));
+    w.resync_at = now + w.resync;
+    assert_eq!(w.idle_wait(now), Some(Duration::from_secs(3600)));
     w.retry.insert(
         "team-a".into(),
         (
@@ -534,9 +535,9 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
             crate::cluster::backoff::API_CALL.backoff(),
         ),
     );
-    assert_eq!(w.idle_wait(now), Duration::from_secs(5));
+    assert_eq!(w.idle_wait(now), Some(Duration::from_secs(5)));
     // A deadline passed: a second, not a loop.
-    assert_eq!(w.idle_wait(now + RESYNC), MIN_WAIT);
+    assert_eq!(w.idle_wait(now + w.resync), Some(MIN_WAIT));
     // A change made before the writer waits is not lost.
     ctx.policy_changed();
     tokio::time::timeout(Duration::from_millis(1), w.changes.changed())
