@@ -99,10 +99,13 @@ impl ReportWriter {
                 return;
             }
             let Some(next) = self.next(stop, writes.len(), &events) else {
-                let retry = [self.queue.next_retry(), events.retry_at]
-                    .into_iter()
-                    .flatten()
-                    .min();
+                // A report's retry wakes the writer only when a report may start then (not
+                // once stopping, nor with every report slot taken: a write ending wakes it).
+                let reports = writes.len() - usize::from(events.in_flight);
+                let reports_may_start = !stop && reports < REPORTS_IN_FLIGHT;
+                let report_retry = self.queue.next_retry().filter(|_| reports_may_start);
+                let event_retry = events.retry_at.filter(|_| !events.in_flight);
+                let retry = [report_retry, event_retry].into_iter().flatten().min();
                 tokio::select! {
                     _ = self.queue.pushed() => {}
                     _ = self.deps.events.pushed() => {}
