@@ -220,10 +220,17 @@ impl ReportWriter {
     #[tracing::instrument(name = "write_report", skip_all, fields(crd = %due.name))]
     async fn write(&self, due: Popped) {
         let name = due.name.as_str();
-        let (lane, result) = if due.removed {
-            (Lane::Clean, self.delete(name).await)
+        let done = if due.removed {
+            self.delete(name).await.map(|r| (Lane::Clean, r))
         } else {
             self.write_report(name).await
+        };
+        let Some((lane, result)) = done else {
+            // Nothing to write (a report pushed again while its write was in flight, say):
+            // the budget taken for it goes back.
+            self.deps.limiter.give_back(Next::Report.requests());
+            self.queue.written(name);
+            return;
         };
         match result {
             Ok(()) => self.queue.written(name),
@@ -239,21 +246,21 @@ impl ReportWriter {
         }
     }
 
-    /// Builds the report from the CRD's state now and writes it, unless what it says was
-    /// written already (or the CRD is no longer tracked: removed, or the term ending).
-    async fn write_report(&self, name: &str) -> (Lane, Result<(), kube::Error>) {
+    /// Builds the report from the CRD's state now and writes it; `None` when there is
+    /// nothing to write: what it says was written already, the CRD is no longer tracked
+    /// (removed, or the term ending), or the report CRD is not served (every report is
+    /// written again when it is back).
+    async fn write_report(&self, name: &str) -> Option<(Lane, Result<(), kube::Error>)> {
         if !self.queue.served() {
-            return (Lane::Clean, Ok(())); // written again when the report CRD is back
+            return None;
         }
         let built = {
             let mut states = self.states.lock();
-            let Some(t) = states.get_mut(name) else {
-                return (Lane::Clean, Ok(()));
-            };
+            let t = states.get_mut(name)?;
             let status = desired(&self.deps, t);
             let print = report_status::fingerprint(&status);
             if t.written() == Some(print) {
-                return (Lane::Clean, Ok(()));
+                return None;
             }
             let lane = if has_findings(t) {
                 Lane::Findings
@@ -268,22 +275,24 @@ impl ReportWriter {
         object.spec.audited_revision = report_status::packed_revision(&revision);
         drop(revision);
         if let Err(e) = apply(&self.deps, &object).await {
-            return (lane, Err(e));
+            return Some((lane, Err(e)));
         }
         self.states
             .with_current(name, epoch, |t| state::on_report_written(t, print));
-        (lane, Ok(()))
+        Some((lane, Ok(())))
     }
 
     /// Deletes the report of a CRD that went away (not while the report CRD is not served:
     /// the report went with it; not if the CRD is back).
-    async fn delete(&self, name: &str) -> Result<(), kube::Error> {
+    async fn delete(&self, name: &str) -> Option<Result<(), kube::Error>> {
         if !self.queue.served() || self.states.lock().contains_key(name) {
-            return Ok(());
+            return None;
         }
         let api: Api<SchemaAudit> = Api::all(self.deps.client.clone());
         self.deps.metrics.api_write("delete");
-        match api.delete(name, &DeleteParams::default()).await {
+        // One request of the two taken.
+        self.deps.limiter.give_back(1);
+        Some(match api.delete(name, &DeleteParams::default()).await {
             Ok(_) => {
                 tracing::info!(crd = name, "CRD removed; report deleted");
                 Ok(())
@@ -293,7 +302,7 @@ impl ReportWriter {
                 self.deps.metrics.api_error("delete");
                 Err(e)
             }
-        }
+        })
     }
 }
 

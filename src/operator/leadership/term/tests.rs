@@ -317,6 +317,70 @@ async fn a_deleted_crds_report_is_deleted_with_retries() {
     controller.abort();
 }
 
+/// A report queued while there is nothing to write (pushed again while its write was in
+/// flight, as its own watch events do) is dropped by the writer and gives back the write
+/// budget it took: ten of them in a row take no time, and a change after them is written at
+/// once.
+#[tokio::test(start_paused = true)]
+async fn a_report_with_nothing_to_write_takes_no_write_budget() {
+    const THINGS: &str = "things.example.com";
+    let (client, fake) = fake_api::start();
+    fake.lock()
+        .unwrap()
+        .objects
+        .insert("things".into(), vec![thing("a", "medium")]);
+    // A report (two requests) every two seconds.
+    let config = crate::audit::config::Config {
+        api_qps: 1.0,
+        api_burst: 2,
+        ..Default::default()
+    };
+    let (ctx, triggered) = fake_api::context_with(client, config);
+    fake_api::put_crd(&fake, crd("u1", 1, &["small"]));
+    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    until("the report", || {
+        fake.lock().unwrap().reports.contains_key(THINGS) && ctx.crds.reports.is_empty()
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let writes = fake.lock().unwrap().report_writes;
+    let start = tokio::time::Instant::now();
+    for _ in 0..10 {
+        ctx.crds
+            .reports
+            .push(THINGS, crate::operator::reports::queue::Lane::Clean);
+        until("the writer to take it", || ctx.crds.reports.is_empty()).await;
+        tokio::task::yield_now().await;
+    }
+    // Without giving the budget back: two seconds each.
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?} for ten reports with nothing to write",
+        start.elapsed()
+    );
+    assert_eq!(
+        fake.lock().unwrap().report_writes,
+        writes,
+        "nothing written"
+    );
+    let start = tokio::time::Instant::now();
+    fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
+    until("the report of generation 2", || {
+        fake.lock()
+            .unwrap()
+            .reports
+            .get(THINGS)
+            .is_some_and(|r| r["status"]["observedGeneration"] == 2)
+    })
+    .await;
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "written after {:?}",
+        start.elapsed()
+    );
+    controller.abort();
+}
+
 /// A CRD with no objects is never compiled; one with objects is compiled once, and its
 /// validator is kept (within the cache's budget) for the objects' next changes.
 #[tokio::test(start_paused = true)]
