@@ -317,6 +317,22 @@ async fn a_deleted_crds_report_is_deleted_with_retries() {
     controller.abort();
 }
 
+/// The Controller (and its writer) running with `config` on the fake, which holds thing a
+/// (medium) under a CRD that allows only small ones.
+fn running_on_thing_a(
+    config: crate::audit::config::Config,
+) -> (Arc<Ctx>, fake_api::Shared, JoinHandle<()>) {
+    let (client, fake) = fake_api::start();
+    fake.lock()
+        .unwrap()
+        .objects
+        .insert("things".into(), vec![thing("a", "medium")]);
+    let (ctx, triggered) = fake_api::context_with(client, config);
+    fake_api::put_crd(&fake, crd("u1", 1, &["small"]));
+    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    (ctx, fake, controller)
+}
+
 /// A report queued while there is nothing to write (pushed again while its write was in
 /// flight, as its own watch events do) is dropped by the writer and gives back the write
 /// budget it took: ten of them in a row take no time, and a change after them is written at
@@ -324,20 +340,12 @@ async fn a_deleted_crds_report_is_deleted_with_retries() {
 #[tokio::test(start_paused = true)]
 async fn a_report_with_nothing_to_write_takes_no_write_budget() {
     const THINGS: &str = "things.example.com";
-    let (client, fake) = fake_api::start();
-    fake.lock()
-        .unwrap()
-        .objects
-        .insert("things".into(), vec![thing("a", "medium")]);
     // A report (two requests) every two seconds.
-    let config = crate::audit::config::Config {
+    let (ctx, fake, controller) = running_on_thing_a(crate::audit::config::Config {
         api_qps: 1.0,
         api_burst: 2,
         ..Default::default()
-    };
-    let (ctx, triggered) = fake_api::context_with(client, config);
-    fake_api::put_crd(&fake, crd("u1", 1, &["small"]));
-    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    });
     until("the report", || {
         fake.lock().unwrap().reports.contains_key(THINGS) && ctx.crds.reports.is_empty()
     })
@@ -487,18 +495,10 @@ async fn reports_with_findings_are_written_first() {
 #[tokio::test(start_paused = true)]
 async fn reconcile_restarts_a_dead_audit_and_asks_for_the_full_resync() {
     const THINGS: &str = "things.example.com";
-    let (client, fake) = fake_api::start();
-    fake.lock()
-        .unwrap()
-        .objects
-        .insert("things".into(), vec![thing("a", "medium")]);
-    let config = crate::audit::config::Config {
+    let (ctx, fake, controller) = running_on_thing_a(crate::audit::config::Config {
         full_resync_interval: Duration::from_secs(600),
         ..Default::default()
-    };
-    let (ctx, triggered) = fake_api::context_with(client, config);
-    fake_api::put_crd(&fake, crd("u1", 1, &["small"]));
-    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    });
     until("the first audit", || audited(&ctx, "u1")).await;
     let lists = || {
         fake.lock()
