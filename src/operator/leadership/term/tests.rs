@@ -735,6 +735,47 @@ async fn missed_revisions_never_clear_a_tightening() {
     );
 }
 
+/// CPU time of the calling thread, from procfs (the test's runtime is single-threaded, so
+/// every task of the term runs on it).
+fn thread_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+    // The fields after the command's closing parenthesis: utime and stime are 12th and 13th.
+    let fields: Vec<u64> = stat[stat.rfind(')').unwrap() + 2..]
+        .split(' ')
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    Duration::from_millis((fields[11] + fields[12]) * 10)
+}
+
+/// A stopping writer with a report write waiting for its retry (none starts once stopping)
+/// and an Event that keeps failing sleeps between the Event's retries: it does not spin on
+/// the report's retry (real time: a spin shows as CPU).
+#[tokio::test]
+async fn a_stopping_writer_does_not_spin_on_a_retry_it_cannot_make() {
+    let (ctx, fake, writer) = tightened_while_writes_fail().await;
+    until("a report write failed", || {
+        fake.lock().unwrap().report_writes > 0 && !ctx.crds.reports.is_empty()
+    })
+    .await;
+    ctx.signals.stopping.send_replace(true);
+    // The report's retry (a second or two away) comes due while the writer waits on the
+    // Event's backoff.
+    let before = thread_cpu();
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let used = thread_cpu() - before;
+    assert!(
+        used < Duration::from_secs(1),
+        "{used:?} of CPU in 4 s while stopping"
+    );
+    assert!(!writer.is_finished(), "the Event is still to be written");
+    writes_work_again(&fake);
+    tokio::time::timeout(Duration::from_secs(10), writer)
+        .await
+        .expect("the writer ends once the Event is written")
+        .unwrap();
+    assert!(ctx.deps.events.is_empty());
+}
+
 /// After a long outage the report writes and the Events have backed off to a minute;
 /// when the API server is back (the CRD watch makes progress again) they go at once: the
 /// tightening is in its report and its Event within 10 s, whatever the phase of their
