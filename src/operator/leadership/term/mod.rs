@@ -333,3 +333,5 @@ fn on_crd_event(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod write_failures;
