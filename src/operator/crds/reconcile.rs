@@ -115,7 +115,7 @@ pub(crate) fn ensure_audit(ctx: &Arc<Ctx>, name: &str) -> Option<Duration> {
     if let Ensured::Restarted(why, _) = &ensured {
         ctx.deps.metrics.internal_errors.inc();
         tracing::error!(crd = name, error = %why, "the audit of the objects had ended (a bug); starting it again");
-        ctx.with_current(name, epoch, |t| {
+        ctx.crds.states.with_current(name, epoch, |t| {
             crate::operator::crds::state::on_blocked(
                 t,
                 crate::operator::crds::state::Blocked::AuditRestarted(why.clone()),

@@ -381,16 +381,6 @@ impl Ctx {
     pub(crate) fn epoch(&self) -> u64 {
         self.crds.next_epoch.fetch_add(1, Ordering::Relaxed)
     }
-
-    /// [`CrdStates::with_current`].
-    pub(crate) fn with_current<R>(
-        &self,
-        crd: &str,
-        epoch: u64,
-        f: impl FnOnce(&mut Tracked) -> R,
-    ) -> Option<R> {
-        self.crds.states.with_current(crd, epoch, f)
-    }
 }
 
 /// The reference of an Event about a CRD.

@@ -57,7 +57,7 @@ impl Next {
 }
 
 /// A write that ended.
-enum Ended {
+enum Finished {
     Report,
     Event(Box<(PendingEvent, Result<(), kube::Error>)>),
 }
@@ -84,7 +84,7 @@ impl ReportWriter {
         mut stopping: watch::Receiver<bool>,
         mut recovered: watch::Receiver<u64>,
     ) {
-        let mut writes: JoinSet<Ended> = JoinSet::new();
+        let mut writes: JoinSet<Finished> = JoinSet::new();
         let mut events = EventTurn {
             in_flight: false,
             backoff: REPORT_WRITE.backoff(),
@@ -146,7 +146,7 @@ impl ReportWriter {
                         let this = self.clone();
                         writes.spawn(async move {
                             this.write(due).await;
-                            Ended::Report
+                            Finished::Report
                         });
                     }
                 }
@@ -156,7 +156,7 @@ impl ReportWriter {
                         let this = self.clone();
                         writes.spawn(async move {
                             let r = this.deps.events.publish(&ev).await;
-                            Ended::Event(Box::new((ev, r)))
+                            Finished::Event(Box::new((ev, r)))
                         });
                     }
                 }
@@ -183,10 +183,10 @@ impl ReportWriter {
         }
     }
 
-    fn ended(&self, done: Result<Ended, tokio::task::JoinError>, events: &mut EventTurn) {
+    fn ended(&self, done: Result<Finished, tokio::task::JoinError>, events: &mut EventTurn) {
         match done {
-            Ok(Ended::Report) => {}
-            Ok(Ended::Event(done)) => self.event_ended(*done, events),
+            Ok(Finished::Report) => {}
+            Ok(Finished::Event(done)) => self.event_ended(*done, events),
             Err(e) => {
                 // A write that panicked: a bug. An Event is tried again; a report is written
                 // at its CRD's next change.

@@ -497,10 +497,15 @@ async fn both_and_openreports_only() {
 #[tokio::test(start_paused = true)]
 async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
     let (client, _fake) = fake_api::start();
+    // The LIST again comes at the full resync the configuration sets.
+    let config = Config {
+        full_resync_interval: Duration::from_secs(420),
+        ..Default::default()
+    };
     let (ctx, _triggered) = Ctx::new(
         client,
         None,
-        Config::default(),
+        config,
         Arc::new(Metrics::new()),
         "test",
         JudgingPool::new(1),
@@ -525,9 +530,9 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
     // Listed: the resync (`fullResyncInterval`) or a failed write's retry, whichever comes
     // first; no recheck on a timer.
     w.written = Some(BTreeMap::new());
-    assert_eq!(w.resync, Duration::from_secs(3600));
+    assert_eq!(w.resync, Duration::from_secs(420));
     w.resync_at = now + w.resync;
-    assert_eq!(w.idle_wait(now), Some(Duration::from_secs(3600)));
+    assert_eq!(w.idle_wait(now), Some(Duration::from_secs(420)));
     w.retry.insert(
         "team-a".into(),
         (
