@@ -321,6 +321,28 @@ mod tests {
         );
     }
 
+    /// The worst moment for a removal: the CRD goes while its report's write is in flight,
+    /// and that write fails. The retry deletes the report; it does not write it back.
+    #[tokio::test(start_paused = true)]
+    async fn a_crd_removed_during_a_failed_write_has_its_report_deleted() {
+        let q = ReportQueue::default();
+        q.push("a", Lane::Findings);
+        let popped = q.pop(Instant::now()).unwrap();
+        assert!(!popped.removed);
+        q.push_removed("a"); // while the write is in flight
+        q.failed("a", Lane::Findings, Cause::Unavailable);
+        assert!(q.pop(Instant::now()).is_none(), "it waits its retry");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        let retry = q.pop(Instant::now()).unwrap();
+        assert_eq!(
+            retry,
+            Popped {
+                name: "a".into(),
+                removed: true
+            }
+        );
+    }
+
     #[test]
     fn served_until_said_otherwise() {
         let q = ReportQueue::default();
