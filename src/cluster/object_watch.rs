@@ -17,7 +17,7 @@
 //! or the connection moved to another API server that started later), it answers `410
 //! Gone` and the watch lists the collection again, as kube-runtime's does.
 
-use futures::stream::BoxStream;
+use crate::cluster::watch_stream::{self, Events};
 use futures::{Stream, StreamExt};
 use kube::Resource;
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
@@ -45,8 +45,6 @@ const IDLE_MARGIN: Duration = Duration::from_secs(5);
 
 /// The annotation of the bookmark that ends a streamed initial state.
 const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
-
-type Events<K> = BoxStream<'static, kube::Result<WatchEvent<K>>>;
 
 enum State<K> {
     /// Nothing read yet, or a relist after `410 Gone`.
@@ -122,13 +120,8 @@ where
     match state {
         State::Empty if params.streaming => {
             let wp = WatchParams::streaming_lists().timeout(params.timeout);
-            match api.watch(&wp, "0").await {
-                Ok(events) => (
-                    Some(Ok(Event::Init)),
-                    State::Streaming {
-                        events: events.boxed(),
-                    },
-                ),
+            match watch_stream::open(api, &wp, "0").await {
+                Ok(events) => (Some(Ok(Event::Init)), State::Streaming { events }),
                 Err(e) => (Some(Err(Error::WatchStartFailed(e))), State::Empty),
             }
         }
@@ -219,14 +212,8 @@ where
             let wp = WatchParams::default()
                 .disable_bookmarks()
                 .timeout(params.timeout);
-            match api.watch(&wp, &version).await {
-                Ok(events) => (
-                    None,
-                    State::Watching {
-                        version,
-                        events: events.boxed(),
-                    },
-                ),
+            match watch_stream::open(api, &wp, &version).await {
+                Ok(events) => (None, State::Watching { version, events }),
                 Err(e) => (
                     Some(Err(Error::WatchStartFailed(e))),
                     State::Resume { version },
