@@ -79,16 +79,20 @@ impl PackedCrd {
     }
 
     /// The whole CRD again.
-    pub fn unpack(&self) -> Result<Crd, String> {
+    pub fn unpack(&self) -> Result<Crd, UnpackError> {
         let mut crd = Crd::clone(&self.shell);
         for (v, packed) in crd.versions.iter_mut().zip(&self.schemas) {
             if let Some(bytes) = packed {
-                let json = inflate(bytes)
-                    .map_err(|e| format!("CRD {}: inflating a kept schema: {e}", crd.name))?;
-                v.schema =
-                    Some(serde_json::from_slice(&json).map_err(|e| {
-                        format!("CRD {}: reading a kept schema: {e}", self.shell.name)
-                    })?);
+                let json = inflate(bytes).map_err(|e| UnpackError::Inflate {
+                    crd: self.shell.name.clone(),
+                    source: e,
+                })?;
+                v.schema = Some(
+                    serde_json::from_slice(&json).map_err(|e| UnpackError::Read {
+                        crd: self.shell.name.clone(),
+                        source: e,
+                    })?,
+                );
             }
         }
         Ok(crd)
@@ -112,6 +116,23 @@ impl PackedCrd {
     pub fn schema_json_bytes(&self) -> usize {
         self.json_bytes
     }
+}
+
+/// Why a kept revision could not be made whole again (a bug of crd-audit: it packed them).
+#[derive(Debug, thiserror::Error)]
+pub enum UnpackError {
+    #[error("CRD {crd}: inflating a kept schema: {source}")]
+    Inflate {
+        crd: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("CRD {crd}: reading a kept schema: {source}")]
+    Read {
+        crd: String,
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// `bytes` deflated (fast).

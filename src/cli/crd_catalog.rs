@@ -197,7 +197,10 @@ impl Catalog {
                 .unwrap_or_else(|e| e.into_inner())
                 .take();
             match origin {
-                Some(Origin::Held(crd)) => crd.unpack().and_then(|crd| compile(&crd)),
+                Some(Origin::Held(crd)) => crd
+                    .unpack()
+                    .map_err(|e| e.to_string())
+                    .and_then(|crd| compile(&crd)),
                 Some(Origin::File { path, doc, item }) => {
                     reread(&path, doc, item).and_then(|crd| compile(&crd))
                 }

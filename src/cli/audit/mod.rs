@@ -318,7 +318,7 @@ fn audit_crd(
     // Compiled when the first objects arrive: most CRDs of a large cluster have none.
     let mut validator: Option<Result<CrdValidator, String>> = None;
     let compile = || {
-        let crd = c.revision.unpack()?;
+        let crd = c.revision.unpack().map_err(|e| e.to_string())?;
         CrdValidator::options()
             .release(release.engine())
             .cel(config.cel_enabled)

@@ -37,6 +37,17 @@ const OBJECT_PAGE: u32 = 100;
 /// At most this many SchemaViolation Events per CRD and minute.
 const OBJECT_EVENTS_PER_MINUTE: u32 = 10;
 
+/// Why a revision's validator could not be made (a bug of crd-audit, reported in the report).
+#[derive(Debug, thiserror::Error)]
+enum NotCompiled {
+    #[error(transparent)]
+    Unpack(#[from] crate::packed_crd::UnpackError),
+    #[error(transparent)]
+    Compile(crd_audit_engine::CompileError),
+    #[error("compiling panicked: {0}")]
+    Panicked(#[source] crate::judging_pool::Panicked),
+}
+
 /// Decrements the watch gauge when the audit ends (or is aborted).
 struct WatchGauge(Arc<crate::operator::metrics::Metrics>);
 
@@ -318,10 +329,10 @@ impl ObjectAudit {
                     .cel(cel)
                     .build(&crd)
                     .map(Arc::new)
-                    .map_err(|e| e.to_string())
+                    .map_err(NotCompiled::Compile)
             })
             .await
-            .map_err(|panic| panic.0)
+            .map_err(NotCompiled::Panicked)
             .and_then(|r| r);
         match compiled {
             Ok(v) => {
@@ -337,7 +348,7 @@ impl ObjectAudit {
                 self.h.deps.metrics.internal_errors.inc();
                 tracing::error!(crd = %self.crd.name, error = %e, "compiling the CRD failed (internal error)");
                 self.h.states.with_current(&self.crd.name, self.epoch, |t| {
-                    state::on_blocked(t, Blocked::NotCompiled(e));
+                    state::on_blocked(t, Blocked::NotCompiled(e.to_string()));
                 });
                 None
             }

@@ -92,7 +92,7 @@ pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
             let changed = blocking(ctx, move || {
                 let old = old.unpack()?;
                 let changes = crd_audit_engine::diff(&old, &new);
-                Ok::<_, String>(LastChange::from_diff(&old, &new, &changes))
+                Ok::<_, crate::packed_crd::UnpackError>(LastChange::from_diff(&old, &new, &changes))
             })
             .await;
             match changed {
