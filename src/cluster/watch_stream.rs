@@ -25,6 +25,11 @@ use kube::api::{Api, WatchEvent, WatchParams};
 use kube::core::Status;
 use serde::de::DeserializeOwned;
 
+/// The longest event read (its line): an object is at most 1.5 MiB in etcd by default and a
+/// server may allow a few times that; a line longer than this is a broken response, and
+/// reading on would hold memory without bound.
+const MAX_EVENT_BYTES: usize = 64 << 20;
+
 /// The events of one watch response (until it ends).
 pub type Events<K> = BoxStream<'static, kube::Result<WatchEvent<K>>>;
 
@@ -69,6 +74,8 @@ struct Lines<S> {
     chunk: Bytes,
     partial: Vec<u8>,
     ended: bool,
+    /// Bytes an event may take ([`MAX_EVENT_BYTES`]).
+    max_event: usize,
 }
 
 impl<S> Lines<S> {
@@ -138,11 +145,24 @@ where
     K: DeserializeOwned + Send + 'static,
     S: Stream<Item = kube::Result<Bytes>> + Send + Unpin + 'static,
 {
+    events_within(body, MAX_EVENT_BYTES)
+}
+
+/// [`events`], with events of at most `max_event` bytes.
+fn events_within<K, S>(
+    body: S,
+    max_event: usize,
+) -> impl Stream<Item = kube::Result<WatchEvent<K>>> + Send
+where
+    K: DeserializeOwned + Send + 'static,
+    S: Stream<Item = kube::Result<Bytes>> + Send + Unpin + 'static,
+{
     let lines = Lines {
         body,
         chunk: Bytes::new(),
         partial: Vec::new(),
         ended: false,
+        max_event,
     };
     futures::stream::unfold(lines, |mut lines| async move {
         loop {
@@ -154,6 +174,18 @@ where
             }
             if lines.ended {
                 return None;
+            }
+            if lines.partial.len() > lines.max_event {
+                lines.ended = true;
+                let too_long = std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "a watch event longer than {} bytes without a line break",
+                        lines.max_event
+                    ),
+                );
+                lines.partial = Vec::new();
+                return Some((Err(kube::Error::ReadEvents(too_long)), lines));
             }
             match lines.body.next().await {
                 Some(Ok(chunk)) => lines.chunk = chunk,
@@ -278,6 +310,7 @@ mod tests {
             chunk: Bytes::from(format!("{a}\n{a1}")),
             partial: Vec::new(),
             ended: false,
+            max_event: MAX_EVENT_BYTES,
         };
         assert!(lines.next_line().is_some());
         assert!(lines.next_line().is_none());
@@ -286,6 +319,23 @@ mod tests {
         assert!(lines.next_line().is_some());
         assert_eq!(lines.partial.capacity(), 0);
         assert!(lines.chunk.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_endless_line_is_a_read_error_not_unbounded_memory() {
+        let a = added("a");
+        // An event, then 100 kB that never end a line (for a bound of 10 kB).
+        let body = futures::stream::iter(vec![Ok(Bytes::from(format!("{a}\n")))])
+            .chain(futures::stream::repeat_with(|| Ok(Bytes::from(vec![b'x'; 1000]))).take(100));
+        let got: Vec<String> = events_within::<ConfigMap, _>(Box::pin(body), 10_000)
+            .map(|item| match item {
+                Ok(WatchEvent::Added(o)) => o.metadata.name.unwrap_or_default(),
+                Err(kube::Error::ReadEvents(e)) => format!("read {:?}", e.kind()),
+                other => format!("{other:?}"),
+            })
+            .collect()
+            .await;
+        assert_eq!(got, ["a", "read InvalidData"]);
     }
 
     #[test]
