@@ -302,6 +302,26 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_failure_in_the_middle_of_a_split_event_yields_no_part_of_it() {
+        let (a, b) = (added("a"), added("b"));
+        let (b1, b2) = b.split_at(b.len() / 2);
+        let cut = |e: kube::Error| {
+            futures::stream::iter(vec![
+                Ok(Bytes::from(format!("{a}\n{b1}"))),
+                Err(e),
+                Ok(Bytes::from(format!("{b2}\n"))),
+            ])
+        };
+        let reset = kube::Error::Service("connection reset".into());
+        assert_eq!(read(cut(reset)).await, ["a", "read"]);
+        let eof = kube::Error::ReadEvents(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "the peer closed",
+        ));
+        assert_eq!(read(cut(eof)).await, ["a"]);
+    }
+
+    #[tokio::test]
     async fn an_idle_watch_keeps_no_buffer() {
         let a = added("a");
         let (a1, a2) = a.split_at(20);
