@@ -16,6 +16,19 @@ pub struct JudgingPool {
 #[error("{0}")]
 pub struct Panicked(pub String);
 
+impl Panicked {
+    /// What a caught panic said (its payload, when it is a message).
+    pub fn of(panic: Box<dyn std::any::Any + Send>) -> Panicked {
+        Panicked(
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic with no message".to_string()),
+        )
+    }
+}
+
 impl JudgingPool {
     /// At most `jobs` at once (at least one).
     pub fn new(jobs: usize) -> JudgingPool {

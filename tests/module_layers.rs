@@ -170,13 +170,13 @@ fn a_command_matching_an_output_format_is_a_violation() {
 
 /// The operator's modules that each one uses, outside tests. A module is a file of
 /// `src/operator/` or of one of its folders (`crds/reconcile.rs` is `crds::reconcile`), a
-/// folder below that counting as one (`crds/state/` is `crds::state`), and a folder's
+/// folder below that counting as one (`reports/policy_writer/` is `reports::policy_writer`), and a folder's
 /// `mod.rs` the folder (`migrations`). Uses are `crate::operator::` paths and `super::`
 /// paths, resolved from the file's place.
 fn operator_module_uses(operator: &Path) -> std::collections::BTreeMap<String, Vec<String>> {
     let mut files = Vec::new();
     layers::rust_files(operator, &mut files);
-    // The file's module path: `crds/state/tracked.rs` is [crds, state, tracked].
+    // The file's module path: `reports/policy_writer/mod.rs` is [reports, policy_writer].
     let path_of = |file: &Path| -> Vec<String> {
         let rel = file.strip_prefix(operator).unwrap().with_extension("");
         let mut parts: Vec<String> = rel
@@ -301,18 +301,18 @@ fn a_circle(uses: &std::collections::BTreeMap<String, Vec<String>>) -> Option<Ve
         .find_map(|m| visit(m, uses, &mut Vec::new(), &mut done))
 }
 
-/// The operator's modules use each other without a circle: what every task shares lives in
-/// `leadership::context`, one tracked CRD in `crds::state` (whose fields only it may change:
-/// the compiler holds that rule, `pub(super)`), and nothing below the term reaches back up.
+/// The operator's modules use each other without a circle: the tracked CRDs live in `state`
+/// (whose map only it may change: the compiler holds that rule, a private field), and
+/// nothing below the term reaches back up.
 #[test]
 fn operator_modules_form_no_circle() {
     let operator = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/operator");
     let uses = operator_module_uses(&operator);
     assert!(uses.len() >= 25, "too few operator modules read: {uses:?}");
     for (from, to) in [
-        ("leadership::term", "leadership::context"),
-        ("crds::reconcile", "audits::tasks"),
-        ("audits::objects", "crds::state"),
+        ("leadership::term", "crds"),
+        ("crds::reconcile", "crds"),
+        ("audits::objects", "state"),
         ("reports::writer", "reports::report"),
     ] {
         assert!(
@@ -326,6 +326,114 @@ fn operator_modules_form_no_circle() {
             circle.join(" -> ")
         );
     }
+}
+
+/// The uses between the operator's folders and top-level files: each module counted as the
+/// folder (or file) of `src/operator/` it is in.
+fn operator_folder_uses(
+    uses: &std::collections::BTreeMap<String, Vec<String>>,
+) -> std::collections::BTreeMap<String, Vec<String>> {
+    let top = |m: &str| m.split("::").next().unwrap_or(m).to_string();
+    let mut folders: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (from, to) in uses {
+        let entry = folders.entry(top(from)).or_default();
+        for t in to {
+            let t = top(t);
+            if t != top(from) && !entry.contains(&t) {
+                entry.push(t);
+            }
+        }
+    }
+    for list in folders.values_mut() {
+        list.sort();
+    }
+    folders
+}
+
+/// The operator's folders are layers: no folder (or top-level file) of `src/operator/`
+/// uses one that uses it back, directly or through others. The state of the tracked CRDs
+/// and what a report says sit low; the Controller's reconcile above the audits, reports and
+/// migrations it drives; the leadership term on top.
+#[test]
+fn operator_folders_form_layers() {
+    let operator = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/operator");
+    let folders = operator_folder_uses(&operator_module_uses(&operator));
+    for folder in [
+        "state",
+        "status",
+        "audits",
+        "reports",
+        "migrations",
+        "crds",
+        "leadership",
+    ] {
+        assert!(
+            folders.contains_key(folder),
+            "no folder {folder}: {folders:?}"
+        );
+    }
+    if let Some(circle) = a_circle(&folders) {
+        panic!(
+            "the operator's folders use each other in a circle: {}",
+            circle.join(" -> ")
+        );
+    }
+    // Below the others: what a report says uses no other folder, and the state only that.
+    let uses = |f: &str| -> Vec<&str> { folders[f].iter().map(String::as_str).collect() };
+    for folder in ["status", "state", "audits", "reports", "migrations"] {
+        for upper in ["crds", "leadership"] {
+            assert!(
+                !uses(folder).contains(&upper),
+                "{folder} uses {upper}: {:?}",
+                uses(folder)
+            );
+        }
+    }
+    for (a, b) in [
+        ("audits", "reports"),
+        ("reports", "audits"),
+        ("audits", "migrations"),
+        ("migrations", "audits"),
+        ("reports", "migrations"),
+        ("migrations", "reports"),
+    ] {
+        assert!(!uses(a).contains(&b), "{a} uses {b}: {:?}", uses(a));
+    }
+    for lower in ["status", "state"] {
+        for upper in ["audits", "reports", "migrations"] {
+            assert!(
+                !uses(lower).contains(&upper),
+                "{lower} uses {upper}: {:?}",
+                uses(lower)
+            );
+        }
+    }
+    assert!(!uses("status").contains(&"state"));
+}
+
+#[test]
+fn a_circle_of_folders_is_found_through_their_files() {
+    // Files of two folders that use each other make a circle of the folders, though no
+    // file uses a file that uses it back.
+    let uses = |edges: &[(&str, &[&str])]| -> std::collections::BTreeMap<String, Vec<String>> {
+        edges
+            .iter()
+            .map(|(m, u)| (m.to_string(), u.iter().map(|s| s.to_string()).collect()))
+            .collect()
+    };
+    let files = uses(&[
+        ("crds::reconcile", &["reports::due", "state"]),
+        ("reports::due", &["state"]),
+        ("reports::watch", &["crds::removal"]),
+        ("crds::removal", &["state"]),
+        ("state", &[]),
+    ]);
+    assert_eq!(a_circle(&files), None);
+    let folders = operator_folder_uses(&files);
+    assert_eq!(
+        a_circle(&folders).map(|c| c.join(" -> ")).as_deref(),
+        Some("crds -> reports -> crds")
+    );
 }
 
 #[test]

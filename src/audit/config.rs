@@ -365,13 +365,55 @@ impl Config {
 
     /// Whether a CRD group is audited.
     pub fn audits_group(&self, group: &str) -> bool {
-        (self.include_groups.is_empty() || self.include_groups.iter().any(|g| glob(g, group)))
-            && !self.exclude_groups.iter().any(|g| glob(g, group))
+        self.group_filter().audits(group)
     }
 
     /// Whether objects of a namespace are audited.
     pub fn audits_namespace(&self, namespace: &str) -> bool {
-        !self.exclude_namespaces.iter().any(|g| glob(g, namespace))
+        self.namespace_filter().audits(namespace)
+    }
+
+    /// `includeGroups` and `excludeGroups`, on their own.
+    pub fn group_filter(&self) -> GroupFilter {
+        GroupFilter {
+            include: self.include_groups.clone(),
+            exclude: self.exclude_groups.clone(),
+        }
+    }
+
+    /// `excludeNamespaces`, on its own.
+    pub fn namespace_filter(&self) -> NamespaceFilter {
+        NamespaceFilter {
+            exclude: self.exclude_namespaces.clone(),
+        }
+    }
+}
+
+/// Which CRD groups are audited (`includeGroups`, `excludeGroups`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupFilter {
+    include: Vec<String>,
+    exclude: Vec<String>,
+}
+
+impl GroupFilter {
+    /// Whether CRDs of a group are audited.
+    pub fn audits(&self, group: &str) -> bool {
+        (self.include.is_empty() || self.include.iter().any(|g| glob(g, group)))
+            && !self.exclude.iter().any(|g| glob(g, group))
+    }
+}
+
+/// Which namespaces' objects are audited (`excludeNamespaces`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NamespaceFilter {
+    exclude: Vec<String>,
+}
+
+impl NamespaceFilter {
+    /// Whether objects of a namespace are audited.
+    pub fn audits(&self, namespace: &str) -> bool {
+        !self.exclude.iter().any(|g| glob(g, namespace))
     }
 }
 

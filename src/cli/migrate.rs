@@ -15,7 +15,8 @@
 
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::cluster::client::{ClusterArgs, cli_runtime, connect};
-use crate::migration::{self, MigrationError, Pace, Prune, Refusal, Rewrite, Target};
+use crate::cluster::write_budget::{Priority, Writes};
+use crate::migration::{self, MigrationError, Prune, Refusal, Rewrite, Target};
 use crate::release::KubeVersion;
 use crd_audit_engine::CrdValidator;
 use std::io::{IsTerminal, Write};
@@ -499,7 +500,8 @@ async fn migrate<W: Write>(
         report.summary(&summary).map_err(output_failed)?;
         return Ok(Ending::Blocked);
     }
-    let ending = match migration::prune(&client, &target).await? {
+    let pace = Writes::paced(args.qps, Priority::Migration);
+    let ending = match migration::prune(&client, &target, &pace).await? {
         Prune::Pruned => {
             summary.stored_versions = vec![target.storage.clone()];
             summary.pruned = true;
@@ -529,7 +531,7 @@ async fn rewrite_objects<W: Write>(
     expected: u64,
 ) -> Result<Rewrite, MigrationError> {
     bar.phase("objects rewritten", expected);
-    let pace = Pace::new(qps);
+    let pace = Writes::paced(qps, Priority::Migration);
     let mut written = Ok(());
     let mut refused = |r: Refusal| {
         if written.is_ok() {

@@ -157,7 +157,8 @@ pub async fn delete_leftover(
 
 /// Keeps the configuration while this replica leads (the caller aborts it when the term
 /// ends), for an API server of release 1.`server_minor`. With the gate off, deletes a
-/// configuration left from an earlier run.
+/// configuration left from an earlier run. Its writes go within `writes` (the operator's
+/// write budget, first in line).
 pub async fn keep(
     client: kube::Client,
     config: Config,
@@ -165,10 +166,12 @@ pub async fn keep(
     namespace: String,
     cert: Arc<ServingCert>,
     server_minor: u32,
+    writes: crate::cluster::write_budget::Writes,
 ) {
     let api: Api<ValidatingWebhookConfiguration> = Api::all(client);
     let name = names.webhook_configuration().to_string();
     if config.gate == GateMode::Off {
+        writes.turn().await;
         delete_leftover(&api, &name).await;
         return;
     }
@@ -200,6 +203,7 @@ pub async fn keep(
         }
         let body = configuration(&config, &names, &namespace, &bundle, server_minor);
         let params = PatchParams::apply("crd-audit").force();
+        writes.turn().await;
         match api.patch(&name, &params, &Patch::Apply(&body)).await {
             Ok(_) => {
                 if written.is_none() {
@@ -337,6 +341,10 @@ mod tests {
                     "ops".into(),
                     ServingCert::new(),
                     33,
+                    crate::cluster::write_budget::Writes::paced(
+                        0.0,
+                        crate::cluster::write_budget::Priority::WebhookConfiguration,
+                    ),
                 ),
             )
             .await;

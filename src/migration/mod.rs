@@ -19,7 +19,8 @@
 //!    it is not sent again (the in-tree storage version migrator reasons the same way, and a
 //!    hot object would otherwise conflict again and again). An object that is gone is
 //!    skipped, a refusal is recorded with the server's message and never stops the rest.
-//!    Requests are paced at `qps`.
+//!    Requests are paced by the caller's write budget (`cluster::write_budget`: `--qps`, or
+//!    the operator's `apiQps` shared with its other writes).
 //! 4. **The prune**: only when every object was rewritten, and only if the CRD's generation
 //!    and storage version did not change meanwhile (a new revision could have changed what
 //!    the objects must be encoded at), `status.storedVersions` becomes the storage version
@@ -29,12 +30,9 @@
 //! The steps are async and take a kube client; the command line (`cli::migrate`) and the
 //! operator drive them. Nothing here prints.
 
-mod pace;
-
-pub use pace::Pace;
-
 use crate::cluster::client::{describe, status_code};
 use crate::cluster::resources::{crd_resource, object_resource, object_value};
+use crate::cluster::write_budget::Writes;
 use futures::StreamExt;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, ObjectList, PostParams};
@@ -246,7 +244,7 @@ impl Rewrite {
 pub async fn rewrite(
     client: &kube::Client,
     target: &Target,
-    pace: &Pace,
+    pace: &Writes,
     refused: &mut impl FnMut(Refusal),
     progress: &mut impl FnMut(&Rewrite),
     stop: &AtomicBool,
@@ -309,7 +307,7 @@ async fn rewrite_one(
     client: &kube::Client,
     ar: &ApiResource,
     obj: DynamicObject,
-    pace: &Pace,
+    pace: &Writes,
     stop: &AtomicBool,
 ) -> Result<Written, MigrationError> {
     let namespace = obj.metadata.namespace.clone();
@@ -322,7 +320,7 @@ async fn rewrite_one(
     if stop.load(Ordering::Relaxed) {
         return Ok(Written::Skipped);
     }
-    pace.wait().await;
+    pace.turn().await;
     // A 404 that does not name the object is its resource not served (yet): an API server
     // that is starting serves custom resources only once it has read their CRDs.
     let unserved = |e: &kube::Error| status_code(e) == Some(404) && !names(e, &name);
@@ -382,7 +380,11 @@ pub enum Prune {
 
 /// Sets `status.storedVersions` to the storage version alone, if the CRD is still at the
 /// generation and storage version the migration started from.
-pub async fn prune(client: &kube::Client, target: &Target) -> Result<Prune, MigrationError> {
+pub async fn prune(
+    client: &kube::Client,
+    target: &Target,
+    pace: &Writes,
+) -> Result<Prune, MigrationError> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     for _ in 0..CONFLICT_ATTEMPTS {
         let Some(mut crd) = retrying(|| api.get_opt(&target.crd))
@@ -407,6 +409,7 @@ pub async fn prune(client: &kube::Client, target: &Target) -> Result<Prune, Migr
         }
         let status = crd.status.get_or_insert_with(Default::default);
         status.stored_versions = Some(vec![target.storage.clone()]);
+        pace.turn().await;
         // The body carries the resourceVersion read: a write in between is a conflict.
         match api
             .replace_status(&target.crd, &PostParams::default(), &crd)

@@ -1,6 +1,7 @@
 //! The migration's steps against a scripted API server.
 
 use super::*;
+use crate::cluster::write_budget::Priority;
 use http::{Request, Response};
 use kube::client::Body;
 use serde_json::json;
@@ -210,7 +211,7 @@ async fn every_object_is_sent_back_and_refusals_never_stop_the_rest() {
     let done = rewrite(
         &client,
         &target,
-        &Pace::new(0.0),
+        &Writes::paced(0.0, Priority::Migration),
         &mut |r| refusals.push(r),
         &mut |_| {},
         &stop,
@@ -280,7 +281,12 @@ async fn storedversions_are_pruned_only_at_the_generation_migrated() {
         let mut now = server.crd.lock().unwrap();
         now["metadata"]["resourceVersion"] = json!("31");
     }
-    assert_eq!(prune(&client, &target).await.unwrap(), Prune::Pruned);
+    assert_eq!(
+        prune(&client, &target, &Writes::paced(0.0, Priority::Migration))
+            .await
+            .unwrap(),
+        Prune::Pruned
+    );
     assert_eq!(
         server.crd.lock().unwrap()["status"]["storedVersions"],
         json!(["v1"])
@@ -299,7 +305,9 @@ async fn storedversions_are_pruned_only_at_the_generation_migrated() {
     let target = super::target(&client, "widgets.example.com").await.unwrap();
     *server.crd.lock().unwrap() = crd(4, &["v1alpha1", "v1"]);
     assert_eq!(
-        prune(&client, &target).await.unwrap(),
+        prune(&client, &target, &Writes::paced(0.0, Priority::Migration))
+            .await
+            .unwrap(),
         Prune::CrdChanged {
             generation: 4,
             storage: "v1".into()
@@ -354,7 +362,7 @@ async fn a_stop_ends_the_rewrite_cleanly() {
     let done = rewrite(
         &client,
         &target,
-        &Pace::new(0.0),
+        &Writes::paced(0.0, Priority::Migration),
         &mut |_| {},
         &mut |d| {
             if d.rewritten >= 1 {

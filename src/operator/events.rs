@@ -218,3 +218,14 @@ impl EventQueue {
         self.pushed.notified().await
     }
 }
+
+/// The reference of an Event about a CRD.
+pub fn crd_reference(crd: &crd_audit_engine::Crd) -> ObjectReference {
+    ObjectReference {
+        api_version: Some("apiextensions.k8s.io/v1".into()),
+        kind: Some("CustomResourceDefinition".into()),
+        name: Some(crd.name.clone()),
+        uid: Some(crd.uid.clone()).filter(|u| !u.is_empty()),
+        ..Default::default()
+    }
+}

@@ -201,31 +201,52 @@ fn live_watch(state: &Shared, collection: &'static str) -> Response<FakeBody> {
         .unwrap()
 }
 
-/// The controller's context on a client of the fake, with the default configuration.
-pub fn context(
-    client: kube::Client,
-) -> (
-    Arc<crate::operator::leadership::context::Ctx>,
-    crate::operator::leadership::context::Triggered,
-) {
-    context_with(client, crate::audit::config::Config::default())
+/// The parts of a leadership term on a client of the fake, with the default configuration.
+pub fn term(client: kube::Client) -> crate::operator::leadership::term::Parts {
+    term_with(client, crate::audit::config::Config::default())
 }
 
-/// The controller's context on a client of the fake, with `config`.
-pub fn context_with(
+/// The parts of a leadership term on a client of the fake, with `config`.
+pub fn term_with(
     client: kube::Client,
     config: crate::audit::config::Config,
-) -> (
-    Arc<crate::operator::leadership::context::Ctx>,
-    crate::operator::leadership::context::Triggered,
-) {
-    crate::operator::leadership::context::Ctx::new(
+) -> crate::operator::leadership::term::Parts {
+    crate::operator::leadership::term::Parts::new(
         client,
         None,
-        config,
+        &config,
         Arc::new(crate::operator::metrics::Metrics::new()),
         "test",
         crate::judging_pool::JudgingPool::new(2),
+    )
+}
+
+/// What an object audit is handed, on a client of the fake.
+pub fn audit_handle(client: kube::Client) -> crate::operator::audits::objects::AuditHandle {
+    let config = crate::audit::config::Config::default();
+    let metrics = Arc::new(crate::operator::metrics::Metrics::new());
+    let budget = Arc::new(crate::cluster::write_budget::WriteBudget::unlimited());
+    crate::operator::audits::objects::AuditHandle::new(
+        crate::operator::audits::objects::AuditUses {
+            client: client.clone(),
+            watch_clients: None,
+            settings: Arc::new(crate::operator::audits::objects::AuditSettings::of(&config)),
+            judging: crate::judging_pool::JudgingPool::new(2),
+            validators: Arc::new(crate::operator::audits::validators::Validators::new(
+                1 << 20,
+            )),
+            server: Default::default(),
+            events: Arc::new(crate::operator::events::EventQueue::new(
+                crate::operator::events::EventSink::new(client, "test", metrics.clone()),
+                true,
+            )),
+            metrics,
+            annotations: crate::cluster::write_budget::Writes::new(
+                budget,
+                crate::cluster::write_budget::Priority::Annotation,
+            ),
+            states: crate::operator::state::for_tests(),
+        },
     )
 }
 
@@ -243,16 +264,12 @@ pub fn report_crd(deleting: bool) -> Value {
 
 /// Puts a CRD on the fake and reads it as the Controller does when it sees it (its object
 /// audit starts), whether or not a Controller runs.
-pub async fn apply_crd(
-    ctx: &Arc<crate::operator::leadership::context::Ctx>,
-    fake: &Shared,
-    crd: Value,
-) {
+pub async fn apply_crd(r: &crate::operator::crds::Reconciler, fake: &Shared, crd: Value) {
     let name = crd["metadata"]["name"].as_str().unwrap().to_string();
     put_crd(fake, crd);
     let stored = fake.lock().unwrap().crds[&name].clone();
-    crate::operator::crds::revision::read_revision(ctx, stored).await;
-    crate::operator::crds::reconcile::ensure_audit(ctx, &name);
+    r.read_revision(stored).await;
+    r.audits.ensure(&name);
 }
 
 /// A client whose requests the fake answers; the fake serves the report CRD.

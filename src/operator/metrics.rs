@@ -85,6 +85,8 @@ pub struct Metrics {
     pub api_writes: Family<VerbLabels, Counter>,
     /// Reconciles of a CRD and writes of its report that failed (and are retried), by kind of error.
     pub reconcile_errors: Family<ReconcileErrorLabels, Counter>,
+    /// Reconciles of CRDs run by the Controller (whatever woke them).
+    pub reconciles: Counter,
     pub leader: Gauge,
     pub internal_errors: Counter,
     /// CRD revisions compiled to judge their objects (a CRD is compiled again when its
@@ -178,6 +180,7 @@ impl Metrics {
             api_errors: Family::default(),
             api_writes: Family::default(),
             reconcile_errors: Family::default(),
+            reconciles: Counter::default(),
             leader: Gauge::default(),
             internal_errors: Counter::default(),
             validator_compilations: Counter::default(),
@@ -270,6 +273,11 @@ impl Metrics {
             "crd_audit_reconcile_errors",
             "Reconciles of a CRD and writes of its report that failed and are retried, by kind (read_crd, write_report) and cause (conflict, throttled, unavailable, forbidden, refused)",
             m.reconcile_errors.clone(),
+        );
+        registry.register(
+            "crd_audit_reconciles",
+            "Reconciles of CRDs run by the leader's Controller, whatever woke them",
+            m.reconciles.clone(),
         );
         registry.register(
             "crd_audit_leader",

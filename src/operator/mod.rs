@@ -2,21 +2,27 @@
 //! objects of every audited CRD, keeps a `SchemaAudit` report per CRD, revalidates at once
 //! when a schema changes, and tells people through conditions, Events and metrics.
 //!
-//! Modules, by folder: `leadership` (the Lease, the work of one leadership term around
-//! kube-runtime's Controller keyed by CRD name, and what its tasks share: `Ctx`), `crds` (the
-//! reconcile of one CRD, its errors, reading a revision, a CRD that went away, and the state
-//! machine that alone changes a tracked CRD), `audits` (the object audits, one task per CRD
-//! owned by the reconciles, and the cache of compiled revisions), `reports` (the `SchemaAudit`
-//! report: its status, object, queue and the writer of reports and Events; what an earlier
-//! operator reported; the policy
-//! reports), `migrations` (storage version migration, `migrateStoredVersions`). Beside them:
-//! `command` (`crd-audit controller`: its flags), `options`, `logging`, `shutdown` (the
-//! signals that stop it), `events` (the Event queue and its sink), `metrics`, `write_limit`
-//! (the write budget, `apiQps`), `watch_backoff` (the watches' backoff and LIST permits) and
-//! `uninstall_cleanup` (the uninstall hook). The client, configuration, judging and report
-//! types are shared with the one-shot commands (`crate::cluster`, `crate::audit`). This module
-//! holds the entry point, [`run`]. The engine is synchronous: validation runs on blocking
-//! threads, never on the async executor.
+//! Modules, in layers (each uses only those below it; `tests/module_layers.rs` holds it):
+//! - `leadership`: the Lease, and the work of one leadership term around kube-runtime's
+//!   Controller keyed by CRD name, wired from the parts each task takes;
+//! - `crds`: the Controller's context (`Reconciler`), the reconcile of one CRD, its error
+//!   policy, reading a revision, a CRD that went away;
+//! - `audits` (the object audits, one task per CRD owned by the reconciles, and the cache of
+//!   compiled revisions), `reports` (the report's object, the queue and the writer of reports
+//!   and Events, the reports' watch, what an earlier operator reported, the policy reports)
+//!   and `migrations` (storage version migration, `migrateStoredVersions`), which do not use
+//!   each other;
+//! - `state`: the tracked CRDs, and the one owner of their state;
+//! - `status`: what a `SchemaAudit` report says, computed (no I/O);
+//! - beside them at the bottom: `events` (the Event queue and its sink), `metrics`,
+//!   `server` (what the API server offers), `retry` (when a failed request is tried again),
+//!   `watch_backoff` (the watches' backoff), `options`, `logging`, `shutdown`;
+//! - at the top: `command` (`crd-audit controller`: its flags) and `uninstall_cleanup` (the
+//!   uninstall hook).
+//!
+//! The client, configuration, judging and report types are shared with the one-shot commands
+//! (`crate::cluster`, `crate::audit`). This module holds the entry point, [`run`]. The engine
+//! is synchronous: validation runs on blocking threads, never on the async executor.
 
 pub mod audits;
 pub mod command;
@@ -30,19 +36,21 @@ pub mod metrics;
 pub mod migrations;
 mod options;
 pub mod reports;
+pub mod retry;
+pub mod server;
 mod shutdown;
+pub mod state;
+pub mod status;
 pub mod uninstall_cleanup;
 pub mod watch_backoff;
-pub mod write_limit;
 
 pub use logging::init_logging;
 pub use options::Options;
 
 use crate::cluster::client;
 use crate::judging_pool::JudgingPool;
-use leadership::context::Ctx;
 use leadership::lease::{self as leader, Elector, acquire, keep_leading};
-use leadership::term::LeadershipTerm;
+use leadership::term::{LeadershipTerm, Parts};
 use metrics::Metrics;
 use shutdown::shutdown_signal;
 use std::sync::Arc;
@@ -148,22 +156,26 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
         // Ready again once this term's first LIST of CRDs is reconciled.
         metrics.set_ready(false);
         metrics.leader.set(1);
-        let (ctx, triggered) = Ctx::new(
+        let parts = Parts::new(
             client.clone(),
             Some(watch_clients.clone()),
-            opts.config.clone(),
+            &opts.config,
             metrics.clone(),
             &opts.identity,
             judging.clone(),
         );
         let release = crate::release::of_cluster(&client).await;
-        ctx.deps.server.set_release(release.minor);
+        parts.server.set_release(release.minor);
         tracing::info!(
             kubernetes = %format!("1.{}", release.minor),
             ratcheting = release.ratchets(),
             "judging CRDs and updates by the API server's release"
         );
-        let controller = LeadershipTerm::start(ctx, triggered);
+        let gate_writes = crate::cluster::write_budget::Writes::new(
+            parts.budget.clone(),
+            crate::cluster::write_budget::Priority::WebhookConfiguration,
+        );
+        let controller = LeadershipTerm::start(parts);
         let webhook_config = tokio::spawn(crate::gate::webhook_config::keep(
             client.clone(),
             opts.config.clone(),
@@ -173,6 +185,7 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
                 .clone()
                 .unwrap_or_else(crate::gate::tls::ServingCert::new),
             release.minor,
+            gate_writes,
         ));
         let lost = async {
             if elect {

@@ -5,15 +5,19 @@
 //! periodic full resync). Every object is judged as stored data on a blocking worker and dropped; only
 //! counts and the invalid objects' first messages stay.
 
+use crate::audit::config::NamespaceFilter;
 use crate::audit::judge::{Audit, Judgement, Key, Target, judge};
+use crate::cluster::client::WatchClients;
 use crate::cluster::object_watch;
 use crate::cluster::resources::{object_resource, object_value};
+use crate::cluster::write_budget::Writes;
+use crate::judging_pool::JudgingPool;
 use crate::operator::audits::tasks::{Ended, Relist};
-use crate::operator::audits::validators::COST_PER_SCHEMA_BYTE;
-use crate::operator::crds::state::Blocked;
-use crate::operator::crds::state::{self, Effect};
-use crate::operator::events::PendingEvent;
-use crate::operator::leadership::context::{CrdStates, Ctx, Deps};
+use crate::operator::audits::validators::{COST_PER_SCHEMA_BYTE, Validators};
+use crate::operator::events::{EventQueue, PendingEvent, crd_reference};
+use crate::operator::metrics::Metrics;
+use crate::operator::server::ServerInfo;
+use crate::operator::state::{Blocked, CrdStates, Effect};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
 use crd_audit_engine::CrdValidator;
@@ -49,7 +53,7 @@ enum NotCompiled {
 }
 
 /// Decrements the watch gauge when the audit ends (or is aborted).
-struct WatchGauge(Arc<crate::operator::metrics::Metrics>);
+struct WatchGauge(Arc<Metrics>);
 
 impl Drop for WatchGauge {
     fn drop(&mut self) {
@@ -57,22 +61,65 @@ impl Drop for WatchGauge {
     }
 }
 
-/// What an object audit uses of its leadership term: the dependencies (client, watch
-/// connections, configuration, metrics, judging pool, validator cache, write budget, Event
-/// queue, what the API server offers) and the tracked CRDs' states, where it records what
-/// it finds (through `crds::state`'s transitions).
+/// What the object audits of a leadership term use: the client and the connections their
+/// watches share, what to judge and how (`AuditSettings`), the judging pool and the cache of
+/// compiled revisions, what the API server offers, the metrics, the Event queue, the
+/// annotations' share of the write budget, and the tracked CRDs' states, which they tell what
+/// they found. Shared by every audit task behind one `Arc` (2,000 tasks hold a copy each,
+/// and each task's future stays small).
 #[derive(Clone)]
-pub struct AuditHandle {
-    pub deps: Arc<Deps>,
+pub struct AuditHandle(Arc<AuditUses>);
+
+impl AuditHandle {
+    pub fn new(uses: AuditUses) -> AuditHandle {
+        AuditHandle(Arc::new(uses))
+    }
+}
+
+impl std::ops::Deref for AuditHandle {
+    type Target = AuditUses;
+
+    fn deref(&self) -> &AuditUses {
+        &self.0
+    }
+}
+
+/// What an [`AuditHandle`] holds.
+pub struct AuditUses {
+    pub client: kube::Client,
+    /// Clients for the object watches (many watches share a connection).
+    pub watch_clients: Option<Arc<WatchClients>>,
+    pub settings: Arc<AuditSettings>,
+    pub judging: JudgingPool,
+    pub validators: Arc<Validators>,
+    pub server: Arc<ServerInfo>,
+    pub metrics: Arc<Metrics>,
+    pub events: Arc<EventQueue>,
+    /// The annotations' writes (`annotateObjects`), last but one in the write budget's line.
+    pub annotations: Writes,
     pub states: Arc<CrdStates>,
 }
 
-impl AuditHandle {
-    /// The parts of the term's context an object audit is handed.
-    pub fn of(ctx: &Ctx) -> AuditHandle {
-        AuditHandle {
-            deps: ctx.deps.clone(),
-            states: ctx.crds.states.clone(),
+/// What the configuration says of auditing objects.
+#[derive(Clone, Debug, Default)]
+pub struct AuditSettings {
+    /// `excludeNamespaces`.
+    pub namespaces: NamespaceFilter,
+    /// `redactValues`.
+    pub redact_values: bool,
+    /// `annotateObjects`.
+    pub annotate_objects: bool,
+    /// `celEnabled`.
+    pub cel_enabled: bool,
+}
+
+impl AuditSettings {
+    pub fn of(config: &crate::audit::config::Config) -> AuditSettings {
+        AuditSettings {
+            namespaces: config.namespace_filter(),
+            redact_values: config.redact_values,
+            annotate_objects: config.annotate_objects,
+            cel_enabled: config.cel_enabled,
         }
     }
 }
@@ -131,13 +178,13 @@ where
             Err(panic) => panic,
         };
         let message = crate::operator::audits::tasks::panic_text(panic);
-        h.deps.metrics.internal_errors.inc();
+        h.metrics.internal_errors.inc();
         let pause = pauses.next_delay();
         tracing::error!(crd, error = %message, restart_in = ?pause, "the audit of the objects stopped on a bug; restarting it");
-        let blocked = h.states.with_current(crd, epoch, |t| {
-            state::on_blocked(t, Blocked::AuditRestarted(message));
-        });
-        if blocked.is_none() {
+        if !h
+            .states
+            .audit_blocked(crd, epoch, Blocked::AuditRestarted(message))
+        {
             return Ended::Stale;
         }
         tokio::time::sleep(pause).await;
@@ -154,14 +201,13 @@ pub async fn audit_objects(
 ) -> Ended {
     let crd = revision.shell().clone();
     let Some(storage) = crd.storage_version().map(|v| v.name.clone()) else {
-        h.states
-            .with_current(&crd.name, epoch, state::on_no_objects);
+        h.states.no_objects(&crd.name, epoch);
         return Ended::NoObjects;
     };
-    h.deps.metrics.watches.inc();
-    let _gauge = WatchGauge(h.deps.metrics.clone());
+    h.metrics.watches.inc();
+    let _gauge = WatchGauge(h.metrics.clone());
     let resource = object_resource(&crd, &storage);
-    let slot = match h.deps.watch_clients.as_ref().map(|w| w.slot()) {
+    let slot = match h.watch_clients.as_ref().map(|w| w.slot()) {
         Some(Ok(slot)) => Some(slot),
         Some(Err(e)) => {
             tracing::error!(crd = %crd.name, error = %e, "no client for the watch; using the main one");
@@ -171,7 +217,7 @@ pub async fn audit_objects(
     };
     let client = slot
         .as_ref()
-        .map_or_else(|| h.deps.client.clone(), |s| s.client.clone());
+        .map_or_else(|| h.client.clone(), |s| s.client.clone());
     let mut audit = ObjectAudit {
         client,
         _slot: slot,
@@ -201,11 +247,11 @@ impl ObjectAudit {
     /// of the time) would otherwise be sized for two.
     fn stream(&mut self) -> futures::stream::BoxStream<'static, Box<WatchEvent>> {
         let api: Api<DynamicObject> = Api::all_with(self.client.clone(), &self.resource);
-        let streaming = self.h.deps.server.streams_lists();
+        let streaming = self.h.server.streams_lists();
         // Each watch is opened again when the server ends it; with thousands of CRDs, every
         // 290 s (kube's default) kept a core busy at rest. Keep-alive pings find a dead
         // connection without the watch's own timeout.
-        let pings = self.h.deps.watch_clients.as_ref().is_some_and(|w| w.ping());
+        let pings = self.h.watch_clients.as_ref().is_some_and(|w| w.ping());
         let params = object_watch::Params {
             streaming,
             page: OBJECT_PAGE,
@@ -279,18 +325,17 @@ impl ObjectAudit {
                 }
                 Ok(Event::Delete(obj)) => {
                     let key = key_of(&obj);
-                    let current = self
-                        .h
-                        .states
-                        .with_current(&self.crd.name, self.epoch, |t| {
-                            state::on_object_deleted(t, &key, &self.resource.version)
-                        })
-                        .is_some();
+                    let current = self.h.states.object_deleted(
+                        &self.crd.name,
+                        self.epoch,
+                        &key,
+                        &self.resource.version,
+                    );
                     if !current {
                         return Ended::Stale;
                     }
                 }
-                Err(e) if self.h.deps.server.refused_streaming(self.streaming, &e) => {
+                Err(e) if self.h.server.refused_streaming(self.streaming, &e) => {
                     stream = self.stream();
                 }
                 Err(e) => self.failed(e),
@@ -301,26 +346,25 @@ impl ObjectAudit {
     /// An object to judge, unless its namespace is excluded.
     fn value(&self, obj: DynamicObject) -> Option<Value> {
         let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-        if !self.h.deps.config.audits_namespace(ns) {
+        if !self.h.settings.namespaces.audits(ns) {
             return None;
         }
         Some(object_value(obj, &self.resource))
     }
 
-    /// The revision's validator: kept in `deps.validators`, or compiled now. `None` when it
+    /// The revision's validator: kept in `validators`, or compiled now. `None` when it
     /// cannot be compiled (a bug, reported in the report: the audit stops).
     async fn validator(&self) -> Option<Arc<CrdValidator>> {
-        if let Some(v) = self.h.deps.validators.get(&self.crd.name, self.epoch) {
+        if let Some(v) = self.h.validators.get(&self.crd.name, self.epoch) {
             return Some(v);
         }
         let (revision, cel, release) = (
             self.revision.clone(),
-            self.h.deps.config.cel_enabled,
-            self.h.deps.server.release().engine(),
+            self.h.settings.cel_enabled,
+            self.h.server.release().engine(),
         );
         let compiled = self
             .h
-            .deps
             .judging
             .run(move || {
                 let crd = revision.unpack()?;
@@ -338,18 +382,19 @@ impl ObjectAudit {
             Ok(v) => {
                 let cost = self.revision.schema_json_bytes() * COST_PER_SCHEMA_BYTE;
                 self.h
-                    .deps
                     .validators
                     .insert(&self.crd.name, self.epoch, v.clone(), cost);
-                self.h.deps.metrics.validator_compilations.inc();
+                self.h.metrics.validator_compilations.inc();
                 Some(v)
             }
             Err(e) => {
-                self.h.deps.metrics.internal_errors.inc();
+                self.h.metrics.internal_errors.inc();
                 tracing::error!(crd = %self.crd.name, error = %e, "compiling the CRD failed (internal error)");
-                self.h.states.with_current(&self.crd.name, self.epoch, |t| {
-                    state::on_blocked(t, Blocked::NotCompiled(e.to_string()));
-                });
+                self.h.states.audit_blocked(
+                    &self.crd.name,
+                    self.epoch,
+                    Blocked::NotCompiled(e.to_string()),
+                );
                 None
             }
         }
@@ -366,9 +411,9 @@ impl ObjectAudit {
         };
         let objects = std::mem::take(batch);
         let n = objects.len();
-        let redact = self.h.deps.config.redact_values;
+        let redact = self.h.settings.redact_values;
         let started = Instant::now();
-        let job = self.h.deps.judging.run(move || {
+        let job = self.h.judging.run(move || {
             objects
                 .into_iter()
                 .map(|o| judge(&v, o, redact))
@@ -379,10 +424,10 @@ impl ObjectAudit {
                 let each = started.elapsed().as_secs_f64() / n as f64;
                 for j in judgements {
                     if j.internal_error {
-                        self.h.deps.metrics.internal_errors.inc();
+                        self.h.metrics.internal_errors.inc();
                     }
-                    self.h.deps.metrics.validations.inc();
-                    self.h.deps.metrics.validation_duration.observe(each);
+                    self.h.metrics.validations.inc();
+                    self.h.metrics.validation_duration.observe(each);
                     audit.record(j);
                 }
             }
@@ -396,7 +441,7 @@ impl ObjectAudit {
     /// Judges one watched object; `None` when the CRD cannot be compiled.
     async fn judge(&self, obj: Value) -> Option<Judgement> {
         let v = self.validator().await?;
-        let redact = self.h.deps.config.redact_values;
+        let redact = self.h.settings.redact_values;
         let started = Instant::now();
         let key = (
             obj["metadata"]["namespace"]
@@ -405,7 +450,7 @@ impl ObjectAudit {
                 .to_string(),
             obj["metadata"]["name"].as_str().unwrap_or("").to_string(),
         );
-        let job = self.h.deps.judging.run(move || judge(&v, obj, redact));
+        let job = self.h.judging.run(move || judge(&v, obj, redact));
         let j = match job.await {
             Ok(j) => j,
             Err(e) => Judgement {
@@ -422,11 +467,10 @@ impl ObjectAudit {
             },
         };
         if j.internal_error {
-            self.h.deps.metrics.internal_errors.inc();
+            self.h.metrics.internal_errors.inc();
         }
-        self.h.deps.metrics.validations.inc();
+        self.h.metrics.validations.inc();
         self.h
-            .deps
             .metrics
             .validation_duration
             .observe(started.elapsed().as_secs_f64());
@@ -440,18 +484,17 @@ impl ObjectAudit {
         let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
             k8s_openapi::jiff::Timestamp::now(),
         );
-        let Some(effects) = self.h.states.with_current(&self.crd.name, self.epoch, |t| {
-            state::on_audit_complete(t, fresh, secs, now)
-        }) else {
+        let Some(effects) =
+            self.h
+                .states
+                .audit_completed(&self.crd.name, self.epoch, fresh, secs, now)
+        else {
             return false;
         };
         let unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
-        self.h
-            .deps
-            .metrics
-            .audit_completed(&self.crd.name, secs, unix);
+        self.h.metrics.audit_completed(&self.crd.name, secs, unix);
         self.carry_out(effects).await;
         true
     }
@@ -460,11 +503,11 @@ impl ObjectAudit {
     async fn carry_out(&mut self, effects: Vec<Effect>) {
         for effect in effects {
             match effect {
-                Effect::SchemaTightened(note) => self.h.deps.events.push(PendingEvent {
+                Effect::SchemaTightened(note) => self.h.events.push(PendingEvent {
                     warning: true,
                     reason: "SchemaTightened".into(),
                     note,
-                    regarding: crate::operator::leadership::context::crd_reference(&self.crd),
+                    regarding: crd_reference(&self.crd),
                 }),
                 Effect::Violation { key, text, blocked } => {
                     self.violation_event(&key, &text, blocked)
@@ -476,11 +519,7 @@ impl ObjectAudit {
 
     /// A watched change of one object. `false` when this audit is stale.
     async fn observe(&mut self, j: Judgement) -> bool {
-        let Some(effects) = self
-            .h
-            .states
-            .with_current(&self.crd.name, self.epoch, |t| state::on_object(t, j))
-        else {
+        let Some(effects) = self.h.states.object_changed(&self.crd.name, self.epoch, j) else {
             return false;
         };
         self.carry_out(effects).await;
@@ -501,7 +540,7 @@ impl ObjectAudit {
             _ => "list",
         };
         let status = crate::operator::watch_backoff::status_of(&e);
-        self.h.deps.metrics.api_error(verb);
+        self.h.metrics.api_error(verb);
         if crate::operator::watch_backoff::asks_to_retry(&e) {
             tracing::info!(crd = %self.crd.name, error = %e, "the API server asks to retry later; retrying with backoff");
             return;
@@ -512,9 +551,11 @@ impl ObjectAudit {
             return;
         }
         if status == Some(403) {
-            self.h.states.with_current(&self.crd.name, self.epoch, |t| {
-                state::on_blocked(t, Blocked::Forbidden(forbidden_text(&self.crd, &e)));
-            });
+            self.h.states.audit_blocked(
+                &self.crd.name,
+                self.epoch,
+                Blocked::Forbidden(forbidden_text(&self.crd, &e)),
+            );
         }
         tracing::error!(crd = %self.crd.name, error = %e, "reading objects failed; retrying with backoff");
     }
@@ -529,14 +570,8 @@ impl ObjectAudit {
             return;
         }
         self.budget.1 += 1;
-        let uid = self
-            .h
-            .states
-            .lock()
-            .get(&self.crd.name)
-            .and_then(|t| t.audit().invalid.get(key).map(|i| i.uid.clone()))
-            .filter(|u| !u.is_empty());
-        self.h.deps.events.push(PendingEvent {
+        let uid = self.h.states.invalid_uid(&self.crd.name, key);
+        self.h.events.push(PendingEvent {
             warning: true,
             reason: if blocked {
                 "UpdatesBlocked".into()
@@ -565,18 +600,18 @@ impl ObjectAudit {
     /// metadata-only server-side apply; a refused write records the object as unwritable
     /// and is not retried.
     async fn annotate(&self, key: Key, text: Option<String>) {
-        if !self.h.deps.config.annotate_objects {
+        if !self.h.settings.annotate_objects {
             return;
         }
         let target = Target::new(&self.crd, key.clone(), &self.resource.version);
         let body = target.body(text.as_deref());
         let api: Api<DynamicObject> = if key.0.is_empty() {
-            Api::all_with(self.h.deps.client.clone(), &self.resource)
+            Api::all_with(self.h.client.clone(), &self.resource)
         } else {
-            Api::namespaced_with(self.h.deps.client.clone(), &key.0, &self.resource)
+            Api::namespaced_with(self.h.client.clone(), &key.0, &self.resource)
         };
-        self.h.deps.limiter.acquire().await;
-        self.h.deps.metrics.api_write("patch");
+        self.h.annotations.turn().await;
+        self.h.metrics.api_write("patch");
         let r = api
             .patch(
                 &key.1,
@@ -587,7 +622,7 @@ impl ObjectAudit {
         let refused = match &r {
             Ok(_) => false,
             Err(e) => {
-                self.h.deps.metrics.api_error("patch");
+                self.h.metrics.api_error("patch");
                 let code = crate::cluster::client::status_code(e);
                 if !matches!(code, Some(400 | 422)) {
                     tracing::error!(crd = %self.crd.name, object = %key.1, error = %e, "annotating the object failed");
@@ -595,9 +630,14 @@ impl ObjectAudit {
                 matches!(code, Some(400 | 422))
             }
         };
-        self.h.states.with_current(&self.crd.name, self.epoch, |t| {
-            state::on_annotated(t, &target.version, key, refused, r.is_ok());
-        });
+        self.h.states.annotated(
+            &self.crd.name,
+            self.epoch,
+            &target.version,
+            key,
+            refused,
+            r.is_ok(),
+        );
     }
 }
 
@@ -628,14 +668,7 @@ mod tests {
     #[tokio::test]
     async fn an_object_audit_task_is_small() {
         let (client, _api) = crate::operator::fake_api::start();
-        let (ctx, _triggered) = crate::operator::leadership::context::Ctx::new(
-            client,
-            None,
-            crate::audit::config::Config::default(),
-            Arc::new(crate::operator::metrics::Metrics::new()),
-            "test",
-            crate::judging_pool::JudgingPool::new(2),
-        );
+        let h = crate::operator::fake_api::audit_handle(client);
         let crd = Crd::from_value(&serde_json::json!({
             "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
             "metadata": {"name": "things.example.com", "uid": "u", "generation": 1},
@@ -645,12 +678,7 @@ mod tests {
                 "versions": [{"name": "v1", "served": true, "storage": true,
                     "schema": {"openAPIV3Schema": {"type": "object"}}}]}}))
         .unwrap();
-        let task = supervised_audit(
-            crate::operator::audits::objects::AuditHandle::of(&ctx),
-            Arc::new(PackedCrd::pack(crd)),
-            1,
-            Relist::default(),
-        );
+        let task = supervised_audit(h, Arc::new(PackedCrd::pack(crd)), 1, Relist::default());
         let size = std::mem::size_of_val(&task);
         assert!(size <= 2048, "an object audit task takes {size} bytes");
     }

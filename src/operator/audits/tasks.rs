@@ -243,11 +243,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// A panic's message.
 pub fn panic_text(panic: Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with no message".to_string())
+    crate::judging_pool::Panicked::of(panic).0
 }
 
 #[cfg(test)]

@@ -1,78 +1,19 @@
-//! Why a reconcile of a CRD or the write of its report failed (`Error`, with the `kind`
-//! label of `crd_audit_reconcile_errors_total`), and when each is tried again (`retry_wait`:
-//! the one policy of both).
+//! Why a reconcile of a CRD failed (`Error`, with the `kind` label of
+//! `crd_audit_reconcile_errors_total`), and the Controller's error policy: when the CRD is
+//! reconciled again (`Backoffs`: the one record of failures in a row, by CRD).
 
-use crate::cluster::client::{describe, status_code};
+use crate::cluster::client::describe;
+use crate::operator::retry::{Cause, retry_wait};
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::Duration;
-use tokio::time::Instant;
 
-/// The wait after a conflict (409): another writer's change, read again at once.
-pub const CONFLICT_RETRY: Duration = Duration::from_millis(200);
-
-/// Why a reconcile (or, in the writer task, a report's write) failed; it is tried again
-/// after [`retry_wait`].
+/// Why a reconcile failed; it is tried again after the error policy's wait.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The API server did not answer the GET of the CRD.
     #[error("reading the CRD failed: {}", describe(.0))]
     ReadCrd(#[source] kube::Error),
-    /// The report could not be written.
-    #[error("writing the report failed: {}", describe(.0))]
-    WriteReport(#[source] kube::Error),
-}
-
-/// What the API server's answer says of a failed request, for the error policy and the
-/// `cause` label of `crd_audit_reconcile_errors_total`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cause {
-    /// 409: another writer changed the object; the next reconcile reads it again.
-    Conflict,
-    /// 429: the server (API Priority and Fairness) asks clients to slow down, for this long
-    /// when it said so.
-    Throttled(Option<Duration>),
-    /// No answer (the connection failed) or a 5xx: an outage.
-    Unavailable,
-    /// 401 or 403: not allowed (RBAC).
-    Forbidden,
-    /// Anything else the server refused.
-    Refused,
-}
-
-impl Cause {
-    pub fn of(e: &kube::Error) -> Cause {
-        match status_code(e) {
-            Some(409) => Cause::Conflict,
-            Some(429) => Cause::Throttled(retry_after(e)),
-            None => Cause::Unavailable,
-            Some(c) if c >= 500 => Cause::Unavailable,
-            Some(401 | 403) => Cause::Forbidden,
-            Some(_) => Cause::Refused,
-        }
-    }
-
-    /// The `cause` label.
-    pub fn label(self) -> &'static str {
-        match self {
-            Cause::Conflict => "conflict",
-            Cause::Throttled(_) => "throttled",
-            Cause::Unavailable => "unavailable",
-            Cause::Forbidden => "forbidden",
-            Cause::Refused => "refused",
-        }
-    }
-}
-
-/// The wait a 429 asks for (`details.retryAfterSeconds`), if any.
-fn retry_after(e: &kube::Error) -> Option<Duration> {
-    match e {
-        kube::Error::Api(s) => s
-            .details
-            .as_ref()
-            .map(|d| d.retry_after_seconds)
-            .filter(|s| *s > 0)
-            .map(|s| Duration::from_secs(u64::from(s))),
-        _ => None,
-    }
 }
 
 impl Error {
@@ -80,42 +21,46 @@ impl Error {
     pub fn kind(&self) -> &'static str {
         match self {
             Error::ReadCrd(_) => "read_crd",
-            Error::WriteReport(_) => "write_report",
         }
     }
 
     /// What the server's answer says of it.
     pub fn cause(&self) -> Cause {
         match self {
-            Error::ReadCrd(e) | Error::WriteReport(e) => Cause::of(e),
+            Error::ReadCrd(e) => Cause::of(e),
         }
     }
 }
 
-/// Failed reconciles of one CRD in a row: the next is tried after the backoff, or at once
-/// when the API server has recovered since (`Ctx::recovered` moved on).
-#[derive(Clone, Copy, Debug)]
-pub struct Retry {
-    pub in_a_row: u32,
-    pub at: Instant,
-    /// `Ctx::recovered` at the last failure.
-    pub recoveries: u64,
+/// Failed reconciles in a row, by CRD: what the error policy's backoff doubles with. A
+/// reconcile that succeeds clears its CRD's count; an API server that recovered since the last
+/// failure starts the count again (and wakes every CRD at once: `crds::Reconciler`).
+#[derive(Default)]
+pub struct Backoffs {
+    failures: Mutex<HashMap<String, (u32, u64)>>,
 }
 
-/// The backoff after `in_a_row` failures.
-pub fn backoff(in_a_row: u32) -> Duration {
-    crate::cluster::backoff::API_CALL.after(in_a_row)
-}
+impl Backoffs {
+    /// One more failure of `crd` (`recoveries`: the API server's recoveries so far); how long
+    /// until it is reconciled again.
+    pub fn failed(&self, crd: &str, cause: Cause, recoveries: u64) -> Duration {
+        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let (in_a_row, seen) = failures.entry(crd.to_string()).or_insert((0, recoveries));
+        if *seen != recoveries {
+            // The first failure since the API server came back.
+            *in_a_row = 0;
+            *seen = recoveries;
+        }
+        *in_a_row = in_a_row.saturating_add(1);
+        retry_wait(cause, *in_a_row)
+    }
 
-/// The wait before a failed reconcile or report write is tried again, by what the server
-/// answered: after a conflict (another writer's change) soon and without doubling; after a
-/// 429 what it asks, and at least the backoff; otherwise the backoff after `in_a_row`
-/// failures.
-pub fn retry_wait(cause: Cause, in_a_row: u32) -> Duration {
-    match cause {
-        Cause::Conflict => CONFLICT_RETRY,
-        Cause::Throttled(Some(after)) => after.max(backoff(in_a_row)),
-        _ => backoff(in_a_row),
+    /// `crd` was reconciled (or went away).
+    pub fn succeeded(&self, crd: &str) {
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(crd);
     }
 }
 
@@ -123,63 +68,38 @@ pub fn retry_wait(cause: Cause, in_a_row: u32) -> Duration {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_backoff_doubles_from_a_second_to_a_minute() {
-        let waits: Vec<u64> = (1..=9).map(|n| backoff(n).as_secs()).collect();
-        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
-        assert_eq!(backoff(u32::MAX), Duration::from_secs(60));
-    }
-
-    fn api(code: u16, retry_after: u32) -> kube::Error {
-        let mut s = kube::core::Status::failure("m", "R").with_code(code);
-        s.details = Some(kube::core::response::StatusDetails {
-            name: String::new(),
-            group: String::new(),
-            kind: String::new(),
-            uid: String::new(),
-            causes: Vec::new(),
-            retry_after_seconds: retry_after,
-        });
-        kube::Error::Api(s.boxed())
+    fn api(code: u16) -> kube::Error {
+        kube::Error::Api(
+            kube::core::Status::failure("m", "R")
+                .with_code(code)
+                .boxed(),
+        )
     }
 
     #[test]
-    fn each_error_has_its_kind_and_the_servers_answer_its_cause() {
-        assert_eq!(Error::ReadCrd(api(503, 0)).kind(), "read_crd");
-        assert_eq!(Error::WriteReport(api(409, 0)).kind(), "write_report");
-        assert_eq!(Error::WriteReport(api(409, 0)).cause(), Cause::Conflict);
-        assert_eq!(
-            Error::WriteReport(api(429, 3)).cause(),
-            Cause::Throttled(Some(Duration::from_secs(3)))
-        );
-        assert_eq!(Cause::of(&api(429, 0)), Cause::Throttled(None));
-        for code in [500, 503, 504] {
-            assert_eq!(Cause::of(&api(code, 0)), Cause::Unavailable, "{code}");
-        }
-        assert_eq!(Cause::of(&api(403, 0)), Cause::Forbidden);
-        assert_eq!(Cause::of(&api(422, 0)), Cause::Refused);
-        let labels: Vec<&str> = [
-            Cause::Conflict,
-            Cause::Throttled(None),
-            Cause::Unavailable,
-            Cause::Forbidden,
-            Cause::Refused,
-        ]
-        .iter()
-        .map(|c| c.label())
-        .collect();
-        assert_eq!(
-            labels,
-            [
-                "conflict",
-                "throttled",
-                "unavailable",
-                "forbidden",
-                "refused"
-            ]
-        );
-        // The error's source is the server's answer.
-        let e = Error::ReadCrd(api(503, 0));
+    fn the_error_has_its_kind_and_the_servers_answer_its_cause() {
+        let e = Error::ReadCrd(api(503));
+        assert_eq!(e.kind(), "read_crd");
+        assert_eq!(e.cause(), Cause::Unavailable);
         assert!(std::error::Error::source(&e).is_some());
+    }
+
+    #[test]
+    fn failures_in_a_row_double_the_wait_until_a_success_or_a_recovery() {
+        let b = Backoffs::default();
+        let waits: Vec<u64> = (0..4)
+            .map(|_| b.failed("a", Cause::Unavailable, 0).as_secs())
+            .collect();
+        assert_eq!(waits, [1, 2, 4, 8]);
+        // Another CRD counts on its own; a conflict is soon, whatever came before.
+        assert_eq!(b.failed("b", Cause::Unavailable, 0), Duration::from_secs(1));
+        assert_eq!(
+            b.failed("a", Cause::Conflict, 0),
+            crate::operator::retry::CONFLICT_RETRY
+        );
+        // The API server recovered: the count starts again.
+        assert_eq!(b.failed("a", Cause::Unavailable, 1), Duration::from_secs(1));
+        b.succeeded("a");
+        assert_eq!(b.failed("a", Cause::Unavailable, 1), Duration::from_secs(1));
     }
 }

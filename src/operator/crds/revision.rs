@@ -4,154 +4,202 @@
 //! itself says whether reports can be written.
 
 use crate::audit::read_crd::read_crd;
-use crate::operator::crds::state::{Earlier, Revision, Seen, on_crd, track};
-use crate::operator::leadership::context::{Ctx, blocking};
-use crate::operator::reports::status::{self as report_status, LastChange};
+use crate::judging_pool::{JudgingPool, Panicked};
+use crate::operator::crds::Reconciler;
+use crate::operator::metrics::Metrics;
+use crate::operator::reports::earlier::EarlierReports;
+use crate::operator::server::ServerInfo;
+use crate::operator::state::{Earlier, Revision, Seen};
+use crate::operator::status::{self as report_status, LastChange};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::Crd;
 use crd_audit_engine::{CheckReport, check_crd, size_limits};
 use serde_json::Value;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+/// CRDs read and checked at once: a generated CRD is up to 1.7 MB of JSON, six times that
+/// decoded.
+const CONCURRENT_CRD_READS: usize = 2;
+
+/// What reading a new revision takes: the judging pool it is checked in, the API server's
+/// release it is checked for, what an earlier operator reported, the bound on CRDs read at
+/// once, and the epochs revisions are tracked under.
+pub struct RevisionReader {
+    pub judging: JudgingPool,
+    pub server: Arc<ServerInfo>,
+    pub metrics: Arc<Metrics>,
+    pub earlier: EarlierReports,
+    /// The client the earlier reports are read with.
+    pub client: kube::Client,
+    crd_reads: Semaphore,
+    next_epoch: AtomicU64,
+}
+
+impl RevisionReader {
+    pub fn new(
+        client: kube::Client,
+        judging: JudgingPool,
+        server: Arc<ServerInfo>,
+        metrics: Arc<Metrics>,
+    ) -> RevisionReader {
+        RevisionReader {
+            judging,
+            server,
+            metrics,
+            earlier: EarlierReports::default(),
+            client,
+            crd_reads: Semaphore::new(CONCURRENT_CRD_READS),
+            next_epoch: AtomicU64::new(1),
+        }
+    }
+
+    /// A turn to read and check a CRD (`CONCURRENT_CRD_READS` at once).
+    pub async fn reading(&self) -> Option<SemaphorePermit<'_>> {
+        self.crd_reads.acquire().await.ok()
+    }
+
+    fn epoch(&self) -> u64 {
+        self.next_epoch.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Runs CPU-heavy engine work in the judging pool; a panic becomes `Err(Panicked)`.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Panicked> {
+        self.judging.run(f).await
+    }
+}
 
 /// A CRD read (new, or another `resourceVersion` than the one read before): compile and
 /// check it off the executor, diff it against the revision audited before, and track it
 /// (the reconcile then starts the audit of its objects). What crd-audit cannot read or check is counted and logged as an
 /// internal error (and reported, when it is the check that failed): it is not retried until
 /// the CRD changes.
-#[tracing::instrument(name = "read_revision", skip_all, fields(crd = raw["metadata"]["name"].as_str().unwrap_or_default()))]
-pub(crate) async fn read_revision(ctx: &Arc<Ctx>, raw: Value) {
-    if let Some(served) = report_crd_served(&raw) {
-        ctx.reports_served(served);
-        return;
-    }
-    let resource_version = raw["metadata"]["resourceVersion"]
-        .as_str()
-        .map(str::to_string);
-    let crd = match read_crd(&raw) {
-        Ok(c) => Arc::new(c),
-        Err(e) => {
-            // The server served it: crd-audit's own failure, counted; the others go on.
-            ctx.deps.metrics.internal_errors.inc();
-            tracing::error!(crd = %e.name, reason = %e.reason, "{e}");
+impl Reconciler {
+    #[tracing::instrument(name = "read_revision", skip_all, fields(crd = raw["metadata"]["name"].as_str().unwrap_or_default()))]
+    pub(crate) async fn read_revision(&self, raw: Value) {
+        let rv = &self.revisions;
+        if let Some(served) = report_crd_served(&raw) {
+            self.reports_served(served);
             return;
         }
-    };
-    if !ctx.deps.config.audits_group(&crd.group)
-        || crate::audit::schema_audit::is_report_crd(&crd.group, &crd.kind)
-    {
-        drop(raw);
-        if ctx.registry().contains_key(&crd.name) {
-            crate::operator::crds::removal::remove(ctx, &crd.name);
-        }
-        return;
-    }
-    let seen = {
-        let mut reg = ctx.registry();
-        let seen = on_crd(reg.get(&crd.name), &crd);
-        if matches!(seen, Seen::Unchanged)
-            && let Some(t) = reg.get_mut(&crd.name)
-        {
-            // An update of what the audit does not read: nothing to check again.
-            crate::operator::crds::state::on_reread(t, resource_version.clone());
-        }
-        seen
-    };
-    if matches!(seen, Seen::Unchanged) {
-        return;
-    }
-    // Its size as a manifest, measured on the document (which it then frees): lengths only.
-    let sizes = size_limits::findings(&size_limits::measure(&size_limits::as_manifest(raw)));
-    let check = {
-        let c = crd.clone();
-        let release = ctx.release().engine();
-        blocking(ctx, move || check_crd(&*c, release)).await
-    }
-    .unwrap_or_else(|panic| {
-        let mut report = CheckReport::default();
-        report.crd = crd.name.clone();
-        report.internal_error = Some(panic.0);
-        report
-    });
-    if let Some(e) = &check.internal_error {
-        ctx.deps.metrics.internal_errors.inc();
-        tracing::error!(crd = %crd.name, error = %e, "checking the CRD failed (internal error)");
-    }
-    let change = match &seen {
-        Seen::Unchanged => return,
-        Seen::StatusOnly => {
-            let mut reg = ctx.registry();
-            if let Some(t) = reg.get_mut(&crd.name) {
-                crate::operator::crds::state::on_status(t, &crd, check, sizes, resource_version);
+        let resource_version = raw["metadata"]["resourceVersion"]
+            .as_str()
+            .map(str::to_string);
+        let crd = match read_crd(&raw) {
+            Ok(c) => Arc::new(c),
+            Err(e) => {
+                // The server served it: crd-audit's own failure, counted; the others go on.
+                self.metrics.internal_errors.inc();
+                tracing::error!(crd = %e.name, reason = %e.reason, "{e}");
+                return;
             }
-            drop(reg);
-            ctx.changed(&crd.name);
+        };
+        if !self.groups.audits(&crd.group)
+            || crate::audit::schema_audit::is_report_crd(&crd.group, &crd.kind)
+        {
+            drop(raw);
+            if self.states.tracks(&crd.name) {
+                self.remove(&crd.name);
+            }
             return;
         }
-        Seen::Changed(old) => {
-            let (old, new) = (old.clone(), crd.clone());
-            let changed = blocking(ctx, move || {
-                let old = old.unpack()?;
-                let changes = crd_audit_engine::diff(&old, &new);
-                Ok::<_, crate::packed_crd::UnpackError>(LastChange::from_diff(&old, &new, &changes))
+        // An update of what the audit does not read is recorded as read: nothing to check again.
+        let seen = self.states.seen(&crd, resource_version.clone());
+        if matches!(seen, Seen::Unchanged) {
+            return;
+        }
+        // Its size as a manifest, measured on the document (which it then frees): lengths only.
+        let sizes = size_limits::findings(&size_limits::measure(&size_limits::as_manifest(raw)));
+        let check = {
+            let c = crd.clone();
+            let release = rv.server.release().engine();
+            rv.blocking(move || check_crd(&*c, release)).await
+        }
+        .unwrap_or_else(|panic| {
+            let mut report = CheckReport::default();
+            report.crd = crd.name.clone();
+            report.internal_error = Some(panic.0);
+            report
+        });
+        if let Some(e) = &check.internal_error {
+            self.metrics.internal_errors.inc();
+            tracing::error!(crd = %crd.name, error = %e, "checking the CRD failed (internal error)");
+        }
+        let change = match &seen {
+            Seen::Unchanged => return,
+            Seen::StatusOnly => {
+                self.states
+                    .status_changed(&crd, check, sizes, resource_version);
+                return;
+            }
+            Seen::Changed(old) => {
+                let (old, new) = (old.clone(), crd.clone());
+                let changed = rv
+                    .blocking(move || {
+                        let old = old.unpack()?;
+                        let changes = crd_audit_engine::diff(&old, &new);
+                        Ok::<_, crate::packed_crd::UnpackError>(LastChange::from_diff(
+                            &old, &new, &changes,
+                        ))
+                    })
+                    .await;
+                match changed {
+                    Ok(Ok(c)) => Some(c),
+                    Ok(Err(e)) => {
+                        tracing::error!(crd = %crd.name, error = %e, "the earlier CRD could not be read again (internal error)");
+                        None
+                    }
+                    Err(panic) => {
+                        tracing::error!(crd = %crd.name, panic = %panic, "diffing the CRD failed (internal error)");
+                        None
+                    }
+                }
+            }
+            Seen::New => None,
+        };
+        // First sight: what an earlier operator reported about this CRD.
+        let earlier = match seen {
+            Seen::New => earlier_report(rv, &crd).await,
+            _ => None,
+        };
+        // What stays of the revision: its shell and its schemas packed. It is compiled only when
+        // its objects are judged (`audits::objects`, through the cache of compiled revisions).
+        let name = crd.name.clone();
+        let revision = rv
+            .blocking(move || {
+                PackedCrd::pack(Arc::try_unwrap(crd).unwrap_or_else(|shared| Crd::clone(&shared)))
             })
             .await;
-            match changed {
-                Ok(Ok(c)) => Some(c),
-                Ok(Err(e)) => {
-                    tracing::error!(crd = %crd.name, error = %e, "the earlier CRD could not be read again (internal error)");
-                    None
-                }
-                Err(panic) => {
-                    tracing::error!(crd = %crd.name, panic = %panic, "diffing the CRD failed (internal error)");
-                    None
-                }
+        let revision = match revision {
+            Ok(r) => Arc::new(r),
+            Err(panic) => {
+                self.metrics.internal_errors.inc();
+                tracing::error!(crd = %name, panic = %panic, "packing the CRD failed (internal error)");
+                return;
+            }
+        };
+        let crd = revision.shell().clone();
+        self.audits.forget_compiled(&crd.name);
+        if let Some(c) = &change {
+            for e in &c.report.changes {
+                self.metrics.schema_changed(&crd.name, &e.class);
             }
         }
-        Seen::New => None,
-    };
-    // First sight: what an earlier operator reported about this CRD.
-    let earlier = match seen {
-        Seen::New => earlier_report(ctx, &crd).await,
-        _ => None,
-    };
-    // What stays of the revision: its shell and its schemas packed. It is compiled only when
-    // its objects are judged (`objects`, through `ctx.deps.validators`).
-    let name = crd.name.clone();
-    let revision = blocking(ctx, move || {
-        PackedCrd::pack(Arc::try_unwrap(crd).unwrap_or_else(|shared| Crd::clone(&shared)))
-    })
-    .await;
-    let revision = match revision {
-        Ok(r) => Arc::new(r),
-        Err(panic) => {
-            ctx.deps.metrics.internal_errors.inc();
-            tracing::error!(crd = %name, panic = %panic, "packing the CRD failed (internal error)");
-            return;
-        }
-    };
-    let crd = revision.shell().clone();
-    ctx.deps.validators.forget(&crd.name);
-    if let Some(c) = &change {
-        for e in &c.report.changes {
-            ctx.deps.metrics.schema_changed(&crd.name, &e.class);
-        }
+        let new = Revision {
+            revision,
+            check,
+            sizes,
+            epoch: rv.epoch(),
+        };
+        tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
+        // The reconcile reading it starts the audit of its objects (`audits`).
+        self.states
+            .new_revision(&crd.name, new, change, earlier, resource_version);
     }
-    let epoch = ctx.epoch();
-    let mut reg = ctx.registry();
-    let previous = reg.remove(&crd.name);
-    let new = Revision {
-        revision,
-        check,
-        sizes,
-        epoch,
-    };
-    let mut t = track(new, previous, change, earlier);
-    crate::operator::crds::state::on_reread(&mut t, resource_version);
-    tracing::info!(crd = %crd.name, generation = crd.generation, "auditing CRD");
-    // The reconcile reading it starts the audit of its objects (`audits::tasks`).
-    reg.insert(crd.name.clone(), t);
-    drop(reg);
-    ctx.changed(&crd.name);
 }
 
 /// Whether the report CRD is served (established, not being deleted), if `raw` is it.
@@ -169,12 +217,8 @@ pub(crate) fn report_crd_served(raw: &Value) -> Option<bool> {
     Some(established && raw["metadata"]["deletionTimestamp"].is_null())
 }
 
-async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
-    let report = ctx
-        .crds
-        .earlier_reports
-        .take(&ctx.deps.client, &ctx.deps.metrics, &crd.name)
-        .await?;
+async fn earlier_report(rv: &RevisionReader, crd: &Arc<Crd>) -> Option<Earlier> {
+    let report = rv.earlier.take(&rv.client, &rv.metrics, &crd.name).await?;
     let owned = report
         .metadata
         .owner_references
@@ -193,11 +237,10 @@ async fn earlier_report(ctx: &Ctx, crd: &Arc<Crd>) -> Option<Earlier> {
         Some(old) if old.generation != crd.generation => {
             // Changed while no operator ran: diff the change now.
             let (o, n) = (Arc::new(old), crd.clone());
-            let change = blocking(ctx, move || {
-                LastChange::from_diff(&o, &n, &crd_audit_engine::diff(&o, &n))
-            })
-            .await
-            .ok();
+            let change = rv
+                .blocking(move || LastChange::from_diff(&o, &n, &crd_audit_engine::diff(&o, &n)))
+                .await
+                .ok();
             let before = status
                 .invalid_objects
                 .iter()

@@ -1,8 +1,7 @@
-//! Leading: the Lease that makes one replica active (`lease`), the work of one leadership
-//! term (`term`: kube-runtime's Controller, the writer of the reports and Events, the policy
-//! report writers) and
-//! what its tasks share (`context`).
+//! Leading: the Lease that makes one replica active (`lease`), and the work of one
+//! leadership term (`term`: kube-runtime's Controller, the object audits it starts, the
+//! writer of the reports and Events, the reports' watch, the policy report writers, the
+//! storage migrations), wired from the parts each task takes.
 
-pub mod context;
 pub mod lease;
 pub mod term;

@@ -134,9 +134,8 @@ async fn list(client: &kube::Client) -> Result<HashMap<String, Waiting>, kube::E
 #[cfg(test)]
 mod tests {
     use super::{SchemaAudit, Waiting};
-    use crate::operator::crds::revision::read_revision;
-    use crate::operator::fake_api::{self, context};
-    use crate::operator::leadership::context::Ctx;
+    use crate::operator::crds::Reconciler;
+    use crate::operator::fake_api;
     use serde_json::{Value, json};
 
     fn crd(plural: &str, uid: &str, generation: i64) -> Value {
@@ -170,11 +169,13 @@ mod tests {
         (f.report_lists, f.report_gets)
     }
 
-    fn remembers_the_tightening(ctx: &Ctx, plural: &str) -> bool {
-        ctx.registry()
-            .get(&format!("{plural}.example.com"))
-            .and_then(|t| t.last_change())
-            .is_some_and(|c| c.tightened && c.report.from_generation == 1)
+    fn remembers_the_tightening(ctx: &Reconciler, plural: &str) -> bool {
+        ctx.states
+            .read(&format!("{plural}.example.com"), |t| {
+                t.last_change()
+                    .is_some_and(|c| c.tightened && c.report.from_generation == 1)
+            })
+            .unwrap_or(false)
     }
 
     /// A restarted operator reads what its predecessor reported about every CRD with one LIST,
@@ -192,16 +193,17 @@ mod tests {
                 );
             }
         }
-        let (ctx, _triggered) = context(client);
+        let parts = fake_api::term(client);
+        let ctx = parts.reconciler.clone();
         for p in plurals {
-            read_revision(&ctx, crd(p, &format!("u-{p}"), 2)).await;
+            ctx.read_revision(crd(p, &format!("u-{p}"), 2)).await;
         }
         for p in plurals {
             assert!(remembers_the_tightening(&ctx, p), "{p}");
         }
         assert_eq!(reads(&fake), (1, 0));
-        ctx.crds.earlier_reports.first_crds_done().await;
-        read_revision(&ctx, crd("figs", "u-figs", 2)).await;
+        ctx.revisions.earlier.first_crds_done().await;
+        ctx.read_revision(crd("figs", "u-figs", 2)).await;
         assert!(remembers_the_tightening(&ctx, "figs"));
         assert_eq!(reads(&fake), (1, 1));
     }
@@ -222,12 +224,13 @@ mod tests {
                 .remove("invalidObjectsTruncated");
             f.reports.insert("pears.example.com".into(), broken);
         }
-        let (ctx, _triggered) = context(client);
-        read_revision(&ctx, crd("apples", "u-a", 2)).await;
-        read_revision(&ctx, crd("pears", "u-p", 2)).await;
+        let parts = fake_api::term(client);
+        let ctx = parts.reconciler.clone();
+        ctx.read_revision(crd("apples", "u-a", 2)).await;
+        ctx.read_revision(crd("pears", "u-p", 2)).await;
         assert!(remembers_the_tightening(&ctx, "apples"));
         assert!(!remembers_the_tightening(&ctx, "pears"));
-        assert!(ctx.registry().contains_key("pears.example.com"));
+        assert!(ctx.states.tracks("pears.example.com"));
         assert_eq!(reads(&fake), (1, 0));
     }
 
@@ -240,9 +243,10 @@ mod tests {
             .unwrap()
             .reports
             .insert("apples.example.com".into(), earlier_report("apples", "u-a"));
-        let (ctx, _triggered) = context(client);
-        read_revision(&ctx, crd("apples", "u-a", 2)).await;
-        read_revision(&ctx, crd("pears", "u-p", 1)).await;
+        let parts = fake_api::term(client);
+        let ctx = parts.reconciler.clone();
+        ctx.read_revision(crd("apples", "u-a", 2)).await;
+        ctx.read_revision(crd("pears", "u-p", 1)).await;
         assert!(remembers_the_tightening(&ctx, "apples"));
         assert_eq!(fake.lock().unwrap().report_gets, 2);
     }

@@ -8,9 +8,12 @@
 //!
 //! A name stands for "the report of this CRD as its state is when the writer gets to it":
 //! the writer builds the report then, so a queued report is never out of date and the queue
-//! holds no report.
+//! holds no report. The writes of one report never overlap: a name pushed while its write is
+//! in flight waits in its lane until that write ends (written, or failed). Otherwise the
+//! deletion of a CRD's report could pass a write of it still in flight, which would then
+//! create the report again after its CRD went away.
 
-use crate::operator::crds::error::{Cause, retry_wait};
+use crate::operator::retry::{Cause, retry_wait};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -36,6 +39,8 @@ struct Lanes {
     failures: HashMap<String, u32>,
     /// The names of CRDs that went away: their reports are deleted.
     removed: HashSet<String>,
+    /// The names whose write is in flight (popped, not yet `written` or `failed`).
+    in_flight: HashSet<String>,
 }
 
 impl Lanes {
@@ -65,6 +70,15 @@ impl Lanes {
             Lane::Clean => self.clean.retain(|n| n != name),
         }
         Some(lane)
+    }
+
+    /// The first name of a lane whose write is not in flight.
+    fn first_ready(&self, lane: Lane) -> Option<usize> {
+        let queue = match lane {
+            Lane::Findings => &self.findings,
+            Lane::Clean => &self.clean,
+        };
+        queue.iter().position(|n| !self.in_flight.contains(n))
     }
 
     /// Names whose retry is due go to their lane.
@@ -136,11 +150,14 @@ impl ReportQueue {
     pub fn pop(&self, now: Instant) -> Option<Popped> {
         let mut lanes = self.lock();
         lanes.release(now);
-        let name = match lanes.findings.pop_front() {
-            Some(n) => n,
-            None => lanes.clean.pop_front()?,
+        let name = if let Some(i) = lanes.first_ready(Lane::Findings) {
+            lanes.findings.remove(i)?
+        } else {
+            let i = lanes.first_ready(Lane::Clean)?;
+            lanes.clean.remove(i)?
         };
         lanes.queued.remove(&name);
+        lanes.in_flight.insert(name.clone());
         let removed = lanes.removed.contains(&name);
         Some(Popped { name, removed })
     }
@@ -149,9 +166,9 @@ impl ReportQueue {
     pub fn next_due(&self, now: Instant) -> Option<Lane> {
         let mut lanes = self.lock();
         lanes.release(now);
-        if !lanes.findings.is_empty() {
+        if lanes.first_ready(Lane::Findings).is_some() {
             Some(Lane::Findings)
-        } else if !lanes.clean.is_empty() {
+        } else if lanes.first_ready(Lane::Clean).is_some() {
             Some(Lane::Clean)
         } else {
             None
@@ -167,7 +184,14 @@ impl ReportQueue {
     pub fn written(&self, name: &str) {
         let mut lanes = self.lock();
         lanes.failures.remove(name);
-        lanes.removed.remove(name);
+        lanes.in_flight.remove(name);
+        // Pushed as removed while this write was in flight: the deletion is still due.
+        if !lanes.queued.contains_key(name) {
+            lanes.removed.remove(name);
+        }
+        drop(lanes);
+        // A push of this name made while it was in flight may go now.
+        self.pushed.notify_one();
     }
 
     /// The write of `name`'s report failed: it is tried again after the wait the answer
@@ -176,6 +200,7 @@ impl ReportQueue {
     /// meanwhile. How long that is.
     pub fn failed(&self, name: &str, lane: Lane, cause: Cause) -> std::time::Duration {
         let mut lanes = self.lock();
+        lanes.in_flight.remove(name);
         let in_a_row = lanes.failures.entry(name.to_string()).or_insert(0);
         *in_a_row = in_a_row.saturating_add(1);
         let wait = retry_wait(cause, *in_a_row);
@@ -351,5 +376,39 @@ mod tests {
         assert!(q.set_served(false));
         assert!(!q.served());
         assert!(q.set_served(true));
+    }
+
+    /// The writes of one report never overlap: pushed again (or removed) while its write is
+    /// in flight, a name waits until that write ends; the others go meanwhile.
+    #[tokio::test(start_paused = true)]
+    async fn a_report_in_flight_is_not_popped_again_until_its_write_ends() {
+        let q = ReportQueue::default();
+        q.push("a", Lane::Findings);
+        q.push("b", Lane::Clean);
+        assert_eq!(pop(&q).as_deref(), Some("a"));
+        // Its CRD went away while the write is in flight.
+        q.push_removed("a");
+        assert_eq!(q.next_due(Instant::now()), Some(Lane::Clean));
+        assert_eq!(pop(&q).as_deref(), Some("b"));
+        assert_eq!(q.next_due(Instant::now()), None, "a is in flight");
+        assert_eq!(q.pop(Instant::now()), None);
+        q.written("a");
+        assert_eq!(
+            q.pop(Instant::now()),
+            Some(Popped {
+                name: "a".into(),
+                removed: true
+            }),
+            "the deletion goes after the write"
+        );
+        q.written("a");
+        // A failed write frees the name too (it waits out its retry).
+        q.push("c", Lane::Clean);
+        assert_eq!(pop(&q).as_deref(), Some("c"));
+        q.push("c", Lane::Clean);
+        assert_eq!(q.pop(Instant::now()), None);
+        let wait = q.failed("c", Lane::Clean, Cause::Conflict);
+        tokio::time::advance(wait).await;
+        assert_eq!(pop(&q).as_deref(), Some("c"));
     }
 }

@@ -12,17 +12,34 @@
 //! A report whose CRD went away is deleted. Nothing is written while the report CRD is not
 //! served. On a stop no new report write starts; those in flight complete and the queued
 //! Events are written (the caller bounds how long that may take).
+//!
+//! This task is the one writer of the reports: their write is its own,
+//!
+//! ```compile_fail
+//! use crd_audit::operator::reports::writer::apply; // private to the writer
+//! ```
+//!
+//! and what a reconcile hands it is a name in the queue, never a report:
+//!
+//! ```
+//! use crd_audit::operator::reports::queue::{Lane, ReportQueue};
+//! let queue = ReportQueue::default();
+//! queue.push("things.example.com", Lane::Clean);
+//! assert_eq!(queue.len(), 1);
+//! ```
 
 use crate::audit::schema_audit::SchemaAudit;
+use crate::audit::schema_audit::SchemaAuditStatus;
 use crate::cluster::backoff::{Backoff, REPORT_WRITE};
-use crate::operator::crds::error::{Cause, Error};
-use crate::operator::crds::state;
-use crate::operator::events::PendingEvent;
-use crate::operator::leadership::context::{CrdStates, Deps};
+use crate::cluster::write_budget::{Priority, WriteBudget};
+use crate::operator::events::{EventQueue, PendingEvent};
+use crate::operator::metrics::Metrics;
 use crate::operator::reports::queue::{Lane, Popped, ReportQueue};
-use crate::operator::reports::report::{apply, desired, has_findings, report_object};
-use crate::operator::reports::status as report_status;
-use kube::api::{Api, DeleteParams};
+use crate::operator::reports::report::report_object;
+use crate::operator::retry::Cause;
+use crate::operator::state::CrdStates;
+use crate::operator::status as report_status;
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -31,18 +48,28 @@ use tokio::time::Instant;
 /// Report writes in flight at most.
 const REPORTS_IN_FLIGHT: usize = 4;
 
-/// What the writer task uses.
+/// What the writer task uses: the client and its metrics, the term's write budget, the
+/// queues of reports due and of Events, and the states the reports are built from.
 #[derive(Clone)]
 pub struct ReportWriter {
-    pub deps: Arc<Deps>,
-    pub states: Arc<CrdStates>,
+    pub client: kube::Client,
+    pub metrics: Arc<Metrics>,
+    pub budget: Arc<WriteBudget>,
+    pub events: Arc<EventQueue>,
     pub queue: Arc<ReportQueue>,
+    pub states: Arc<CrdStates>,
+    /// `maxListedObjects`.
+    pub max_listed: usize,
 }
+
+/// The `kind` label of `crd_audit_reconcile_errors_total` for a report write that failed.
+const WRITE_REPORT: &str = "write_report";
 
 /// The next write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Next {
-    Report,
+    /// A report of this lane.
+    Report(Lane),
     Event,
 }
 
@@ -50,8 +77,17 @@ impl Next {
     /// Requests it makes (a report: the object, then its status).
     fn requests(self) -> u32 {
         match self {
-            Next::Report => 2,
+            Next::Report(_) => 2,
             Next::Event => 1,
+        }
+    }
+
+    /// Its place in the write budget's line.
+    fn priority(self) -> Priority {
+        match self {
+            Next::Report(Lane::Findings) => Priority::ReportWithFindings,
+            Next::Report(Lane::Clean) => Priority::Report,
+            Next::Event => Priority::Event,
         }
     }
 }
@@ -95,7 +131,7 @@ impl ReportWriter {
                 self.ended(done, &mut events);
             }
             let stop = *stopping.borrow_and_update();
-            if stop && writes.is_empty() && self.deps.events.is_empty() {
+            if stop && writes.is_empty() && self.events.is_empty() {
                 return;
             }
             let Some(next) = self.next(stop, writes.len(), &events) else {
@@ -108,7 +144,7 @@ impl ReportWriter {
                 let retry = [report_retry, event_retry].into_iter().flatten().min();
                 tokio::select! {
                     _ = self.queue.pushed() => {}
-                    _ = self.deps.events.pushed() => {}
+                    _ = self.events.pushed() => {}
                     _ = sleep_until(retry), if retry.is_some() => {}
                     Ok(()) = recovered.changed() => {
                         self.queue.recovered();
@@ -125,37 +161,48 @@ impl ReportWriter {
             // The budget first, then the most urgent write (it may have changed meanwhile).
             let taken = next.requests();
             tokio::select! {
-                _ = self.deps.limiter.acquire_n(taken) => {}
+                _ = self.budget.acquire(next.priority(), taken) => {}
                 Ok(()) = stopping.changed(), if !stop => continue,
             }
             let stop = *stopping.borrow();
             let Some(next) = self.next(stop, writes.len(), &events) else {
-                self.deps.limiter.give_back(taken);
+                self.budget.give_back(taken);
                 continue;
             };
             match next.requests().cmp(&taken) {
-                std::cmp::Ordering::Less => self.deps.limiter.give_back(taken - next.requests()),
+                std::cmp::Ordering::Less => self.budget.give_back(taken - next.requests()),
                 std::cmp::Ordering::Greater => {
-                    self.deps.limiter.acquire_n(next.requests() - taken).await
+                    let more = next.requests() - taken;
+                    self.budget.acquire(next.priority(), more).await
                 }
                 std::cmp::Ordering::Equal => {}
             }
             match next {
-                Next::Report => {
+                Next::Report(_) => {
                     if let Some(due) = self.queue.pop(Instant::now()) {
                         let this = self.clone();
                         writes.spawn(async move {
-                            this.write(due).await;
+                            use futures::FutureExt;
+                            let name = due.name.clone();
+                            let write = std::panic::AssertUnwindSafe(this.write(due));
+                            if let Err(panic) = write.catch_unwind().await {
+                                // A bug: counted, and the report tried again after a backoff
+                                // (its name must not stay in flight).
+                                this.metrics.internal_errors.inc();
+                                let why = crate::judging_pool::Panicked::of(panic);
+                                tracing::error!(crd = %name, error = %why, "a report write panicked");
+                                this.queue.failed(&name, Lane::Clean, Cause::Refused);
+                            }
                             Finished::Report
                         });
                     }
                 }
                 Next::Event => {
-                    if let Some(ev) = self.deps.events.front() {
+                    if let Some(ev) = self.events.front() {
                         events.in_flight = true;
                         let this = self.clone();
                         writes.spawn(async move {
-                            let r = this.deps.events.publish(&ev).await;
+                            let r = this.events.publish(&ev).await;
                             Finished::Event(Box::new((ev, r)))
                         });
                     }
@@ -175,11 +222,11 @@ impl ReportWriter {
             self.queue.next_due(now)
         };
         if report == Some(Lane::Findings) {
-            Some(Next::Report)
-        } else if events.due(now, !self.deps.events.is_empty()) {
+            Some(Next::Report(Lane::Findings))
+        } else if events.due(now, !self.events.is_empty()) {
             Some(Next::Event)
         } else {
-            report.map(|_| Next::Report)
+            report.map(Next::Report)
         }
     }
 
@@ -192,7 +239,7 @@ impl ReportWriter {
                 // at its CRD's next change.
                 events.in_flight = false;
                 if e.is_panic() {
-                    self.deps.metrics.internal_errors.inc();
+                    self.metrics.internal_errors.inc();
                     tracing::error!(error = %e, "a report or Event write panicked");
                 }
             }
@@ -205,7 +252,7 @@ impl ReportWriter {
                 events.in_flight = false;
                 events.retry_at = None;
                 events.backoff.reset();
-                self.deps.events.written(&ev);
+                self.events.written(&ev);
             }
             (ev, Err(e)) => {
                 events.in_flight = false;
@@ -228,7 +275,7 @@ impl ReportWriter {
         let Some((lane, result)) = done else {
             // Nothing to write (a report pushed again while its write was in flight, say):
             // the budget taken for it goes back.
-            self.deps.limiter.give_back(Next::Report.requests());
+            self.budget.give_back(Next::Report(Lane::Clean).requests());
             self.queue.written(name);
             return;
         };
@@ -236,12 +283,10 @@ impl ReportWriter {
             Ok(()) => self.queue.written(name),
             Err(e) => {
                 let cause = Cause::of(&e);
-                let error = Error::WriteReport(e);
-                self.deps
-                    .metrics
-                    .reconcile_error(error.kind(), cause.label());
+                self.metrics.reconcile_error(WRITE_REPORT, cause.label());
                 let wait = self.queue.failed(name, lane, cause);
-                tracing::error!(crd = name, error = %error, retry_in = ?wait, "writing the report failed");
+                let error = crate::cluster::client::describe(&e);
+                tracing::error!(crd = name, %error, retry_in = ?wait, "writing the report failed");
             }
         }
     }
@@ -254,44 +299,38 @@ impl ReportWriter {
         if !self.queue.served() {
             return None;
         }
-        let built = {
-            let mut states = self.states.lock();
-            let t = states.get_mut(name)?;
-            let status = desired(&self.deps, t);
-            let print = report_status::fingerprint(&status);
-            if t.written() == Some(print) {
-                return None;
-            }
-            let lane = if has_findings(t) {
-                Lane::Findings
-            } else {
-                Lane::Clean
-            };
-            let (epoch, revision) = (t.epoch(), t.revision().clone());
-            (report_object(t, status), print, epoch, revision, lane)
+        let now = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::now(),
+        );
+        let w = self.states.report_to_write(name, self.max_listed, &now)?;
+        let lane = if w.has_findings {
+            Lane::Findings
+        } else {
+            Lane::Clean
         };
-        let (mut object, print, epoch, revision, lane) = built;
+        let (print, epoch) = (w.fingerprint, w.epoch);
+        let revision = w.revision.clone();
+        let mut object = report_object(w);
         // Outside the states' lock: it inflates the schemas.
         object.spec.audited_revision = report_status::packed_revision(&revision);
         drop(revision);
-        if let Err(e) = apply(&self.deps, &object).await {
+        if let Err(e) = apply(&self.client, &self.metrics, &object).await {
             return Some((lane, Err(e)));
         }
-        self.states
-            .with_current(name, epoch, |t| state::on_report_written(t, print));
+        self.states.report_written(name, epoch, print);
         Some((lane, Ok(())))
     }
 
     /// Deletes the report of a CRD that went away (not while the report CRD is not served:
     /// the report went with it; not if the CRD is back).
     async fn delete(&self, name: &str) -> Option<Result<(), kube::Error>> {
-        if !self.queue.served() || self.states.lock().contains_key(name) {
+        if !self.queue.served() || self.states.tracks(name) {
             return None;
         }
-        let api: Api<SchemaAudit> = Api::all(self.deps.client.clone());
-        self.deps.metrics.api_write("delete");
+        let api: Api<SchemaAudit> = Api::all(self.client.clone());
+        self.metrics.api_write("delete");
         // One request of the two taken.
-        self.deps.limiter.give_back(1);
+        self.budget.give_back(1);
         Some(match api.delete(name, &DeleteParams::default()).await {
             Ok(_) => {
                 tracing::info!(crd = name, "CRD removed; report deleted");
@@ -299,16 +338,105 @@ impl ReportWriter {
             }
             Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
             Err(e) => {
-                self.deps.metrics.api_error("delete");
+                self.metrics.api_error("delete");
                 Err(e)
             }
         })
     }
 }
 
+const FIELD_MANAGER: &str = "crd-audit";
+
+/// Server-side apply of the report, then a merge patch of its whole status: every field of
+/// the status the operator does not set is written as `null`, so nothing an earlier writer
+/// left (the report of a deleted CRD of the same name, an older operator) survives. (Server-
+/// side apply of the status would not remove a field that no manager owns any more, and on
+/// servers before 1.22 the apply of the object itself takes the status fields from the
+/// manager.)
+///
+/// The caller has taken the write budget of both requests.
+async fn apply(
+    client: &kube::Client,
+    metrics: &Metrics,
+    object: &SchemaAudit,
+) -> Result<(), kube::Error> {
+    let api: Api<SchemaAudit> = Api::all(client.clone());
+    let name = object.metadata.name.clone().unwrap_or_default();
+    let mut main = object.clone();
+    main.status = None;
+    metrics.api_write("patch");
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    if let Err(e) = api.patch(&name, &params, &Patch::Apply(&main)).await {
+        metrics.api_error("patch");
+        return Err(e);
+    }
+    metrics.api_write("patch");
+    let body = serde_json::json!({ "status": status_patch(object.status.as_ref()) });
+    let params = PatchParams {
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..PatchParams::default()
+    };
+    if let Err(e) = api.patch_status(&name, &params, &Patch::Merge(&body)).await {
+        metrics.api_error("patch");
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// The status as a merge patch that replaces the whole status: the optional fields left out
+/// of the status are `null` (removed).
+fn status_patch(status: Option<&SchemaAuditStatus>) -> serde_json::Value {
+    let mut v = serde_json::to_value(status.cloned().unwrap_or_default())
+        .unwrap_or(serde_json::Value::Null);
+    if let serde_json::Value::Object(m) = &mut v {
+        for key in STATUS_OPTIONAL_FIELDS {
+            m.entry(key).or_insert(serde_json::Value::Null);
+        }
+    }
+    v
+}
+
+/// The status fields that are left out when unset.
+const STATUS_OPTIONAL_FIELDS: [&str; 4] = [
+    "observedGeneration",
+    "lastSchemaChange",
+    "lastAuditTime",
+    "auditDurationSeconds",
+];
+
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every optional field of the status is in the patch, as a value or as null: a field
+    /// left out would survive from an earlier writer.
+    #[test]
+    fn the_status_patch_names_every_optional_field() {
+        let mut full = serde_json::to_value(SchemaAuditStatus {
+            observed_generation: Some(1),
+            last_schema_change: Some(Default::default()),
+            last_audit_time: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            )),
+            audit_duration_seconds: Some(1.0),
+            ..Default::default()
+        })
+        .unwrap();
+        let empty = status_patch(Some(&SchemaAuditStatus::default()));
+        for key in STATUS_OPTIONAL_FIELDS {
+            assert_eq!(empty[key], serde_json::Value::Null, "{key}");
+            assert!(full.as_object_mut().unwrap().remove(key).is_some(), "{key}");
+        }
+        // What remains is always written.
+        for key in full.as_object().unwrap().keys() {
+            assert!(empty.get(key).is_some_and(|v| !v.is_null()), "{key}");
+        }
     }
 }

@@ -476,3 +476,80 @@ fn a_recreated_crd_starts_a_fresh_report() {
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
     c.stop_cleanly();
 }
+
+/// A CRD whose report has a history (a tightening that broke 13 of its 20 objects, more
+/// UpdatesBlocked Events than the budget of 10 a minute, then a loosening) loses its report
+/// within seconds of its deletion, as a fresh one does: the operator's own promise, which no
+/// garbage collector keeps for it on this control plane.
+#[test]
+fn a_deleted_crds_report_goes_whatever_its_history() {
+    let Some(s) = Scenario::shared("history") else {
+        return;
+    };
+    let admin = s.admin();
+    let crd = s.crd();
+    install(&s);
+    things(&s, 1);
+    apply(
+        admin,
+        &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": s.namespace}}),
+    );
+    wait_for("the things CRD to be served", || {
+        admin.get(&s.things_path()).ok()
+    });
+    // 7 objects that revision 2 accepts (a tier, the one size left), 13 that it does not.
+    for i in 0..20 {
+        let spec = if i < 7 {
+            json!({"size": "small"})
+        } else {
+            json!({"size": "medium"})
+        };
+        apply(
+            admin,
+            &json!({"apiVersion": format!("{}/v1", s.group), "kind": "Thing",
+                "metadata": {"name": format!("t{i:02}"), "namespace": s.namespace}, "spec": spec}),
+        );
+    }
+    let admin_kc = s.env.kubeconfig.display().to_string();
+    let config = s.config("history.yaml", "");
+    let c = s.controller("history", &["--kubeconfig", &admin_kc, "--config", &config]);
+    wait_for("a clean report", || clean_report(admin, &crd));
+    // Revision 2 without the new required field: only the size narrows.
+    let mut tight = things_crd(&crd, &s.group, 1);
+    tight["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        ["size"]["enum"] = json!(["small"]);
+    apply(admin, &tight);
+    let r = wait_for("13 invalid objects", || {
+        report(admin, &crd)
+            .ok()
+            .filter(|r| r["status"]["versions"][0]["invalidObjects"] == 13)
+    });
+    assert_eq!(r["status"]["versions"][0]["objects"], 20, "{r}");
+    wait_for("the budget's 10 UpdatesBlocked Events", || {
+        (s.events("UpdatesBlocked").len() >= 10).then_some(())
+    });
+    // Loosened again.
+    things(&s, 1);
+    wait_for("a clean report again", || clean_report(admin, &crd));
+    admin
+        .delete(&format!(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}"
+        ))
+        .unwrap();
+    let deleted = Instant::now();
+    wait_for_at_most("the CRD to be gone", Duration::from_secs(60), &mut || {
+        admin
+            .get(&format!(
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}"
+            ))
+            .err()
+            .filter(|e| e.status == 404)
+    });
+    wait_for_at_most(
+        "the report of the deleted CRD to go",
+        Duration::from_secs(15),
+        &mut || matches!(report(admin, &crd), Err(e) if e.status == 404).then_some(()),
+    );
+    eprintln!("the report went {:?} after the delete", deleted.elapsed());
+    c.stop_cleanly();
+}

@@ -13,6 +13,7 @@
 use crate::support::*;
 use serde_json::{Value, json};
 
+mod at_rest;
 mod cel;
 mod gate;
 mod kubeconfigs;

@@ -1,21 +1,35 @@
-//! The controller of one leadership term: kube-runtime's `Controller` keyed by CRD name,
-//! over a metadata-only watch of the CRDs, owning the `SchemaAudit` reports and woken by the
-//! object audits (`Ctx::changed`, through `reconcile_on`); its reconcile is `reconcile`'s.
-//! Beside it, one object audit per audited CRD (`audits`, started by the reconciles) and the
-//! writer task of the reports and Events (`reports::writer`), each handed its parts of the
-//! term's `Ctx` (`context`).
+//! The work of one leadership term: kube-runtime's `Controller` keyed by CRD name, over a
+//! metadata-only watch of the CRDs, woken by the tracked CRDs' states (`reconcile_on`); its
+//! reconcile is `crds::reconcile`'s, with the [`crds::Reconciler`] as context. Beside it, one
+//! object audit per audited CRD (`audits`, started by the reconciles), the writer task of the
+//! reports and Events (`reports::writer`), the reports' watch (`reports::watch`), the policy
+//! report writers and the storage migrations: [`Parts::new`] wires them once, each handed
+//! what it uses, and nothing else holds them all.
 //!
 //! kube-runtime's unstable `for_stream` (the store is fed by a metadata watch whose
 //! annotations and managed fields are dropped first: a CRD's last-applied annotation is as
-//! large as the CRD), `owns_stream` (the reports' watch, likewise) and `reconcile_on` (the
-//! object audits' changes) are used: the stable constructors watch whole objects and take no
-//! other trigger.
+//! large as the CRD) and `reconcile_on` (the states' wake-ups) are used: the stable
+//! constructors watch whole objects and take no other trigger.
 
+use crate::audit::config::Config;
+use crate::cluster::client::WatchClients;
+use crate::cluster::write_budget::{Priority, WriteBudget, Writes};
+use crate::judging_pool::JudgingPool;
+use crate::operator::audits::Auditor;
+use crate::operator::audits::objects::{AuditHandle, AuditSettings, AuditUses};
+use crate::operator::audits::validators::Validators;
+use crate::operator::crds::Reconciler;
 use crate::operator::crds::reconcile::{REPORT_CRD, error_policy, reconcile};
-use crate::operator::crds::removal::remove;
-use crate::operator::crds::state::Tracked;
-use crate::operator::leadership::context::{CrdMeta, Ctx, Deps, Triggered};
+use crate::operator::crds::revision::RevisionReader;
+use crate::operator::events::{EventQueue, EventSink};
+use crate::operator::metrics::Metrics;
+use crate::operator::migrations::Migrator;
+use crate::operator::reports::due::DueReports;
+use crate::operator::reports::policy_writer::PolicyWriters;
+use crate::operator::reports::queue::ReportQueue;
 use crate::operator::reports::writer::ReportWriter;
+use crate::operator::server::ServerInfo;
+use crate::operator::state::{CrdMeta, CrdStates, Triggered};
 use futures::StreamExt;
 use kube::ResourceExt;
 use kube::api::Api;
@@ -25,6 +39,7 @@ use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher::{self, Event, watcher};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 /// CRDs a page of the CRD watch's LIST (metadata only, but a CRD applied with client-side
@@ -32,15 +47,128 @@ use tokio::task::JoinHandle;
 const CRD_PAGE: u32 = 20;
 
 /// CRDs reconciled at once (reading and checking a CRD is bounded further by
-/// `Ctx::crd_reads`; report writes are paced by `apiQps`).
+/// `RevisionReader::reading`; report writes are paced by `apiQps`).
 const CONCURRENT_RECONCILES: u16 = 8;
 
+/// The parts of a leadership term, wired from what the process has. Each task takes its
+/// own part when the term starts.
+pub struct Parts {
+    /// The Controller's context.
+    pub reconciler: Arc<Reconciler>,
+    /// The CRDs the states wake, for the Controller.
+    pub triggered: Triggered,
+    /// The writer of the reports and Events.
+    pub writer: ReportWriter,
+    /// The policy report writers (`policyReports`).
+    pub policy: Option<PolicyWriters>,
+    /// The term's one write budget (`apiQps`, `apiBurst`).
+    pub budget: Arc<WriteBudget>,
+    /// What the API server offers.
+    pub server: Arc<ServerInfo>,
+    /// Set when the term stops.
+    pub stopping: Arc<watch::Sender<bool>>,
+}
+
+impl Parts {
+    pub fn new(
+        client: kube::Client,
+        watch_clients: Option<Arc<WatchClients>>,
+        config: &Config,
+        metrics: Arc<Metrics>,
+        identity: &str,
+        judging: JudgingPool,
+    ) -> Parts {
+        let (states, triggered) = CrdStates::new();
+        let budget = Arc::new(WriteBudget::new(config.api_qps, config.api_burst));
+        let server = Arc::new(ServerInfo::default());
+        let events = Arc::new(EventQueue::new(
+            EventSink::new(client.clone(), identity, metrics.clone()),
+            config.emit_events,
+        ));
+        let queue = Arc::new(ReportQueue::default());
+        let validators = Arc::new(Validators::new(
+            config.validator_cache_mib.saturating_mul(1 << 20),
+        ));
+        let audit_handle = AuditHandle::new(AuditUses {
+            client: client.clone(),
+            watch_clients,
+            settings: Arc::new(AuditSettings::of(config)),
+            judging: judging.clone(),
+            validators,
+            server: server.clone(),
+            metrics: metrics.clone(),
+            events: events.clone(),
+            annotations: Writes::new(budget.clone(), Priority::Annotation),
+            states: states.clone(),
+        });
+        let migrations = config.migrate_stored_versions.then(|| Migrator {
+            client: client.clone(),
+            writes: Writes::new(budget.clone(), Priority::Migration),
+            events: events.clone(),
+            metrics: metrics.clone(),
+            states: states.clone(),
+            resync: config.full_resync_interval,
+            running: Default::default(),
+        });
+        let policy = config.policy_reports.then(|| PolicyWriters {
+            client: client.clone(),
+            metrics: metrics.clone(),
+            writes: Writes::new(budget.clone(), Priority::PolicyReport),
+            states: states.clone(),
+            api: config.policy_reports_api,
+            resync: config.full_resync_interval,
+        });
+        let writer = ReportWriter {
+            client: client.clone(),
+            metrics: metrics.clone(),
+            budget: budget.clone(),
+            events: events.clone(),
+            queue: queue.clone(),
+            states: states.clone(),
+            max_listed: config.max_listed_objects,
+        };
+        let reconciler = Arc::new(Reconciler {
+            revisions: RevisionReader::new(
+                client.clone(),
+                judging,
+                server.clone(),
+                metrics.clone(),
+            ),
+            client,
+            groups: config.group_filter(),
+            audits: Auditor::new(audit_handle, config.full_resync_interval),
+            reports: DueReports {
+                states: states.clone(),
+                metrics: metrics.clone(),
+                events,
+                queue,
+                max_listed: config.max_listed_objects,
+            },
+            migrations,
+            metrics,
+            backoffs: Default::default(),
+            recovered: Arc::new(watch::Sender::new(0)),
+            states,
+        });
+        Parts {
+            reconciler,
+            triggered,
+            writer,
+            policy,
+            budget,
+            server,
+            stopping: Arc::new(watch::Sender::new(false)),
+        }
+    }
+}
+
 /// The work of one leadership term (kube-runtime's `Controller`, the writer of the reports
-/// and Events, the policy report writers): [`LeadershipTerm::stop`] stops it gracefully; its tasks are aborted when
-/// it is dropped.
+/// and Events, the reports' watch, the policy report writers): [`LeadershipTerm::stop`] stops
+/// it gracefully; its tasks are aborted when it is dropped.
 pub struct LeadershipTerm {
-    ctx: Arc<Ctx>,
-    /// The PolicyReport writer: stopped at once.
+    reconciler: Arc<Reconciler>,
+    stopping: Arc<watch::Sender<bool>>,
+    /// The reports' watch and the policy report writers: stopped at once.
     tasks: Vec<JoinHandle<()>>,
     /// The Controller and the writer of the reports and Events: given the grace period to
     /// finish.
@@ -48,19 +176,37 @@ pub struct LeadershipTerm {
 }
 
 impl LeadershipTerm {
-    pub fn start(ctx: Arc<Ctx>, triggered: Triggered) -> LeadershipTerm {
-        let mut tasks = Vec::new();
-        if ctx.deps.config.policy_reports {
+    pub fn start(parts: Parts) -> LeadershipTerm {
+        let Parts {
+            reconciler,
+            triggered,
+            writer,
+            policy,
+            stopping,
+            ..
+        } = parts;
+        let r = &reconciler;
+        let mut tasks = vec![tokio::spawn(
+            crate::operator::reports::watch::watch_reports(
+                r.client.clone(),
+                r.metrics.clone(),
+                r.states.clone(),
+            ),
+        )];
+        if let Some(policy) = policy {
             tasks.push(tokio::spawn(
-                crate::operator::reports::policy_writer::write_policy_reports(
-                    ctx.deps.clone(),
-                    ctx.crds.states.clone(),
-                ),
+                crate::operator::reports::policy_writer::write_policy_reports(policy),
             ));
         }
-        let finishing = vec![tokio::spawn(run(ctx.clone(), triggered))];
+        let finishing = vec![tokio::spawn(run(
+            reconciler.clone(),
+            triggered,
+            writer,
+            stopping.clone(),
+        ))];
         LeadershipTerm {
-            ctx,
+            reconciler,
+            stopping,
             tasks,
             finishing,
         }
@@ -78,11 +224,13 @@ impl LeadershipTerm {
         self.stop_object_audits();
         // A standby never writes: the migrations end with the term (the next leader starts
         // them again).
-        self.ctx.migrations.stop_all();
-        self.ctx.signals.stopping.send_replace(true);
+        if let Some(m) = &self.reconciler.migrations {
+            m.running.stop_all();
+        }
+        self.stopping.send_replace(true);
         let finishing = futures::future::join_all(self.finishing.iter_mut());
         if tokio::time::timeout(grace, finishing).await.is_err() {
-            let left = self.ctx.deps.events.len();
+            let left = self.reconciler.reports.events.len();
             tracing::warn!(
                 grace = ?grace,
                 events_not_written = left,
@@ -90,17 +238,12 @@ impl LeadershipTerm {
             );
         }
     }
-}
 
-impl LeadershipTerm {
     /// Stops every object audit (each lowers the watch gauge itself when its task is
-    /// dropped) and forgets every tracked CRD (outside the registry lock).
+    /// dropped) and forgets every tracked CRD.
     fn stop_object_audits(&self) {
-        self.ctx.crds.audits.stop_all();
-        let drained: Vec<Tracked> = std::mem::take(&mut *self.ctx.registry())
-            .into_values()
-            .collect();
-        drop(drained);
+        self.reconciler.audits.stop_all();
+        self.reconciler.states.forget_all();
     }
 }
 
@@ -139,24 +282,21 @@ impl FirstList {
 
 /// Runs kube-runtime's Controller and the writer of the reports and Events until the term
 /// stops (and the writer has flushed the Events).
-pub(crate) async fn run(ctx: Arc<Ctx>, triggered: Triggered) {
-    let writer = ReportWriter {
-        deps: ctx.deps.clone(),
-        states: ctx.crds.states.clone(),
-        queue: ctx.crds.reports.clone(),
-    }
-    .run(
-        ctx.signals.stopping.subscribe(),
-        ctx.signals.recovered.subscribe(),
-    );
-    tokio::join!(run_controller(ctx, triggered), writer);
+pub(crate) async fn run(
+    reconciler: Arc<Reconciler>,
+    triggered: Triggered,
+    writer: ReportWriter,
+    stopping: Arc<watch::Sender<bool>>,
+) {
+    let writer = writer.run(stopping.subscribe(), reconciler.recovered.subscribe());
+    tokio::join!(run_controller(reconciler, triggered, &stopping), writer);
 }
 
 /// Runs kube-runtime's Controller until the term stops.
-async fn run_controller(ctx: Arc<Ctx>, triggered: Triggered) {
+async fn run_controller(r: Arc<Reconciler>, triggered: Triggered, stopping: &watch::Sender<bool>) {
     let (store, writer) = reflector::store();
     let first = Arc::new(Mutex::new(FirstList::default()));
-    let crds = crd_watch(ctx.deps.clone())
+    let crds = crd_watch(r.client.clone(), r.revisions.server.clone())
         // What the store keeps of a CRD: its name, UID, generation and resourceVersion.
         .modify(|m| {
             m.managed_fields_mut().clear();
@@ -165,37 +305,33 @@ async fn run_controller(ctx: Arc<Ctx>, triggered: Triggered) {
         })
         .reflect(writer)
         .filter_map({
-            let (ctx, store, first) = (ctx.clone(), store.clone(), first.clone());
+            let (r, store, first) = (r.clone(), store.clone(), first.clone());
             let mut failing = false;
             move |ev| {
-                let crd = on_crd_event(&ctx, &store, &first, &mut failing, ev);
+                let crd = on_crd_event(&r, &store, &first, &mut failing, ev);
                 async move { crd.map(Ok::<_, watcher::Error>) }
             }
         });
     let triggers = triggered.into_stream();
-    let mut stopping = ctx.signals.stopping.subscribe();
+    let mut stopping = stopping.subscribe();
     let finished = async move {
         let _ = stopping.wait_for(|s| *s).await;
     };
     controller::Controller::for_stream(crds, store)
-        .owns_stream(crate::operator::reports::watch::report_events(
-            ctx.deps.clone(),
-            ctx.crds.states.clone(),
-        ))
         .reconcile_on(triggers)
         // On a stop, the reconciles in flight complete and no new one starts.
         .graceful_shutdown_on(finished)
         .with_config(ControllerConfig::default().concurrency(CONCURRENT_RECONCILES))
-        .run(reconcile, error_policy, ctx.clone())
+        .run(reconcile, error_policy, r.clone())
         .for_each(|result| {
-            let (ctx, first) = (ctx.clone(), first.clone());
+            let (r, first) = (r.clone(), first.clone());
             async move {
                 let name = match result {
                     Ok((crd, _)) => crd.name,
                     Err(controller::Error::ReconcilerFailed(_, crd)) => crd.name,
                     Err(controller::Error::ObjectNotFound(crd)) => {
                         // Deleted (or gone while the watch was down).
-                        remove(&ctx, &crd.name);
+                        r.remove(&crd.name);
                         crd.name
                     }
                     Err(e) => {
@@ -208,7 +344,7 @@ async fn run_controller(ctx: Arc<Ctx>, triggered: Triggered) {
                     .unwrap_or_else(|e| e.into_inner())
                     .reconciled(&name);
                 if completed {
-                    first_list_reconciled(&ctx).await;
+                    first_list_reconciled(&r).await;
                 }
             }
         })
@@ -216,12 +352,12 @@ async fn run_controller(ctx: Arc<Ctx>, triggered: Triggered) {
 }
 
 /// Every CRD of the first LIST has been reconciled.
-async fn first_list_reconciled(ctx: &Ctx) {
-    ctx.crds.earlier_reports.first_crds_done().await;
-    ctx.crds.states.set_listed();
-    ctx.deps.metrics.set_ready(true);
+async fn first_list_reconciled(r: &Reconciler) {
+    r.revisions.earlier.first_crds_done().await;
+    r.states.first_list_reconciled();
+    r.metrics.set_ready(true);
     tracing::info!(
-        crds = ctx.registry().len(),
+        crds = r.states.len(),
         "the first LIST of CRDs is reconciled"
     );
 }
@@ -229,12 +365,13 @@ async fn first_list_reconciled(ctx: &Ctx) {
 /// The CRDs' metadata, watched (streaming from 1.34, pages before; pages for good after a
 /// refusal), with the backoff of the CRD watch.
 fn crd_watch(
-    deps: Arc<Deps>,
+    client: kube::Client,
+    server: Arc<ServerInfo>,
 ) -> impl futures::Stream<Item = Result<Event<CrdMeta>, watcher::Error>> + Send {
     // Metadata-only requests (`Api` of `PartialObjectMeta`).
-    let api: Api<CrdMeta> = Api::all(deps.client.clone());
-    let start = move |deps: &Deps| {
-        let (config, streaming) = deps.server.watch_config(CRD_PAGE);
+    let api: Api<CrdMeta> = Api::all(client);
+    let start = move |server: &ServerInfo| {
+        let (config, streaming) = server.watch_config(CRD_PAGE);
         let stream = crate::operator::watch_backoff::with_backoff(
             watcher(api.clone(), config).boxed(),
             crate::operator::watch_backoff::SHORT,
@@ -242,16 +379,16 @@ fn crd_watch(
         .boxed();
         (stream, streaming)
     };
-    futures::stream::unfold((deps, None), move |(deps, running)| {
-        let (mut stream, streaming) = running.unwrap_or_else(|| start(&deps));
+    futures::stream::unfold((server, None), move |(server, running)| {
+        let (mut stream, streaming) = running.unwrap_or_else(|| start(&server));
         async move {
             let ev = stream.next().await?;
             if let Err(e) = &ev
-                && deps.server.refused_streaming(streaming, e)
+                && server.refused_streaming(streaming, e)
             {
-                return Some((ev, (deps, None))); // started again, with pages
+                return Some((ev, (server, None))); // started again, with pages
             }
-            Some((ev, (deps, Some((stream, streaming)))))
+            Some((ev, (server, Some((stream, streaming)))))
         }
     })
 }
@@ -261,7 +398,7 @@ fn crd_watch(
 /// complete shows which tracked CRDs went away while the watch was down, and whether the
 /// report CRD is there.
 fn on_crd_event(
-    ctx: &Arc<Ctx>,
+    r: &Arc<Reconciler>,
     store: &Store<CrdMeta>,
     first: &Mutex<FirstList>,
     failing: &mut bool,
@@ -276,13 +413,13 @@ fn on_crd_event(
     } else if *failing && matches!(ev, Ok(Event::InitDone | Event::Apply(_) | Event::Delete(_))) {
         *failing = false;
         tracing::info!("the CRD watch works again");
-        ctx.api_recovered();
+        r.api_recovered();
     }
     match ev {
         Ok(Event::Apply(crd) | Event::InitApply(crd)) => Some(crd),
         Ok(Event::Delete(crd)) => {
             if crd.name_any() == *REPORT_CRD {
-                ctx.reports_served(false);
+                r.reports_served(false);
             }
             Some(crd) // not in the store: the Controller finds it gone
         }
@@ -290,17 +427,19 @@ fn on_crd_event(
         Ok(Event::InitDone) => {
             let listed: BTreeSet<String> = store.state().iter().map(|c| c.name_any()).collect();
             if !listed.contains(REPORT_CRD.as_str()) {
-                ctx.reports_served(false);
+                r.reports_served(false);
             }
             // Gone while the watch was down: the Controller finds them gone.
-            let gone: Vec<String> = ctx
-                .registry()
-                .keys()
-                .filter(|k| !listed.contains(*k))
-                .cloned()
+            // Their reconciles find them gone (the CRD watch's LIST is the Controller's
+            // store): woken through the states.
+            let gone: Vec<String> = r
+                .states
+                .names()
+                .into_iter()
+                .filter(|k| !listed.contains(k))
                 .collect();
             for name in gone {
-                ctx.changed(&name);
+                r.states.not_listed(&name);
             }
             let mut first = first.lock().unwrap_or_else(|e| e.into_inner());
             if first.waiting.is_none() {
@@ -308,8 +447,8 @@ fn on_crd_event(
                 first.waiting = Some(listed);
                 if empty && !first.done {
                     first.done = true;
-                    let ctx = ctx.clone();
-                    tokio::spawn(async move { first_list_reconciled(&ctx).await });
+                    let r = r.clone();
+                    tokio::spawn(async move { first_list_reconciled(&r).await });
                 }
             }
             None
@@ -319,12 +458,12 @@ fn on_crd_event(
             None
         }
         Err(e) if crate::operator::watch_backoff::asks_to_retry(&e) => {
-            ctx.deps.metrics.api_error("watch");
+            r.metrics.api_error("watch");
             tracing::info!(error = %e, "the API server asks to retry the CRD watch later; retrying with backoff");
             None
         }
         Err(e) => {
-            ctx.deps.metrics.api_error("watch");
+            r.metrics.api_error("watch");
             tracing::error!(error = %e, "watching CRDs failed; retrying with backoff");
             None
         }
@@ -332,6 +471,6 @@ fn on_crd_event(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod write_failures;

@@ -1,12 +1,32 @@
 use super::*;
 use crate::operator::events::PendingEvent;
-use crate::operator::fake_api::{self, context};
-use crate::operator::leadership::context::Triggered;
+use crate::operator::fake_api::{self, term};
+use crate::operator::state::Tracked;
 use k8s_openapi::api::core::v1::ObjectReference;
 use serde_json::Value;
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+/// Runs the term's Controller and writer (not its other tasks) on the parts.
+pub(crate) fn spawn_run(parts: Parts) -> JoinHandle<()> {
+    tokio::spawn(run(
+        parts.reconciler,
+        parts.triggered,
+        parts.writer,
+        parts.stopping,
+    ))
+}
+
+/// Reads the tracked CRD `crd` (it must be tracked).
+pub(super) fn tracked<R>(r: &Reconciler, crd: &str, f: impl FnOnce(&Tracked) -> R) -> R {
+    r.states.read(crd, f).expect("the CRD is tracked")
+}
+
+/// The status the report of `crd` should have now.
+pub(super) fn desired(r: &Reconciler, crd: &str) -> crate::audit::schema_audit::SchemaAuditStatus {
+    tracked(r, crd, |t| t.desired_status(r.reports.max_listed))
+}
 
 pub(super) fn crd(uid: &str, generation: i64, sizes: &[&str]) -> Value {
     json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -28,7 +48,7 @@ pub(super) fn thing(name: &str, size: &str) -> Value {
 #[tokio::test(start_paused = true)]
 async fn watches_stream_where_the_server_can_and_fall_back_to_pages() {
     let (client, _api) = fake_api::start();
-    let (ctx, _triggered) = context(client);
+    let parts = term(client);
     let refusal = |code: u16| {
         watcher::Error::WatchError(
             kube::core::Status::failure("sendInitialEvents is forbidden", "Invalid")
@@ -36,21 +56,27 @@ async fn watches_stream_where_the_server_can_and_fall_back_to_pages() {
                 .boxed(),
         )
     };
-    ctx.deps.server.set_release(20);
-    assert!(!ctx.watch_config(7).1, "1.20 has no streaming lists");
-    ctx.deps.server.set_release(33);
-    assert!(!ctx.watch_config(7).1);
-    ctx.deps.server.set_release(34);
-    assert!(ctx.watch_config(7).1, "1.34 streams");
-    // Other errors, or a watch that does not stream, change nothing.
-    assert!(!ctx.refused_streaming(true, &refusal(500)));
-    assert!(!ctx.refused_streaming(true, &refusal(410)));
-    assert!(!ctx.refused_streaming(false, &refusal(422)));
-    assert!(ctx.watch_config(7).1);
-    assert!(ctx.refused_streaming(true, &refusal(422)));
-    assert!(!ctx.watch_config(7).1, "still streaming after a refusal");
+    parts.server.set_release(20);
     assert!(
-        ctx.refused_streaming(true, &refusal(400)),
+        !parts.server.watch_config(7).1,
+        "1.20 has no streaming lists"
+    );
+    parts.server.set_release(33);
+    assert!(!parts.server.watch_config(7).1);
+    parts.server.set_release(34);
+    assert!(parts.server.watch_config(7).1, "1.34 streams");
+    // Other errors, or a watch that does not stream, change nothing.
+    assert!(!parts.server.refused_streaming(true, &refusal(500)));
+    assert!(!parts.server.refused_streaming(true, &refusal(410)));
+    assert!(!parts.server.refused_streaming(false, &refusal(422)));
+    assert!(parts.server.watch_config(7).1);
+    assert!(parts.server.refused_streaming(true, &refusal(422)));
+    assert!(
+        !parts.server.watch_config(7).1,
+        "still streaming after a refusal"
+    );
+    assert!(
+        parts.server.refused_streaming(true, &refusal(400)),
         "a second watch restarts too"
     );
 }
@@ -65,10 +91,10 @@ pub(super) async fn until(what: &str, mut f: impl FnMut() -> bool) {
     panic!("timed out waiting for {what}");
 }
 
-pub(super) fn audited(ctx: &Ctx, uid: &str) -> bool {
-    ctx.registry()
-        .get("things.example.com")
-        .is_some_and(|t| t.audited() && t.crd().uid == uid)
+pub(super) fn audited(ctx: &Reconciler, uid: &str) -> bool {
+    ctx.states
+        .read("things.example.com", |t| t.audited() && t.crd().uid == uid)
+        .unwrap_or(false)
 }
 
 /// An object watch asks for bookmarks only while it streams the objects: once it has them
@@ -79,8 +105,9 @@ pub(super) fn audited(ctx: &Ctx, uid: &str) -> bool {
 async fn object_watches_ask_for_no_bookmarks_once_they_have_the_objects() {
     for minor in [20, 34] {
         let (client, fake) = fake_api::start();
-        let (ctx, _triggered) = context(client);
-        ctx.deps.server.set_release(minor);
+        let parts = term(client);
+        let ctx = parts.reconciler.clone();
+        parts.server.set_release(minor);
         fake.lock()
             .unwrap()
             .objects
@@ -120,7 +147,8 @@ async fn object_watches_ask_for_no_bookmarks_once_they_have_the_objects() {
 #[tokio::test(start_paused = true)]
 async fn a_crd_too_large_for_client_side_apply_is_reported() {
     let (client, fake) = fake_api::start();
-    let (ctx, _triggered) = context(client);
+    let parts = term(client);
+    let ctx = parts.reconciler.clone();
     let mut big = crd("u1", 1, &["small"]);
     big["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["description"] =
         json!("x".repeat(270_000));
@@ -129,7 +157,7 @@ async fn a_crd_too_large_for_client_side_apply_is_reported() {
         json!([{"manager": "m", "fieldsV1": {"f:x": "y".repeat(300_000)}}]);
     big["status"] = json!({"storedVersions": ["v1"], "filler": "z".repeat(300_000)});
     fake_api::apply_crd(&ctx, &fake, big).await;
-    let status = crate::operator::reports::report::desired_for_tests(&ctx, "things.example.com");
+    let status = desired(&ctx, "things.example.com");
     assert_eq!(status.size_findings.len(), 1, "{:?}", status.size_findings);
     let f = &status.size_findings[0];
     assert_eq!(
@@ -146,7 +174,7 @@ async fn a_crd_too_large_for_client_side_apply_is_reported() {
     );
 
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
-    let status = crate::operator::reports::report::desired_for_tests(&ctx, "things.example.com");
+    let status = desired(&ctx, "things.example.com");
     assert!(
         status.size_findings.is_empty(),
         "{:?}",
@@ -156,13 +184,14 @@ async fn a_crd_too_large_for_client_side_apply_is_reported() {
 
 /// Things with one object, a (medium), audited at generation 1 (sizes small and
 /// medium): valid.
-async fn audited_thing_a() -> (Arc<Ctx>, fake_api::Shared) {
+async fn audited_thing_a() -> (Arc<Reconciler>, fake_api::Shared) {
     let (client, fake) = fake_api::start();
     fake.lock()
         .unwrap()
         .objects
         .insert("things".into(), vec![thing("a", "medium")]);
-    let (ctx, _triggered) = context(client);
+    let parts = term(client);
+    let ctx = parts.reconciler.clone();
     fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
     until("the first audit", || audited(&ctx, "u1")).await;
     (ctx, fake)
@@ -174,28 +203,28 @@ async fn audited_thing_a() -> (Arc<Ctx>, fake_api::Shared) {
 async fn a_recreated_crd_is_judged_with_its_new_schema() {
     let (ctx, fake) = audited_thing_a().await;
     assert_eq!(
-        ctx.registry()["things.example.com"].audit().invalid_count(),
+        tracked(&ctx, "things.example.com", |t| t.audit().invalid_count()),
         0
     );
     fake_api::apply_crd(&ctx, &fake, crd("u2", 1, &["small"])).await;
     until("the audit of the new CRD", || audited(&ctx, "u2")).await;
-    let reg = ctx.registry();
-    let t = &reg["things.example.com"];
-    assert_eq!(t.audit().invalid_count(), 1);
-    assert!(
-        t.last_change().is_none(),
-        "a new CRD is not a change of the old one"
-    );
-    assert_eq!(t.audit().objects.get("v1"), Some(&1));
+    tracked(&ctx, "things.example.com", |t| {
+        assert_eq!(t.audit().invalid_count(), 1);
+        assert!(
+            t.last_change().is_none(),
+            "a new CRD is not a change of the old one"
+        );
+        assert_eq!(t.audit().objects.get("v1"), Some(&1));
+    });
 }
 
 /// Two audited CRDs: gadgets (no objects) and things (one object, invalid).
-async fn audited_gadgets_and_things() -> Arc<Ctx> {
-    audited_gadgets_and_things_on_the_fake().await.0
+async fn audited_gadgets_and_things() -> Arc<Reconciler> {
+    audited_gadgets_and_things_on_the_fake().await.0.reconciler
 }
 
 /// [`audited_gadgets_and_things`], and the fake API they are on.
-async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared, Triggered) {
+async fn audited_gadgets_and_things_on_the_fake() -> (Parts, fake_api::Shared) {
     let (client, fake) = fake_api::start();
     {
         let mut f = fake.lock().unwrap();
@@ -203,27 +232,29 @@ async fn audited_gadgets_and_things_on_the_fake() -> (Arc<Ctx>, fake_api::Shared
             .insert("things".into(), vec![thing("a", "medium")]);
         f.objects.insert("gadgets".into(), vec![]);
     }
-    let (ctx, triggered) = context(client);
+    let parts = term(client);
+    let ctx = parts.reconciler.clone();
     let mut gadgets = crd("u9", 1, &["small"]);
     gadgets["metadata"]["name"] = json!("gadgets.example.com");
     gadgets["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
     fake_api::apply_crd(&ctx, &fake, gadgets).await;
     fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small"])).await;
     until("both audits", || {
-        let reg = ctx.registry();
-        reg.len() == 2 && reg.values().all(|t| t.audited())
+        ctx.states
+            .read_all(|reg| reg.len() == 2 && reg.values().all(|t| t.audited()))
     })
     .await;
-    (ctx, fake, triggered)
+    (parts, fake)
 }
 
 /// A stop (shutdown, a lost Lease) writes the queued Events before it ends, in order,
 /// and leaves nothing running.
 #[tokio::test(start_paused = true)]
 async fn a_stop_flushes_the_queued_events() {
-    let (ctx, fake, triggered) = audited_gadgets_and_things_on_the_fake().await;
+    let (parts, fake) = audited_gadgets_and_things_on_the_fake().await;
+    let ctx = parts.reconciler.clone();
     for i in 0..3 {
-        ctx.queue_event(PendingEvent {
+        ctx.reports.events.push(PendingEvent {
             warning: true,
             reason: format!("Test{i}"),
             note: "n".into(),
@@ -233,7 +264,7 @@ async fn a_stop_flushes_the_queued_events() {
             },
         });
     }
-    let controller = LeadershipTerm::start(ctx.clone(), triggered);
+    let controller = LeadershipTerm::start(parts);
     controller.stop(Duration::from_secs(20)).await;
     let reasons: Vec<Value> = fake
         .lock()
@@ -244,8 +275,8 @@ async fn a_stop_flushes_the_queued_events() {
         .filter(|r| r.as_str().is_some_and(|r| r.starts_with("Test")))
         .collect();
     assert_eq!(reasons, [json!("Test0"), json!("Test1"), json!("Test2")]);
-    assert!(ctx.deps.events.is_empty());
-    assert!(ctx.registry().is_empty(), "the object audits are stopped");
+    assert!(ctx.reports.events.is_empty());
+    assert!(ctx.states.is_empty(), "the object audits are stopped");
 }
 
 /// While the report CRD is being deleted nothing is written: its finalizer removes the
@@ -253,8 +284,8 @@ async fn a_stop_flushes_the_queued_events() {
 /// gone. When it is served again, every report is written again within 10 s.
 #[tokio::test(start_paused = true)]
 async fn nothing_is_written_while_the_report_crd_is_deleted() {
-    let (ctx, fake, triggered) = audited_gadgets_and_things_on_the_fake().await;
-    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    let (parts, fake) = audited_gadgets_and_things_on_the_fake().await;
+    let controller = spawn_run(parts);
     until("both reports", || fake.lock().unwrap().reports.len() == 2).await;
     fake_api::put_crd(&fake, fake_api::report_crd(true));
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -288,8 +319,9 @@ async fn nothing_is_written_while_the_report_crd_is_deleted() {
 /// while the server refuses it, and at once when the API server recovers.
 #[tokio::test(start_paused = true)]
 async fn a_deleted_crds_report_is_deleted_with_retries() {
-    let (ctx, fake, triggered) = audited_gadgets_and_things_on_the_fake().await;
-    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    let (parts, fake) = audited_gadgets_and_things_on_the_fake().await;
+    let ctx = parts.reconciler.clone();
+    let controller = spawn_run(parts);
     until("both reports", || fake.lock().unwrap().reports.len() == 2).await;
     {
         let mut f = fake.lock().unwrap();
@@ -297,7 +329,7 @@ async fn a_deleted_crds_report_is_deleted_with_retries() {
         f.report_writes = 0;
     }
     fake_api::delete_crd(&fake, "gadgets.example.com");
-    until("the CRD forgotten", || ctx.registry().len() == 1).await;
+    until("the CRD forgotten", || ctx.states.len() == 1).await;
     tokio::time::sleep(Duration::from_secs(20)).await;
     // Tried at 0, 1, 3, 7 and 15 s.
     let tries = fake.lock().unwrap().report_writes;
@@ -321,15 +353,16 @@ async fn a_deleted_crds_report_is_deleted_with_retries() {
 /// (medium) under a CRD that allows only small ones.
 fn running_on_thing_a(
     config: crate::audit::config::Config,
-) -> (Arc<Ctx>, fake_api::Shared, JoinHandle<()>) {
+) -> (Arc<Reconciler>, fake_api::Shared, JoinHandle<()>) {
     let (client, fake) = fake_api::start();
     fake.lock()
         .unwrap()
         .objects
         .insert("things".into(), vec![thing("a", "medium")]);
-    let (ctx, triggered) = fake_api::context_with(client, config);
+    let parts = fake_api::term_with(client, config);
+    let ctx = parts.reconciler.clone();
     fake_api::put_crd(&fake, crd("u1", 1, &["small"]));
-    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    let controller = spawn_run(parts);
     (ctx, fake, controller)
 }
 
@@ -347,17 +380,17 @@ async fn a_report_with_nothing_to_write_takes_no_write_budget() {
         ..Default::default()
     });
     until("the report", || {
-        fake.lock().unwrap().reports.contains_key(THINGS) && ctx.crds.reports.is_empty()
+        fake.lock().unwrap().reports.contains_key(THINGS) && ctx.reports.queue.is_empty()
     })
     .await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let writes = fake.lock().unwrap().report_writes;
     let start = tokio::time::Instant::now();
     for _ in 0..10 {
-        ctx.crds
-            .reports
+        ctx.reports
+            .queue
             .push(THINGS, crate::operator::reports::queue::Lane::Clean);
-        until("the writer to take it", || ctx.crds.reports.is_empty()).await;
+        until("the writer to take it", || ctx.reports.queue.is_empty()).await;
         tokio::task::yield_now().await;
     }
     // Without giving the budget back: two seconds each.
@@ -395,29 +428,30 @@ async fn a_report_with_nothing_to_write_takes_no_write_budget() {
 async fn a_crd_is_compiled_only_when_its_objects_are_judged() {
     let ctx = audited_gadgets_and_things().await;
     assert_eq!(
-        ctx.registry()["things.example.com"].audit().invalid_count(),
+        tracked(&ctx, "things.example.com", |t| t.audit().invalid_count()),
         1
     );
-    assert_eq!(ctx.deps.metrics.validator_compilations.get(), 1);
-    assert_eq!(ctx.deps.validators.usage().0, 1);
-    let reg = ctx.registry();
+    assert_eq!(ctx.metrics.validator_compilations.get(), 1);
+    assert_eq!(ctx.audits.validators().usage().0, 1);
+    let epoch = |name: &str| tracked(&ctx, name, |t| t.epoch());
     assert!(
-        ctx.deps
-            .validators
-            .get("things.example.com", reg["things.example.com"].epoch())
+        ctx.audits
+            .validators()
+            .get("things.example.com", epoch("things.example.com"))
             .is_some()
     );
     assert!(
-        ctx.deps
-            .validators
-            .get("gadgets.example.com", reg["gadgets.example.com"].epoch())
+        ctx.audits
+            .validators()
+            .get("gadgets.example.com", epoch("gadgets.example.com"))
             .is_none()
     );
     // What is kept of a revision is its shell and its packed schemas.
-    assert!(
+    let shells = ctx.states.read_all(|reg| {
         reg.values()
             .all(|t| t.crd().versions.iter().all(|v| v.schema.is_none()))
-    );
+    });
+    assert!(shells);
 }
 
 /// On a fresh start, with the write budget taken, a report with findings is written
@@ -450,8 +484,8 @@ async fn reports_with_findings_are_written_first() {
         api_burst: 1,
         ..Default::default()
     };
-    let (ctx, triggered) = crate::operator::fake_api::context_with(client, config);
-    let controller = tokio::spawn(run(ctx.clone(), triggered));
+    let parts = fake_api::term_with(client, config);
+    let controller = spawn_run(parts);
     let invalid = |status: &Value| {
         status["conditions"].as_array().is_some_and(|c| {
             c.iter()
@@ -516,26 +550,26 @@ async fn reconcile_restarts_a_dead_audit_and_asks_for_the_full_resync() {
     assert_eq!(lists(), 2, "the full resync lists the objects again");
     assert!(audited(&ctx, "u1"));
     // An audit task that is gone is started again by the next reconcile.
-    ctx.crds.audits.kill_for_tests(THINGS);
-    while ctx.crds.audits.alive(THINGS) {
+    ctx.audits.kill_for_tests(THINGS);
+    while ctx.audits.alive(THINGS) {
         tokio::task::yield_now().await;
     }
-    let internal = ctx.deps.metrics.internal_errors.get();
-    ctx.changed(THINGS);
-    until("the audit started again", || ctx.crds.audits.alive(THINGS)).await;
-    assert_eq!(ctx.deps.metrics.internal_errors.get(), internal + 1);
+    let internal = ctx.metrics.internal_errors.get();
+    ctx.states.audit_died(THINGS);
+    until("the audit started again", || ctx.audits.alive(THINGS)).await;
+    assert_eq!(ctx.metrics.internal_errors.get(), internal + 1);
     until("a complete audit after the restart", || lists() == 3).await;
     until("the report clear of the restart", || {
-        ctx.registry()[THINGS].blocked().is_none() && audited(&ctx, "u1")
+        tracked(&ctx, THINGS, |t| t.blocked().is_none()) && audited(&ctx, "u1")
     })
     .await;
-    assert_eq!(ctx.registry()[THINGS].audit().invalid_count(), 1);
+    assert_eq!(tracked(&ctx, THINGS, |t| t.audit().invalid_count()), 1);
     // An audit task that ends on its own says so: its CRD is reconciled at once and the
     // audit started again, not at the next full resync minutes away.
-    let epoch = ctx.registry()[THINGS].epoch();
-    ctx.crds.audits.stop(THINGS);
-    let internal = ctx.deps.metrics.internal_errors.get();
-    let ended = ctx.crds.audits.ensure(THINGS, epoch, |_| {
+    let epoch = tracked(&ctx, THINGS, |t| t.epoch());
+    ctx.audits.stop(THINGS);
+    let internal = ctx.metrics.internal_errors.get();
+    let ended = ctx.audits.ensure_with(THINGS, epoch, |_| {
         futures::FutureExt::boxed(async { crate::operator::audits::tasks::Ended::WatchEnded })
     });
     assert!(
@@ -543,8 +577,8 @@ async fn reconcile_restarts_a_dead_audit_and_asks_for_the_full_resync() {
         "{ended:?}"
     );
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert_eq!(ctx.deps.metrics.internal_errors.get(), internal + 1);
-    assert!(ctx.crds.audits.alive(THINGS));
+    assert_eq!(ctx.metrics.internal_errors.get(), internal + 1);
+    assert!(ctx.audits.alive(THINGS));
     until("the objects listed by the audit started again", || {
         lists() == 4
     })
@@ -557,15 +591,13 @@ async fn reconcile_restarts_a_dead_audit_and_asks_for_the_full_resync() {
 #[tokio::test(start_paused = true)]
 async fn a_panicking_audit_is_reported_and_restarted() {
     let (ctx, _fake) = audited_thing_a().await;
-    let (revision, epoch) = {
-        let reg = ctx.registry();
-        let t = &reg["things.example.com"];
+    let (revision, epoch) = tracked(&ctx, "things.example.com", |t| {
         (t.revision().clone(), t.epoch())
-    };
+    });
     let runs = std::sync::atomic::AtomicUsize::new(0);
     let c = ctx.clone();
     let name = revision.shell().name.clone();
-    let handle = crate::operator::audits::objects::AuditHandle::of(&ctx);
+    let handle = ctx.audits.handle().clone();
     let supervised = crate::operator::audits::objects::supervise(&handle, &name, epoch, || {
         let n = runs.fetch_add(1, Ordering::Relaxed);
         let (c, revision) = (c.clone(), revision.clone());
@@ -574,7 +606,7 @@ async fn a_panicking_audit_is_reported_and_restarted() {
                 panic!("boom in the audit");
             }
             crate::operator::audits::objects::audit_objects(
-                crate::operator::audits::objects::AuditHandle::of(&c),
+                c.audits.handle().clone(),
                 revision,
                 epoch,
                 Default::default(),
@@ -584,15 +616,14 @@ async fn a_panicking_audit_is_reported_and_restarted() {
     });
     let reported = async {
         until("the bug in the report", || {
-            ctx.registry()["things.example.com"]
-                .blocked()
-                .is_some_and(|b| {
+            tracked(&ctx, "things.example.com", |t| {
+                t.blocked().is_some_and(|b| {
                     b.reason() == "InternalError" && b.message().ends_with("boom in the audit")
                 })
+            })
         })
         .await;
-        let status =
-            crate::operator::reports::report::desired_for_tests(&ctx, "things.example.com");
+        let status = desired(&ctx, "things.example.com");
         // Neither the objects nor their updates could be judged, for the same reason.
         for ty in ["InstancesValid", "UpdatesAccepted"] {
             let c = status.conditions.iter().find(|c| c.type_ == ty).unwrap();
@@ -602,9 +633,9 @@ async fn a_panicking_audit_is_reported_and_restarted() {
                 "{ty}"
             );
         }
-        assert_eq!(ctx.deps.metrics.internal_errors.get(), 1);
+        assert_eq!(ctx.metrics.internal_errors.get(), 1);
         until("the restarted audit to clear it", || {
-            ctx.registry()["things.example.com"].blocked().is_none()
+            tracked(&ctx, "things.example.com", |t| t.blocked().is_none())
         })
         .await;
     };
@@ -625,14 +656,16 @@ async fn missed_revisions_never_clear_a_tightening() {
     let generation = |g: i64| {
         let ctx = ctx.clone();
         move || {
-            ctx.registry()
-                .get("things.example.com")
-                .is_some_and(|t| t.audited() && t.crd().generation == g)
+            ctx.states
+                .read("things.example.com", |t| {
+                    t.audited() && t.crd().generation == g
+                })
+                .unwrap_or(false)
         }
     };
     until("the audit of generation 2", generation(2)).await;
-    let tightened = |ctx: &Ctx| {
-        let status = crate::operator::reports::report::desired_for_tests(ctx, "things.example.com");
+    let tightened = |ctx: &Reconciler| {
+        let status = desired(ctx, "things.example.com");
         let c = status
             .conditions
             .iter()
@@ -646,7 +679,7 @@ async fn missed_revisions_never_clear_a_tightening() {
     until("the audit of generation 4", generation(4)).await;
     assert_eq!(tightened(&ctx), before);
     assert_eq!(
-        ctx.registry()["things.example.com"].audit().invalid_count(),
+        tracked(&ctx, "things.example.com", |t| t.audit().invalid_count()),
         1
     );
 }
@@ -660,11 +693,12 @@ async fn a_restart_keeps_the_reported_tightening() {
         .unwrap()
         .objects
         .insert("things".into(), vec![thing("a", "medium")]);
-    let (ctx, triggered) = context(client.clone());
+    let parts = term(client.clone());
+    let ctx = parts.reconciler.clone();
     fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
     until("the first audit", || audited(&ctx, "u1")).await;
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
-    let writer = tokio::spawn(run(ctx.clone(), triggered));
+    let writer = spawn_run(parts);
     until("the tightened report", || {
         fake.lock()
             .unwrap()
@@ -682,12 +716,12 @@ async fn a_restart_keeps_the_reported_tightening() {
     writer.abort();
     drop(ctx);
     // A new operator, same generation.
-    let (ctx, _triggered) = context(client);
+    let parts = term(client);
+    let ctx = parts.reconciler.clone();
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
     until("the restarted audit", || audited(&ctx, "u1")).await;
-    let reg = ctx.registry();
-    let t = &reg["things.example.com"];
-    let change = t.last_change().expect("the tightening is remembered");
+    let change = tracked(&ctx, "things.example.com", |t| t.last_change().cloned())
+        .expect("the tightening is remembered");
     assert!(change.tightened);
     assert_eq!(change.report.from_generation, 1);
 }

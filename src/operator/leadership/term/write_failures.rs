@@ -1,11 +1,9 @@
 //! The writer of the reports and Events when the server refuses writes: backoff, nothing
 //! lost, everything at once when the API server recovers, and a stop that does not spin.
 
-use super::run;
-use super::tests::{audited, crd, thing, until};
+use super::tests::{audited, crd, spawn_run, thing, until};
+use crate::operator::crds::Reconciler;
 use crate::operator::fake_api;
-use crate::operator::fake_api::context;
-use crate::operator::leadership::context::Ctx;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,13 +12,19 @@ use tokio::task::JoinHandle;
 /// Things a (medium) and b (small) audited at generation 1; then the server fails every
 /// report write and Event while the Controller and the writer run, and
 /// generation 2 tightens the schema (its audit complete).
-async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, JoinHandle<()>) {
+async fn tightened_while_writes_fail() -> (
+    Arc<Reconciler>,
+    fake_api::Shared,
+    JoinHandle<()>,
+    Arc<tokio::sync::watch::Sender<bool>>,
+) {
     let (client, fake) = fake_api::start();
     fake.lock().unwrap().objects.insert(
         "things".into(),
         vec![thing("a", "medium"), thing("b", "small")],
     );
-    let (ctx, triggered) = context(client);
+    let parts = fake_api::term(client);
+    let ctx = parts.reconciler.clone();
     fake_api::apply_crd(&ctx, &fake, crd("u1", 1, &["small", "medium"])).await;
     until("the first audit", || audited(&ctx, "u1")).await;
     {
@@ -29,15 +33,18 @@ async fn tightened_while_writes_fail() -> (Arc<Ctx>, fake_api::Shared, JoinHandl
         f.fail_events = true;
     }
     // The Controller and the writer of the reports and Events.
-    let writer = tokio::spawn(run(ctx.clone(), triggered));
+    let stopping = parts.stopping.clone();
+    let writer = spawn_run(parts);
     fake_api::apply_crd(&ctx, &fake, crd("u1", 2, &["small"])).await;
     until("the audit of generation 2", || {
-        ctx.registry()
-            .get("things.example.com")
-            .is_some_and(|t| t.audited() && t.crd().generation == 2)
+        ctx.states
+            .read("things.example.com", |t| {
+                t.audited() && t.crd().generation == 2
+            })
+            .unwrap_or(false)
     })
     .await;
-    (ctx, fake, writer)
+    (ctx, fake, writer, stopping)
 }
 
 /// The server takes report writes and Events again.
@@ -65,7 +72,7 @@ fn tightened_and_evented(fake: &fake_api::Shared) -> bool {
 /// report and exactly one Event arrive.
 #[tokio::test(start_paused = true)]
 async fn failed_writes_back_off_and_lose_no_event() {
-    let (_ctx, fake, writer) = tightened_while_writes_fail().await;
+    let (_ctx, fake, writer, _stopping) = tightened_while_writes_fail().await;
     tokio::time::sleep(Duration::from_secs(60)).await;
     let tries = fake.lock().unwrap().report_writes;
     // Backoff 1 s, 2 s, 4 s, ... (the error policy requeues): six tries in a minute, not 30.
@@ -112,12 +119,12 @@ fn thread_cpu() -> Duration {
 /// the report's retry (real time: a spin shows as CPU).
 #[tokio::test]
 async fn a_stopping_writer_does_not_spin_on_a_retry_it_cannot_make() {
-    let (ctx, fake, writer) = tightened_while_writes_fail().await;
+    let (ctx, fake, writer, stopping) = tightened_while_writes_fail().await;
     until("a report write failed", || {
-        fake.lock().unwrap().report_writes > 0 && !ctx.crds.reports.is_empty()
+        fake.lock().unwrap().report_writes > 0 && !ctx.reports.queue.is_empty()
     })
     .await;
-    ctx.signals.stopping.send_replace(true);
+    stopping.send_replace(true);
     // The report's retry (a second or two away) comes due while the writer waits on the
     // Event's backoff.
     let before = thread_cpu();
@@ -133,7 +140,7 @@ async fn a_stopping_writer_does_not_spin_on_a_retry_it_cannot_make() {
         .await
         .expect("the writer ends once the Event is written")
         .unwrap();
-    assert!(ctx.deps.events.is_empty());
+    assert!(ctx.reports.events.is_empty());
 }
 
 /// After a long outage the report writes and the Events have backed off to a minute;
@@ -142,7 +149,7 @@ async fn a_stopping_writer_does_not_spin_on_a_retry_it_cannot_make() {
 /// backoff.
 #[tokio::test(start_paused = true)]
 async fn after_an_outage_what_backed_off_is_written_at_once() {
-    let (ctx, fake, writer) = tightened_while_writes_fail().await;
+    let (ctx, fake, writer, _stopping) = tightened_while_writes_fail().await;
     // 200 s of outage: both backoffs reach their minute, and neither retries in the
     // 10 s after it (the writes at 183 s and 243 s, the Events at 183.5 s and 243.5 s).
     tokio::time::sleep(Duration::from_secs(200)).await;

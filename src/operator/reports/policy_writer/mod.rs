@@ -21,11 +21,13 @@
 use crate::audit::config::PolicyReportsApi;
 use crate::cluster::backoff::Backoff;
 use crate::cluster::pages::each_listed;
-use crate::operator::leadership::context::{CrdStates, Deps};
+use crate::cluster::write_budget::Writes;
+use crate::operator::metrics::Metrics;
 use crate::operator::reports::policy::{
     self as policy_report, Content, CrdAudit, Limits, MANAGED_BY, POLICY, Placement, REPORT_NAME,
     ReportApi,
 };
+use crate::operator::state::CrdStates;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -73,20 +75,21 @@ enum Role {
 type Fingerprint = Vec<(String, u64, bool, u64, usize, Option<String>)>;
 
 fn fingerprint(states: &CrdStates) -> Fingerprint {
-    states
-        .lock()
-        .iter()
-        .map(|(name, t)| {
-            (
-                name.clone(),
-                t.epoch(),
-                t.audited(),
-                t.audit().validations,
-                t.audit().invalid_count(),
-                t.audited_at().map(|a| a.0.to_string()),
-            )
-        })
-        .collect()
+    states.read_all(|tracked| {
+        tracked
+            .iter()
+            .map(|(name, t)| {
+                (
+                    name.clone(),
+                    t.epoch(),
+                    t.audited(),
+                    t.audit().validations,
+                    t.audit().invalid_count(),
+                    t.audited_at().map(|a| a.0.to_string()),
+                )
+            })
+            .collect()
+    })
 }
 
 /// Why a LIST or a write failed.
@@ -106,11 +109,24 @@ fn failure(e: &kube::Error) -> Failure {
     }
 }
 
+/// What the policy report writers of a leadership term use: the client and its metrics,
+/// their share of the write budget, the tracked CRDs' states they read, and what the
+/// configuration says of them.
+#[derive(Clone)]
+pub struct PolicyWriters {
+    pub client: kube::Client,
+    pub metrics: Arc<Metrics>,
+    /// Their writes, after the reports and Events in the write budget's line.
+    pub writes: Writes,
+    pub states: Arc<CrdStates>,
+    /// `policyReportsApi`.
+    pub api: PolicyReportsApi,
+    /// `fullResyncInterval`: the reports are listed again this often.
+    pub resync: Duration,
+}
+
 struct Writer {
-    /// What the writer uses of its term: the client, configuration, metrics and write
-    /// budget, and the tracked CRDs' states it reads.
-    deps: Arc<Deps>,
-    states: Arc<CrdStates>,
+    h: PolicyWriters,
     api: ReportApi,
     role: Role,
     /// `auto`: what is known of OpenReports (shared by the two writers).
@@ -129,14 +145,14 @@ struct Writer {
     retry: BTreeMap<Placement, (Instant, Backoff)>,
     last: Option<(Fingerprint, u8)>,
     limits: Limits,
-    /// Moves when something this writer looks at changes (`Ctx::policy_changed`).
+    /// Moves when something this writer looks at changes (`CrdStates::policy_changes`).
     changes: tokio::sync::watch::Receiver<u64>,
 }
 
 /// Writes the policy reports while the controller runs, to the APIs `policyReportsApi` says.
-pub async fn write_policy_reports(deps: Arc<Deps>, states: Arc<CrdStates>) {
+pub async fn write_policy_reports(h: PolicyWriters) {
     let openreports = Arc::new(AtomicU8::new(UNKNOWN));
-    let writers = match deps.config.policy_reports_api {
+    let writers = match h.api {
         PolicyReportsApi::OpenReports => vec![(ReportApi::OpenReports, Role::Write)],
         PolicyReportsApi::WgPolicy => vec![(ReportApi::WgPolicy, Role::Write)],
         PolicyReportsApi::Both => vec![
@@ -149,14 +165,7 @@ pub async fn write_policy_reports(deps: Arc<Deps>, states: Arc<CrdStates>) {
         ],
     };
     let runs = writers.into_iter().map(|(api, role)| {
-        let mut w = Writer::new(
-            deps.clone(),
-            states.clone(),
-            api,
-            role,
-            openreports.clone(),
-            Limits::default(),
-        );
+        let mut w = Writer::new(h.clone(), api, role, openreports.clone(), Limits::default());
         async move { w.run().await }
     });
     futures::future::join_all(runs).await;
@@ -164,8 +173,7 @@ pub async fn write_policy_reports(deps: Arc<Deps>, states: Arc<CrdStates>) {
 
 impl Writer {
     fn new(
-        deps: Arc<Deps>,
-        states: Arc<CrdStates>,
+        h: PolicyWriters,
         api: ReportApi,
         role: Role,
         openreports: Arc<AtomicU8>,
@@ -181,13 +189,12 @@ impl Writer {
             list_backoff: crate::cluster::backoff::SLOW.backoff(),
             not_served: false,
             resync_at: now,
-            resync: deps.config.full_resync_interval,
+            resync: h.resync,
             retry: BTreeMap::new(),
             last: None,
             limits,
-            changes: states.policy_changes(),
-            deps,
-            states,
+            changes: h.states.policy_changes(),
+            h,
         }
     }
 
@@ -213,7 +220,7 @@ impl Writer {
     /// is woken when it is news.
     fn learned(&self, openreports: u8) {
         if self.openreports.swap(openreports, Ordering::Relaxed) != openreports {
-            self.states.policy_changed();
+            self.h.states.policy_api_changed();
         }
     }
 
@@ -222,8 +229,8 @@ impl Writer {
     /// change wakes it.
     fn idle_wait(&self, now: Instant) -> Option<Duration> {
         // Waiting for the first LIST of CRDs, or for the other writer to learn whether
-        // OpenReports is usable: both wake it when they come (`Ctx::policy_changed`).
-        let waiting = !self.states.listed()
+        // OpenReports is usable: both wake it when they come (`CrdStates::policy_changes`).
+        let waiting = !self.h.states.listed()
             || (self.role == Role::Fallback && self.openreports.load(Ordering::Relaxed) == UNKNOWN);
         if waiting {
             return None;
@@ -244,7 +251,7 @@ impl Writer {
     /// One round: LIST when needed, rebuild the reports when the audits changed, write those
     /// that differ from what the server holds.
     async fn pass(&mut self) {
-        if !self.states.listed() {
+        if !self.h.states.listed() {
             return;
         }
         // `auto`: the wgpolicyk8s.io writer waits until OpenReports is known to be usable or
@@ -284,7 +291,7 @@ impl Writer {
                 }
             }
         }
-        let print = (fingerprint(&self.states), openreports);
+        let print = (fingerprint(&self.h.states), openreports);
         let pending = !self.retry.is_empty();
         if self.last.as_ref() == Some(&print) && !pending {
             return;
@@ -297,15 +304,17 @@ impl Writer {
             BTreeMap::new()
         } else {
             let unix_now = k8s_openapi::jiff::Timestamp::now().as_second();
-            let reg = self.states.lock();
-            let inputs = reg.values().map(|t| CrdAudit {
-                name: &t.crd().name,
-                group: &t.crd().group,
-                kind: &t.crd().kind,
-                audit: t.audit(),
-                audited: t.audited(),
-            });
-            policy_report::desired(inputs, written, unix_now, self.limits)
+            let limits = self.limits;
+            self.h.states.read_all(|tracked| {
+                let inputs = tracked.values().map(|t| CrdAudit {
+                    name: &t.crd().name,
+                    group: &t.crd().group,
+                    kind: &t.crd().kind,
+                    audit: t.audit(),
+                    audited: t.audited(),
+                });
+                policy_report::desired(inputs, written, unix_now, limits)
+            })
         };
         self.last = Some(print);
         let placements: BTreeSet<Placement> =
@@ -336,32 +345,32 @@ impl Writer {
         }
         let ar = resource(self.api, placement);
         let api: Api<DynamicObject> = if placement.is_empty() {
-            Api::all_with(self.deps.client.clone(), &ar)
+            Api::all_with(self.h.client.clone(), &ar)
         } else {
-            Api::namespaced_with(self.deps.client.clone(), placement, &ar)
+            Api::namespaced_with(self.h.client.clone(), placement, &ar)
         };
-        self.deps.limiter.acquire().await;
+        self.h.writes.turn().await;
         let result = match want {
             Some(content) => {
-                self.deps.metrics.api_write("patch");
+                self.h.metrics.api_write("patch");
                 let params = PatchParams::apply(FIELD_MANAGER).force();
                 let body = content.object(placement, self.api);
                 api.patch(REPORT_NAME, &params, &Patch::Apply(&body))
                     .await
                     .map(|_| ())
                     .map_err(|e| {
-                        self.deps.metrics.api_error("patch");
+                        self.h.metrics.api_error("patch");
                         failure(&e)
                     })
             }
             None => {
-                self.deps.metrics.api_write("delete");
+                self.h.metrics.api_write("delete");
                 match api.delete(REPORT_NAME, &DeleteParams::default()).await {
                     Ok(_) => Ok(()),
                     // Already gone (deleted by someone, or with its namespace).
                     Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
                     Err(e) => {
-                        self.deps.metrics.api_error("delete");
+                        self.h.metrics.api_error("delete");
                         Err(failure(&e))
                     }
                 }
@@ -434,9 +443,8 @@ impl Writer {
     /// Whether the CRD watch has seen both of this API's CRDs (audited like any other): a
     /// writer that found them missing LISTs again at once instead of waiting out its backoff.
     fn crds_seen(&self) -> bool {
-        let reg = self.states.lock();
         ["ns", ""].iter().all(|placement| {
-            reg.contains_key(&format!(
+            self.h.states.tracks(&format!(
                 "{}.{}",
                 self.api.plural(placement),
                 self.api.group()
@@ -476,7 +484,7 @@ impl Writer {
     async fn served(&self, cluster: bool) -> bool {
         let placement = if cluster { "" } else { "ns" };
         let api: Api<DynamicObject> =
-            Api::all_with(self.deps.client.clone(), &resource(self.api, placement));
+            Api::all_with(self.h.client.clone(), &resource(self.api, placement));
         !matches!(
             api.list(&ListParams::default().limit(1)).await,
             Err(kube::Error::Api(s)) if s.code == 404
@@ -489,7 +497,7 @@ impl Writer {
         for cluster in [true, false] {
             let placement = if cluster { "" } else { "ns" };
             let api: Api<DynamicObject> =
-                Api::all_with(self.deps.client.clone(), &resource(self.api, placement));
+                Api::all_with(self.h.client.clone(), &resource(self.api, placement));
             let params = ListParams::default()
                 .labels(&format!("{MANAGED_BY}={POLICY}"))
                 .limit(500);
@@ -503,7 +511,7 @@ impl Writer {
             })
             .await
             .map_err(|e| {
-                self.deps.metrics.api_error("list");
+                self.h.metrics.api_error("list");
                 failure(&e)
             })?;
         }

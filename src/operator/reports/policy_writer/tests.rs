@@ -1,10 +1,9 @@
 use super::*;
 use crate::audit::config::Config;
 use crate::audit::judge::judge;
-use crate::judging_pool::JudgingPool;
+use crate::operator::crds::Reconciler;
 use crate::operator::fake_api;
-use crate::operator::leadership::context::{Ctx, Triggered};
-use crate::operator::metrics::Metrics;
+use crate::operator::leadership::term::Parts;
 use serde_json::{Value, json};
 
 fn crd(name: &str, scope: &str) -> Value {
@@ -40,7 +39,7 @@ async fn until(what: &str, mut f: impl FnMut() -> bool) {
 }
 
 /// A controller with the two CRDs audited (their objects LISTed from the fake).
-async fn audited(objects: Vec<(&str, Vec<Value>)>) -> (Arc<Ctx>, fake_api::Shared, Triggered) {
+async fn audited(objects: Vec<(&str, Vec<Value>)>) -> (Parts, fake_api::Shared) {
     audited_with(objects, PolicyReportsApi::Auto, false).await
 }
 
@@ -49,7 +48,7 @@ async fn audited_with(
     objects: Vec<(&str, Vec<Value>)>,
     api: PolicyReportsApi,
     openreports: bool,
-) -> (Arc<Ctx>, fake_api::Shared, Triggered) {
+) -> (Parts, fake_api::Shared) {
     let (client, fake) = fake_api::start();
     fake.lock().unwrap().openreports_installed = openreports;
     {
@@ -63,38 +62,40 @@ async fn audited_with(
         policy_reports_api: api,
         ..Config::default()
     };
-    let (ctx, triggered) = Ctx::new(
-        client,
-        None,
-        config,
-        Arc::new(Metrics::new()),
-        "test",
-        JudgingPool::new(2),
-    );
+    let parts = fake_api::term_with(client, config);
     for (name, scope) in [(THINGS, "Namespaced"), (NODES, "Cluster")] {
-        fake_api::apply_crd(&ctx, &fake, crd(name, scope)).await;
+        fake_api::apply_crd(&parts.reconciler, &fake, crd(name, scope)).await;
     }
     until("the audits", || {
-        let reg = ctx.registry();
-        reg.len() == 2 && reg.values().all(|t| t.audited())
+        parts
+            .reconciler
+            .states
+            .read_all(|reg| reg.len() == 2 && reg.values().all(|t| t.audited()))
     })
     .await;
-    ctx.crds.states.set_listed();
-    (ctx, fake, triggered)
+    parts.reconciler.states.first_list_reconciled();
+    (parts, fake)
+}
+
+/// The policy report writers' handle of a term.
+fn writers(parts: &Parts) -> PolicyWriters {
+    parts.policy.clone().expect("policyReports is on")
 }
 
 /// Judges `o` again as a watch event would, and wakes the writer.
-fn observe(ctx: &Ctx, crd: &str, o: Value) {
-    let mut reg = ctx.registry();
-    let t = reg.get_mut(crd).unwrap();
+fn observe(ctx: &Reconciler, crd: &str, o: Value) {
+    let (kind, revision, epoch) = ctx
+        .states
+        .read(crd, |t| {
+            (t.crd().kind.clone(), t.revision().clone(), t.epoch())
+        })
+        .unwrap();
     let mut o = o;
     o["apiVersion"] = json!("example.com/v1");
-    o["kind"] = json!(t.crd().kind.clone());
-    let v = crd_audit_engine::CrdValidator::new(&t.revision().unpack().unwrap()).expect("compiles");
+    o["kind"] = json!(kind);
+    let v = crd_audit_engine::CrdValidator::new(&revision.unpack().unwrap()).expect("compiles");
     let j = judge(&v, o, true);
-    crate::operator::crds::state::on_object(t, j);
-    drop(reg);
-    ctx.policy_changed();
+    ctx.states.object_changed(crd, epoch, j).unwrap();
 }
 
 fn report(fake: &fake_api::Shared, ns: &str) -> Option<Value> {
@@ -124,7 +125,7 @@ fn names(r: &Value) -> Vec<String> {
 
 #[tokio::test(start_paused = true)]
 async fn results_follow_the_audit() {
-    let (ctx, fake, _triggered) = audited(vec![
+    let (parts, fake) = audited(vec![
         (
             "things",
             vec![
@@ -136,6 +137,7 @@ async fn results_follow_the_audit() {
         ("nodes", vec![obj("", "n1", "huge"), obj("", "n2", "small")]),
     ])
     .await;
+    let ctx = parts.reconciler.clone();
     // A report of another tool in the same namespace is left alone.
     let foreign = json!({"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
         "metadata": {"name": "kyverno-pol", "namespace": "ns1", "labels": {MANAGED_BY: "kyverno"}},
@@ -144,10 +146,7 @@ async fn results_follow_the_audit() {
         .unwrap()
         .policy_reports
         .insert(("ns1".into(), "kyverno-pol".into()), foreign.clone());
-    let writer = tokio::spawn(write_policy_reports(
-        ctx.deps.clone(),
-        ctx.crds.states.clone(),
-    ));
+    let writer = tokio::spawn(write_policy_reports(writers(&parts)));
     until("three reports", || {
         fake.lock().unwrap().policy_reports.len() == 4
     })
@@ -163,8 +162,12 @@ async fn results_follow_the_audit() {
     assert_eq!(r["resources"][0]["apiVersion"], "example.com/v1");
     assert_eq!(r["resources"][0]["uid"], "uid-a");
     assert_eq!(r["timestamp"]["nanos"], 0);
-    let expected =
-        ctx.registry()[THINGS].audit().invalid[&("ns1".into(), "a".into())].errors[0].clone();
+    let expected = ctx
+        .states
+        .read(THINGS, |t| {
+            t.audit().invalid[&("ns1".into(), "a".into())].errors[0].clone()
+        })
+        .unwrap();
     assert_eq!(r["message"], json!(expected));
     let cluster = report(&fake, "").unwrap();
     assert_eq!(cluster["kind"], "ClusterPolicyReport");
@@ -202,23 +205,18 @@ async fn results_follow_the_audit() {
     observe(&ctx, THINGS, obj("ns2", "c", "small"));
     until("the ns2 report to go", || report(&fake, "ns2").is_none()).await;
     // a is deleted: its result goes.
-    {
-        let mut reg = ctx.registry();
-        crate::operator::crds::state::on_object_deleted(
-            reg.get_mut(THINGS).unwrap(),
-            &("ns1".into(), "a".into()),
-            "v1",
-        );
-    }
-    ctx.policy_changed();
+    let epoch = ctx.states.read(THINGS, |t| t.epoch()).unwrap();
+    assert!(
+        ctx.states
+            .object_deleted(THINGS, epoch, &("ns1".into(), "a".into()), "v1")
+    );
     until("a's result to go", || {
         report(&fake, "ns1").is_some_and(|r| names(&r) == vec!["b"])
     })
     .await;
     assert_eq!(report(&fake, "ns1").unwrap()["summary"]["fail"], 1);
     // The cluster-scoped CRD goes: the ClusterPolicyReport goes with its results.
-    ctx.registry().remove(NODES);
-    ctx.policy_changed();
+    ctx.states.crd_gone(NODES);
     until("the ClusterPolicyReport to go", || {
         report(&fake, "").is_none()
     })
@@ -238,43 +236,34 @@ async fn results_follow_the_audit() {
 /// them as they are: no write at all when nothing changed.
 #[tokio::test(start_paused = true)]
 async fn a_restart_rewrites_nothing() {
-    let (ctx, fake, _triggered) = audited(vec![
+    let (parts, fake) = audited(vec![
         ("things", vec![obj("ns1", "a", "large")]),
         ("nodes", vec![]),
     ])
     .await;
-    let writer = tokio::spawn(write_policy_reports(
-        ctx.deps.clone(),
-        ctx.crds.states.clone(),
-    ));
+    let ctx = parts.reconciler.clone();
+    let writer = tokio::spawn(write_policy_reports(writers(&parts)));
     until("the report", || report(&fake, "ns1").is_some()).await;
     writer.abort();
     let before = report(&fake, "ns1").unwrap();
     let writes = fake.lock().unwrap().policy_writes;
     // Same server, new operator; its audit of things is not complete yet.
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    let client = ctx.deps.client.clone();
+    let client = ctx.client.clone();
     let config = Config {
         policy_reports: true,
         ..Config::default()
     };
-    let (ctx2, _triggered2) = Ctx::new(
-        client,
-        None,
-        config,
-        Arc::new(Metrics::new()),
-        "test2",
-        JudgingPool::new(2),
-    );
+    let parts2 = fake_api::term_with(client, config);
+    let ctx2 = parts2.reconciler.clone();
     fake_api::apply_crd(&ctx2, &fake, crd(THINGS, "Namespaced")).await;
     until("the new audit", || {
-        ctx2.registry().get(THINGS).is_some_and(|t| t.audited())
+        ctx2.states.read(THINGS, |t| t.audited()).unwrap_or(false)
     })
     .await;
-    ctx2.crds.states.set_listed();
+    ctx2.states.first_list_reconciled();
     let mut w = Writer::new(
-        ctx2.deps.clone(),
-        ctx2.crds.states.clone(),
+        writers(&parts2),
         ReportApi::WgPolicy,
         Role::Write,
         Arc::new(AtomicU8::new(UNKNOWN)),
@@ -285,9 +274,7 @@ async fn a_restart_rewrites_nothing() {
     assert_eq!(fake.lock().unwrap().policy_writes, writes);
     assert_eq!(report(&fake, "ns1").unwrap(), before);
     // The same with the audit still running: the written result is kept.
-    crate::operator::crds::state::audit_restarted_for_tests(
-        ctx2.registry().get_mut(THINGS).unwrap(),
-    );
+    ctx2.states.audit_restarted_for_tests(THINGS);
     w.last = None;
     w.pass().await;
     assert_eq!(fake.lock().unwrap().policy_writes, writes);
@@ -298,20 +285,15 @@ async fn a_restart_rewrites_nothing() {
 /// PolicyReports appear once the CRDs are there and writes are allowed.
 #[tokio::test(start_paused = true)]
 async fn missing_crds_and_refused_writes_are_retried_with_backoff() {
-    let (ctx, fake, triggered) = audited(vec![
+    let (parts, fake) = audited(vec![
         ("things", vec![obj("ns1", "a", "large")]),
         ("nodes", vec![]),
     ])
     .await;
+    let ctx = parts.reconciler.clone();
     fake.lock().unwrap().policy_crds_missing = true;
-    let writer = tokio::spawn(write_policy_reports(
-        ctx.deps.clone(),
-        ctx.crds.states.clone(),
-    ));
-    let reports = tokio::spawn(crate::operator::leadership::term::run(
-        ctx.clone(),
-        triggered,
-    ));
+    let writer = tokio::spawn(write_policy_reports(writers(&parts)));
+    let reports = crate::operator::leadership::term::tests::spawn_run(parts);
     until("the SchemaAudit reports", || {
         fake.lock().unwrap().reports.len() == 2
     })
@@ -362,7 +344,7 @@ async fn missing_crds_and_refused_writes_are_retried_with_backoff() {
 /// and is retried with backoff.
 #[tokio::test(start_paused = true)]
 async fn a_missing_namespace_holds_up_no_other_report() {
-    let (ctx, fake, _triggered) = audited(vec![
+    let (parts, fake) = audited(vec![
         (
             "things",
             vec![obj("ns1", "a", "large"), obj("ns2", "b", "large")],
@@ -371,10 +353,7 @@ async fn a_missing_namespace_holds_up_no_other_report() {
     ])
     .await;
     fake.lock().unwrap().missing_namespaces = vec!["ns1".into()];
-    let writer = tokio::spawn(write_policy_reports(
-        ctx.deps.clone(),
-        ctx.crds.states.clone(),
-    ));
+    let writer = tokio::spawn(write_policy_reports(writers(&parts)));
     until("the other reports", || {
         report(&fake, "ns2").is_some() && report(&fake, "").is_some()
     })
@@ -395,15 +374,13 @@ async fn a_missing_namespace_holds_up_no_other_report() {
 /// wgpolicyk8s.io ones written before are deleted.
 #[tokio::test(start_paused = true)]
 async fn auto_moves_to_openreports_once_it_is_installed() {
-    let (ctx, fake, _triggered) = audited(vec![
+    let (parts, fake) = audited(vec![
         ("things", vec![obj("ns1", "a", "large")]),
         ("nodes", vec![obj("", "n1", "huge")]),
     ])
     .await;
-    let writer = tokio::spawn(write_policy_reports(
-        ctx.deps.clone(),
-        ctx.crds.states.clone(),
-    ));
+    let ctx = parts.reconciler.clone();
+    let writer = tokio::spawn(write_policy_reports(writers(&parts)));
     until("the wgpolicyk8s.io reports", || {
         report(&fake, "ns1").is_some() && report(&fake, "").is_some()
     })
@@ -453,11 +430,8 @@ async fn both_and_openreports_only() {
             ("nodes", vec![obj("", "n1", "huge")]),
         ]
     };
-    let (ctx, fake, _triggered) = audited_with(objects(), PolicyReportsApi::Both, true).await;
-    let writer = tokio::spawn(write_policy_reports(
-        ctx.deps.clone(),
-        ctx.crds.states.clone(),
-    ));
+    let (parts, fake) = audited_with(objects(), PolicyReportsApi::Both, true).await;
+    let writer = tokio::spawn(write_policy_reports(writers(&parts)));
     until("both APIs written", || {
         let f = fake.lock().unwrap();
         f.open_reports.len() == 2 && f.policy_reports.len() == 2
@@ -471,12 +445,8 @@ async fn both_and_openreports_only() {
     }
     writer.abort();
 
-    let (ctx, fake, _triggered) =
-        audited_with(objects(), PolicyReportsApi::OpenReports, false).await;
-    let writer = tokio::spawn(write_policy_reports(
-        ctx.deps.clone(),
-        ctx.crds.states.clone(),
-    ));
+    let (parts, fake) = audited_with(objects(), PolicyReportsApi::OpenReports, false).await;
+    let writer = tokio::spawn(write_policy_reports(writers(&parts)));
     tokio::time::sleep(Duration::from_secs(60)).await;
     {
         let f = fake.lock().unwrap();
@@ -502,18 +472,17 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
         full_resync_interval: Duration::from_secs(420),
         ..Default::default()
     };
-    let (ctx, _triggered) = Ctx::new(
+    let parts = fake_api::term_with(
         client,
-        None,
-        config,
-        Arc::new(Metrics::new()),
-        "test",
-        JudgingPool::new(1),
+        Config {
+            policy_reports: true,
+            ..config
+        },
     );
+    let ctx = parts.reconciler.clone();
     let openreports = Arc::new(AtomicU8::new(UNKNOWN));
     let mut w = Writer::new(
-        ctx.deps.clone(),
-        ctx.crds.states.clone(),
+        writers(&parts),
         ReportApi::WgPolicy,
         Role::Write,
         openreports,
@@ -523,7 +492,7 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
     // Before the first LIST of CRDs: woken by it, not by a timer.
     w.list_at = now;
     assert_eq!(w.idle_wait(now), None);
-    ctx.crds.states.set_listed();
+    ctx.states.first_list_reconciled();
     // Not listed yet: the LIST's turn.
     w.list_at = now + Duration::from_secs(7);
     assert_eq!(w.idle_wait(now), Some(Duration::from_secs(7)));
@@ -544,7 +513,7 @@ async fn at_rest_a_writer_sleeps_until_its_first_deadline() {
     // A deadline passed: a second, not a loop.
     assert_eq!(w.idle_wait(now + w.resync), Some(MIN_WAIT));
     // A change made before the writer waits is not lost.
-    ctx.policy_changed();
+    ctx.states.policy_api_changed();
     tokio::time::timeout(Duration::from_millis(1), w.changes.changed())
         .await
         .expect("the change is seen")

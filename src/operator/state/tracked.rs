@@ -2,11 +2,12 @@
 //! found, the audit of its objects and what its report last said (the task that audits its
 //! objects is `audits::tasks`').
 //! Its fields are `state`'s alone (`pub(super)`): every other module reads them through the
-//! accessors below and changes them only by calling `state`'s decisions, so the compiler
-//! holds the rule that one state machine changes a CRD's state.
+//! accessors below, and only `state` changes them, so the compiler holds the rule that one
+//! owner changes a CRD's state.
 
 use crate::audit::judge::{Audit, Key};
-use crate::operator::reports::status::{self as report_status, LastChange};
+use crate::audit::schema_audit::SchemaAuditStatus;
+use crate::operator::status::{self as report_status, Inputs, LastChange};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -113,6 +114,47 @@ impl Tracked {
 
     pub fn resource_version(&self) -> Option<&str> {
         self.resource_version.as_deref()
+    }
+
+    /// The status its report should have now (without times). `max_listed`:
+    /// `maxListedObjects`.
+    pub fn desired_status(&self, max_listed: usize) -> SchemaAuditStatus {
+        let blocked = self.blocked().map(|b| b.message());
+        let mut s = report_status::status(&Inputs {
+            crd: self.crd(),
+            check: self.check(),
+            audit: self.audit(),
+            audited: self.audited(),
+            forbidden: blocked.as_deref(),
+            last_change: self.last_change(),
+            max_listed,
+            audit_seconds: self.audit_seconds(),
+            internal_errors: self.audit().internal_errors(),
+            sizes: self.sizes(),
+        });
+        // Why the objects could not be judged: the reason of both conditions about them.
+        if let Some(blocked) = self.blocked() {
+            for c in s
+                .conditions
+                .iter_mut()
+                .filter(|c| c.type_ == "InstancesValid" || c.type_ == "UpdatesAccepted")
+            {
+                c.reason = blocked.reason().to_string();
+            }
+        }
+        s.last_audit_time = self.audited_at().cloned();
+        s
+    }
+
+    /// Whether its report has findings (invalid objects, a tightening, CRD problems, an
+    /// audit that cannot run): on a fresh start with thousands of CRDs, writes are paced by
+    /// `apiQps`, and these reports must not wait behind thousands of clean ones.
+    pub fn has_findings(&self) -> bool {
+        self.audit().invalid_count() > 0
+            || self.blocked().is_some()
+            || self.check().has_findings()
+            || self.check().internal_error.is_some()
+            || self.last_change().is_some_and(|c| c.tightened)
     }
 }
 

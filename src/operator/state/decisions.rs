@@ -1,17 +1,13 @@
-//! The operator's decisions about one audited CRD, apart from any I/O, and the only place
-//! its tracked state changes (the fields of [`Tracked`] are this module's alone): how a CRD event relates
-//! to what is tracked ([`on_crd`]), what history a new revision carries ([`track`]), what a
-//! new status, a complete audit ([`on_audit_complete`]), one object's change ([`on_object`]),
-//! a blocked audit or a written report does to the tracked state. Each returns the effects to carry out (Events, annotations),
-//! so the callers (`reconcile`, `objects`) only read the cluster, call these under the
-//! registry's lock, and carry them out; and each is tested here with no server and no sleep.
+//! The decisions about one tracked CRD, apart from any I/O: how a CRD read relates to what
+//! is tracked ([`on_crd`]), what history a new revision carries ([`track`]), and what a new
+//! status, a complete audit ([`on_audit_complete`]), one object's change ([`on_object`]), a
+//! blocked audit or a written report does to the tracked state. Each returns the effects to
+//! carry out (Events, annotations). Only `state` calls them, under its lock; each is tested
+//! here with no server and no sleep.
 
-mod tracked;
-
-pub use tracked::{Blocked, ReportedInvalid, Tracked};
-
+use super::tracked::{Blocked, ReportedInvalid, Tracked};
 use crate::audit::judge::{Audit, Judgement, Key, Transition, annotation_text};
-use crate::operator::reports::status::{self as report_status, LastChange};
+use crate::operator::status::{self as report_status, LastChange};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd, size_limits};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -31,7 +27,7 @@ pub enum Seen {
 }
 
 /// How `crd` relates to the tracked revision of its name, if any.
-pub fn on_crd(tracked: Option<&Tracked>, crd: &Crd) -> Seen {
+pub(super) fn on_crd(tracked: Option<&Tracked>, crd: &Crd) -> Seen {
     match tracked {
         Some(t) if t.crd().uid == crd.uid && t.crd().generation == crd.generation => {
             if t.crd().stored_versions == crd.stored_versions
@@ -70,7 +66,7 @@ pub struct Revision {
 /// generation with no schema change keeps the last change reported; a CRD seen
 /// for the first time takes what an earlier operator reported (`earlier`); a recreated CRD
 /// (no `change`) starts afresh.
-pub fn track(
+pub(super) fn track(
     new: Revision,
     previous: Option<Tracked>,
     change: Option<LastChange>,
@@ -138,13 +134,13 @@ pub fn track(
 
 /// The CRD read again with the same revision and status (another `resourceVersion`: its
 /// labels, say): nothing to judge again.
-pub fn on_reread(t: &mut Tracked, resource_version: Option<String>) {
+pub(super) fn on_reread(t: &mut Tracked, resource_version: Option<String>) {
     t.resource_version = resource_version;
 }
 
 /// The same revision with another status (stored versions, the server's conditions): checked
 /// again; the audit of the objects stands.
-pub fn on_status(
+pub(super) fn on_status(
     t: &mut Tracked,
     crd: &Crd,
     check: CheckReport,
@@ -159,7 +155,7 @@ pub fn on_status(
 
 /// The objects cannot be read or judged: the report says why. A refused LIST or a revision
 /// that cannot be compiled ends the audit; an audit restarted after a bug is still running.
-pub fn on_blocked(t: &mut Tracked, blocked: Blocked) {
+pub(super) fn on_blocked(t: &mut Tracked, blocked: Blocked) {
     if !matches!(blocked, Blocked::AuditRestarted(_)) {
         t.audited = true;
     }
@@ -167,18 +163,18 @@ pub fn on_blocked(t: &mut Tracked, blocked: Blocked) {
 }
 
 /// The revision has no storage version: no objects to audit.
-pub fn on_no_objects(t: &mut Tracked) {
+pub(super) fn on_no_objects(t: &mut Tracked) {
     t.audited = true;
 }
 
 /// An object was deleted.
-pub fn on_object_deleted(t: &mut Tracked, key: &Key, version: &str) {
+pub(super) fn on_object_deleted(t: &mut Tracked, key: &Key, version: &str) {
     t.audit.forget(key, version);
 }
 
 /// The server answered the annotation of an invalid object: `refused` when it refused the
 /// write (the object is stuck), `written` when it took it.
-pub fn on_annotated(t: &mut Tracked, version: &str, key: Key, refused: bool, written: bool) {
+pub(super) fn on_annotated(t: &mut Tracked, version: &str, key: Key, refused: bool, written: bool) {
     let stuck = refused && t.audit.invalid.contains_key(&key);
     let set = t.audit.unwritable.entry(version.to_string()).or_default();
     if stuck {
@@ -190,7 +186,7 @@ pub fn on_annotated(t: &mut Tracked, version: &str, key: Key, refused: bool, wri
 
 /// The report to write now: its conditions' lastTransitionTime stamped (kept while a
 /// condition's status stays, `now` when it changes).
-pub fn on_report_built(
+pub(super) fn on_report_built(
     t: &mut Tracked,
     status: &mut crate::audit::schema_audit::SchemaAuditStatus,
     now: &Time,
@@ -199,19 +195,19 @@ pub fn on_report_built(
 }
 
 /// The report was written with this status (its fingerprint).
-pub fn on_report_written(t: &mut Tracked, fingerprint: u64) {
+pub(super) fn on_report_written(t: &mut Tracked, fingerprint: u64) {
     t.written = Some(fingerprint);
 }
 
 /// The report is gone (deleted behind the operator's back, or with the report CRD): it is
 /// written again.
-pub fn on_report_gone(t: &mut Tracked) {
+pub(super) fn on_report_gone(t: &mut Tracked) {
     t.written = None;
 }
 
 /// The status the report should have now: the Events of its conditions that changed (once
 /// the audit is complete).
-pub fn on_report_status(
+pub(super) fn on_report_status(
     t: &mut Tracked,
     status: &crate::audit::schema_audit::SchemaAuditStatus,
 ) -> Vec<report_status::ConditionEvent> {
@@ -247,7 +243,12 @@ pub enum Effect {
 /// invalid get their Event and annotation, objects valid again lose theirs; after a
 /// tightening, the SchemaTightened Event says how many objects it broke and how many of
 /// them are stuck. A complete audit also clears a refused LIST and a restarted audit's bug.
-pub fn on_audit_complete(t: &mut Tracked, fresh: Audit, secs: f64, now: Time) -> Vec<Effect> {
+pub(super) fn on_audit_complete(
+    t: &mut Tracked,
+    fresh: Audit,
+    secs: f64,
+    now: Time,
+) -> Vec<Effect> {
     let mut effects = Vec::new();
     let before: BTreeSet<Key> = match t.tightened_from.take() {
         Some(keys) => {
@@ -326,13 +327,13 @@ pub fn on_audit_complete(t: &mut Tracked, fresh: Audit, secs: f64, now: Time) ->
 
 /// For tests: the audit begins again (nothing judged yet).
 #[cfg(test)]
-pub fn audit_restarted_for_tests(t: &mut Tracked) {
+pub(super) fn audit_restarted_for_tests(t: &mut Tracked) {
     t.audited = false;
     t.audit = Audit::default();
 }
 
 /// A watched change of one object of the current revision.
-pub fn on_object(t: &mut Tracked, j: Judgement) -> Vec<Effect> {
+pub(super) fn on_object(t: &mut Tracked, j: Judgement) -> Vec<Effect> {
     let key = j.key.clone();
     let transition = t.audit.record(j);
     let invalid = t.audit.invalid.get(&key);
