@@ -54,10 +54,16 @@ fn condition_list(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaAuditStatus {
-    /// The CRD generation this status describes.
+    /// The report's own `metadata.generation` that this status describes (the Kubernetes
+    /// convention that kstatus, Flux and `kubectl wait` read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    /// NonStructuralSchema, InstancesValid, SchemaTightened, StoredVersionsServed.
+    /// The audited CRD's generation that this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crd_generation: Option<i64>,
+    /// NonStructuralSchema, InstancesValid, UpdatesAccepted, SchemaTightened,
+    /// StorageMigrated, StoredVersionsServed, (ConversionsLossless), and the summary: Ready,
+    /// Reconciling (an audit runs), Stalled (what the audit found needs a person).
     #[schemars(schema_with = "condition_list")]
     pub conditions: Vec<Condition>,
     pub versions: Vec<VersionAudit>,
@@ -218,6 +224,7 @@ mod tests {
         let v = crd_audit_engine::CrdValidator::new(&crd).expect("compiles");
         let status = SchemaAuditStatus {
             observed_generation: Some(3),
+            crd_generation: Some(4),
             conditions: vec![Condition {
                 type_: "InstancesValid".into(),
                 status: "False".into(),

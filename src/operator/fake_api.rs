@@ -489,16 +489,25 @@ fn answer(
                 }
                 let applied: Value = serde_json::from_slice(body).unwrap_or_default();
                 let version = next_version(&mut st);
-                let entry = st
-                    .reports
-                    .entry(name.to_string())
-                    .or_insert_with(|| applied.clone());
+                let entry = st.reports.entry(name.to_string()).or_insert_with(|| {
+                    let mut created = applied.clone();
+                    created["metadata"]["generation"] = json!(1);
+                    created
+                });
                 if sub == "status" {
+                    // A merge patch of the whole status.
                     entry["status"] = applied["status"].clone();
+                    if let Some(m) = entry["status"].as_object_mut() {
+                        m.retain(|_, v| !v.is_null());
+                    }
                 } else {
+                    // The generation moves on when the spec changes, as a server's does.
+                    let generation = entry["metadata"]["generation"].as_i64().unwrap_or(1)
+                        + i64::from(entry["spec"] != applied["spec"]);
                     let status = entry["status"].take();
                     *entry = applied;
                     entry["status"] = status;
+                    entry["metadata"]["generation"] = json!(generation);
                 }
                 entry["metadata"]["resourceVersion"] = json!(version);
                 let written = entry.clone();

@@ -434,16 +434,30 @@ impl Drop for TestEnv {
 /// Starts the test API server; `None` (with a notice) when end-to-end tests are off or
 /// cannot run here, which fails under `CRD_AUDIT_E2E=required` (what CI sets).
 pub fn start() -> Option<TestEnv> {
-    start_with("tests/testenv/up.sh", "tests/testenv/down.sh")
+    start_with("tests/testenv/up.sh", "tests/testenv/down.sh", &[])
+}
+
+/// A kube-apiserver 1.20 of the test's own that writes its audit log (`audit.log` in its
+/// run directory: every request as the server saw it); `None` as `start`.
+pub fn start_audited() -> Option<TestEnv> {
+    start_with(
+        "tests/testenv/up.sh",
+        "tests/testenv/down.sh",
+        &[("KUBE_TESTENV_AUDIT_LOG", "1")],
+    )
 }
 
 /// Starts a single-node cluster (`tests/testenv/node-up.sh`: kubelet, containerd and the
 /// control plane in a network namespace of their own); `None` as `start`.
 pub fn start_node() -> Option<TestEnv> {
-    start_with("tests/testenv/node-up.sh", "tests/testenv/node-down.sh")
+    start_with(
+        "tests/testenv/node-up.sh",
+        "tests/testenv/node-down.sh",
+        &[],
+    )
 }
 
-fn start_with(up_script: &str, down_script: &'static str) -> Option<TestEnv> {
+fn start_with(up_script: &str, down_script: &'static str, env: &[(&str, &str)]) -> Option<TestEnv> {
     let mode = std::env::var("CRD_AUDIT_E2E").unwrap_or_default();
     if mode == "off" {
         eprintln!("NOTICE: CRD_AUDIT_E2E=off: end-to-end tests skipped");
@@ -451,6 +465,7 @@ fn start_with(up_script: &str, down_script: &'static str) -> Option<TestEnv> {
     }
     let out = Command::new("bash")
         .arg(up_script)
+        .envs(env.iter().copied())
         .stderr(Stdio::inherit())
         .output();
     let kubeconfig = match out {

@@ -20,6 +20,11 @@ use std::sync::{Mutex, MutexGuard};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+/// How long a report written rests before it is written again: a burst of changes (the
+/// annotations of many objects refused one after another, the rewrites of a migration)
+/// makes one write a second, not one each, whatever the write budget allows.
+pub const REST: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Which lane a report waits in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Lane {
@@ -41,6 +46,9 @@ struct Lanes {
     removed: HashSet<String>,
     /// The names whose write is in flight (popped, not yet `written` or `failed`).
     in_flight: HashSet<String>,
+    /// The reports written within the last `REST`, oldest first: pushed again, they wait
+    /// until then.
+    recent: VecDeque<(Instant, String)>,
 }
 
 impl Lanes {
@@ -79,6 +87,18 @@ impl Lanes {
             Lane::Clean => &self.clean,
         };
         queue.iter().position(|n| !self.in_flight.contains(n))
+    }
+
+    /// Until when a report written a moment ago rests, if it does.
+    fn resting(&mut self, name: &str, now: Instant) -> Option<Instant> {
+        while self.recent.front().is_some_and(|(at, _)| *at + REST <= now) {
+            self.recent.pop_front();
+        }
+        self.recent
+            .iter()
+            .rev()
+            .find(|(_, n)| n == name)
+            .map(|(at, _)| *at + REST)
     }
 
     /// Names whose retry is due go to their lane.
@@ -141,6 +161,13 @@ impl ReportQueue {
             *waiting = (*waiting).max(lane);
             return;
         }
+        if let Some(until) = lanes.resting(name, Instant::now()) {
+            // Written a moment ago: a burst of changes makes one write, not one each.
+            lanes.waiting.insert(name.to_string(), (until, lane));
+            drop(lanes);
+            self.pushed.notify_one();
+            return;
+        }
         lanes.enqueue(name, lane);
         drop(lanes);
         self.pushed.notify_one();
@@ -185,12 +212,30 @@ impl ReportQueue {
         let mut lanes = self.lock();
         lanes.failures.remove(name);
         lanes.in_flight.remove(name);
-        // Pushed as removed while this write was in flight: the deletion is still due.
+        let now = Instant::now();
+        lanes.resting(name, now);
+        lanes.recent.push_back((now, name.to_string()));
+        // Pushed again while this write was in flight: it rests first.
+        if let Some(lane) = lanes.dequeue(name) {
+            lanes.waiting.insert(name.to_string(), (now + REST, lane));
+        } else {
+            // Pushed as removed while this write was in flight: the deletion is still due.
+            lanes.removed.remove(name);
+        }
+        drop(lanes);
+        self.pushed.notify_one();
+    }
+
+    /// The report of `name` did not need to be written (it says what was written already,
+    /// or its CRD is no longer tracked): a push made meanwhile may go at once.
+    pub fn skipped(&self, name: &str) {
+        let mut lanes = self.lock();
+        lanes.failures.remove(name);
+        lanes.in_flight.remove(name);
         if !lanes.queued.contains_key(name) {
             lanes.removed.remove(name);
         }
         drop(lanes);
-        // A push of this name made while it was in flight may go now.
         self.pushed.notify_one();
     }
 
@@ -295,7 +340,9 @@ mod tests {
         q.recovered();
         assert_eq!(q.pop(Instant::now()), Some(removed("gone", true)));
         q.written("gone");
+        // Back (a CRD of the same name): its report is written, after the deletion's rest.
         q.push("gone", Lane::Clean);
+        tokio::time::advance(REST).await;
         assert_eq!(q.pop(Instant::now()), Some(removed("gone", false)));
     }
 
@@ -395,6 +442,13 @@ mod tests {
         q.written("a");
         assert_eq!(
             q.pop(Instant::now()),
+            None,
+            "a report written rests a moment"
+        );
+        assert_eq!(q.next_retry(), Some(Instant::now() + REST));
+        tokio::time::advance(REST).await;
+        assert_eq!(
+            q.pop(Instant::now()),
             Some(Popped {
                 name: "a".into(),
                 removed: true
@@ -410,5 +464,34 @@ mod tests {
         let wait = q.failed("c", Lane::Clean, Cause::Conflict);
         tokio::time::advance(wait).await;
         assert_eq!(pop(&q).as_deref(), Some("c"));
+    }
+
+    /// A burst of pushes of a report written a moment ago makes one write when its rest
+    /// ends; a report with nothing to write does not rest.
+    #[tokio::test(start_paused = true)]
+    async fn a_report_written_rests_a_moment_before_it_is_written_again() {
+        let q = ReportQueue::default();
+        q.push("a", Lane::Findings);
+        assert_eq!(pop(&q).as_deref(), Some("a"));
+        q.written("a");
+        for _ in 0..5 {
+            q.push("a", Lane::Clean);
+            tokio::time::advance(REST / 10).await;
+        }
+        q.push("b", Lane::Clean);
+        assert_eq!(drain(&q), ["b"], "a rests; b goes");
+        tokio::time::advance(REST / 2).await;
+        assert_eq!(
+            drain(&q),
+            ["a"],
+            "once, in the higher lane it was pushed to"
+        );
+        q.skipped("a");
+        q.push("a", Lane::Clean);
+        assert_eq!(drain(&q), ["a"], "nothing was written: no rest");
+        q.written("a");
+        tokio::time::advance(REST).await;
+        q.push("a", Lane::Clean);
+        assert_eq!(drain(&q), ["a"], "rested long enough");
     }
 }

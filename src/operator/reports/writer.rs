@@ -276,7 +276,7 @@ impl ReportWriter {
             // Nothing to write (a report pushed again while its write was in flight, say):
             // the budget taken for it goes back.
             self.budget.give_back(Next::Report(Lane::Clean).requests());
-            self.queue.written(name);
+            self.queue.skipped(name);
             return;
         };
         match result {
@@ -366,12 +366,19 @@ async fn apply(
     main.status = None;
     metrics.api_write("patch");
     let params = PatchParams::apply(FIELD_MANAGER).force();
-    if let Err(e) = api.patch(&name, &params, &Patch::Apply(&main)).await {
-        metrics.api_error("patch");
-        return Err(e);
-    }
+    let applied = match api.patch(&name, &params, &Patch::Apply(&main)).await {
+        Ok(applied) => applied,
+        Err(e) => {
+            metrics.api_error("patch");
+            return Err(e);
+        }
+    };
+    // The status describes the report as applied: its generation (moved on when the
+    // audited revision in its spec changed).
+    let mut status = object.status.clone().unwrap_or_default();
+    report_status::observe_generation(&mut status, applied.metadata.generation.unwrap_or(0));
     metrics.api_write("patch");
-    let body = serde_json::json!({ "status": status_patch(object.status.as_ref()) });
+    let body = serde_json::json!({ "status": status_patch(Some(&status)) });
     let params = PatchParams {
         field_manager: Some(FIELD_MANAGER.to_string()),
         ..PatchParams::default()
@@ -397,8 +404,9 @@ fn status_patch(status: Option<&SchemaAuditStatus>) -> serde_json::Value {
 }
 
 /// The status fields that are left out when unset.
-const STATUS_OPTIONAL_FIELDS: [&str; 4] = [
+const STATUS_OPTIONAL_FIELDS: [&str; 5] = [
     "observedGeneration",
+    "crdGeneration",
     "lastSchemaChange",
     "lastAuditTime",
     "auditDurationSeconds",
@@ -421,6 +429,7 @@ mod tests {
     fn the_status_patch_names_every_optional_field() {
         let mut full = serde_json::to_value(SchemaAuditStatus {
             observed_generation: Some(1),
+            crd_generation: Some(1),
             last_schema_change: Some(Default::default()),
             last_audit_time: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
                 k8s_openapi::jiff::Timestamp::UNIX_EPOCH,

@@ -92,7 +92,7 @@ fn cel_rules_tighten_on_a_1_36_apiextensions_server() {
     apply(&admin, &widgets_crd(5));
     let r = wait_for("the tightened report", || {
         report(&admin, crd).ok().filter(|r| {
-            r["status"]["observedGeneration"] == 2
+            r["status"]["crdGeneration"] == 2
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
         })
     });

@@ -41,7 +41,7 @@ fn controller_audits_a_real_api_server() {
     let r = wait_for("the tightened report", || {
         report(admin, &crd).ok().filter(|r| {
             condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
-                && r["status"]["observedGeneration"] == 2
+                && r["status"]["crdGeneration"] == 2
         })
     });
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "True", "{r}");
@@ -171,7 +171,7 @@ fn controller_audits_a_real_api_server() {
     let r = wait_for("the loosened report", || {
         report(admin, &crd).ok().filter(|r| {
             condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
-                && r["status"]["observedGeneration"] == 3
+                && r["status"]["crdGeneration"] == 3
         })
     });
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
@@ -306,7 +306,7 @@ fn a_standby_takes_over_and_a_restart_knows_the_last_revision() {
     things(&s, 2);
     let r = wait_for("the new leader's report", || {
         report(admin, &crd).ok().filter(|r| {
-            r["status"]["observedGeneration"] == 2
+            r["status"]["crdGeneration"] == 2
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
         })
     });
@@ -347,7 +347,7 @@ fn a_standby_takes_over_and_a_restart_knows_the_last_revision() {
     let c = s.controller("replica-c", &ha);
     let r = wait_for("the restarted operator's report", || {
         report(admin, &crd).ok().filter(|r| {
-            r["status"]["observedGeneration"] == 3
+            r["status"]["crdGeneration"] == 3
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
         })
     });
@@ -471,7 +471,7 @@ fn a_recreated_crd_starts_a_fresh_report() {
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "True")
         })
     });
-    assert_eq!(r["status"]["observedGeneration"], 1, "{r}");
+    assert_eq!(r["status"]["crdGeneration"], 1, "{r}");
     assert!(r["status"].get("lastSchemaChange").is_none(), "{r}");
     assert_eq!(condition(&r, "SchemaTightened").unwrap().0, "False", "{r}");
     c.stop_cleanly();

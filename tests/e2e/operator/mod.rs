@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 mod at_rest;
 mod cel;
 mod gate;
+mod gitops;
 mod kubeconfigs;
 mod lifecycle;
 mod outages;
@@ -23,6 +24,7 @@ mod policy_reports;
 mod ratcheting;
 mod storage;
 mod watches;
+mod write_budget;
 
 /// A scenario's part of an API server: an API group of its own (so its CRDs, objects and
 /// reports are its own), a namespace for its objects and its operator's Lease, a directory

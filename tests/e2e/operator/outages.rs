@@ -117,7 +117,7 @@ fn the_report_converges_across_an_api_server_restart() {
     env.restart_apiserver(Duration::from_secs(3));
     let r = wait_for("the tightened report after the restart", || {
         report(admin, &crd).ok().filter(|r| {
-            r["status"]["observedGeneration"] == 2
+            r["status"]["crdGeneration"] == 2
                 && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
         })
     });
@@ -171,7 +171,7 @@ fn a_change_right_after_an_outage_is_seen_at_once() {
         Duration::from_secs(10),
         &mut || {
             report(admin, &crd).ok().filter(|r| {
-                r["status"]["observedGeneration"] == 2
+                r["status"]["crdGeneration"] == 2
                     && condition(r, "InstancesValid").is_some_and(|c| c.0 == "False")
             })
         },

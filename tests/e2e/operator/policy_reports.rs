@@ -165,7 +165,7 @@ fn policy_reports_follow_the_audit() {
     let sa = wait_for("the tightened SchemaAudit report", || {
         report(admin, &crd)
             .ok()
-            .filter(|r| r["status"]["observedGeneration"] == 2 && invalid_names(r).len() == 3)
+            .filter(|r| r["status"]["crdGeneration"] == 2 && invalid_names(r).len() == 3)
     });
     assert_eq!(team_a["kind"], "PolicyReport");
     assert_eq!(

@@ -411,7 +411,7 @@ async fn a_report_with_nothing_to_write_takes_no_write_budget() {
             .unwrap()
             .reports
             .get(THINGS)
-            .is_some_and(|r| r["status"]["observedGeneration"] == 2)
+            .is_some_and(|r| r["status"]["crdGeneration"] == 2)
     })
     .await;
     assert!(
@@ -705,7 +705,7 @@ async fn a_restart_keeps_the_reported_tightening() {
             .reports
             .get("things.example.com")
             .is_some_and(|r| {
-                r["status"]["observedGeneration"] == 2
+                r["status"]["crdGeneration"] == 2
                     && r["status"]["conditions"].as_array().is_some_and(|c| {
                         c.iter()
                             .any(|c| c["type"] == "InstancesValid" && c["status"] == "False")
@@ -724,4 +724,76 @@ async fn a_restart_keeps_the_reported_tightening() {
         .expect("the tightening is remembered");
     assert!(change.tightened);
     assert_eq!(change.report.from_generation, 1);
+}
+
+/// A report's status describes the report itself (`observedGeneration` is its own
+/// generation, which moves with its spec) and the CRD's generation apart
+/// (`crdGeneration`), with the summary conditions; a report an earlier release wrote, whose
+/// `observedGeneration` held the CRD's generation, is written again in the new form.
+#[tokio::test(start_paused = true)]
+async fn a_report_describes_its_own_generation_and_old_reports_are_rewritten() {
+    let (client, fake) = fake_api::start();
+    fake.lock()
+        .unwrap()
+        .objects
+        .insert("things".into(), vec![thing("a", "small")]);
+    // What an earlier release wrote about generation 3 of the CRD.
+    fake.lock().unwrap().reports.insert(
+        "things.example.com".into(),
+        json!({"apiVersion": "crd-audit.dev/v1alpha1", "kind": "SchemaAudit",
+            "metadata": {"name": "things.example.com", "generation": 1, "resourceVersion": "1",
+                "ownerReferences": [{"apiVersion": "apiextensions.k8s.io/v1",
+                    "kind": "CustomResourceDefinition", "name": "things.example.com", "uid": "u1"}]},
+            "spec": {},
+            "status": {"observedGeneration": 3, "versions": [], "invalidObjects": [],
+                "invalidObjectsTruncated": false,
+                "conditions": [{"type": "InstancesValid", "status": "True", "reason": "AllValid",
+                    "message": "", "lastTransitionTime": "2026-11-01T00:00:00Z"}]}}),
+    );
+    fake_api::put_crd(&fake, crd("u1", 3, &["small"]));
+    let parts = term(client);
+    let controller = spawn_run(parts);
+    let report = || {
+        fake.lock()
+            .unwrap()
+            .reports
+            .get("things.example.com")
+            .cloned()
+            .unwrap()
+    };
+    let ready = |r: &Value| {
+        r["status"]["conditions"].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+        })
+    };
+    until("the report written again", || ready(&report())).await;
+    let r = report();
+    assert_eq!(r["status"]["crdGeneration"], 3, "{r}");
+    let own = r["metadata"]["generation"].clone();
+    assert_eq!(r["status"]["observedGeneration"], own, "{r}");
+    assert!(
+        r["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["observedGeneration"] == own),
+        "{r}"
+    );
+    // A new revision of the CRD: the report's spec (its audited revision) changes, so does
+    // its generation, and the status follows it.
+    fake_api::put_crd(&fake, crd("u1", 4, &["small", "medium"]));
+    until("the report of generation 4", || {
+        let r = report();
+        r["status"]["crdGeneration"] == 4
+            && r["status"]["observedGeneration"] == r["metadata"]["generation"]
+    })
+    .await;
+    let r = report();
+    assert!(
+        r["metadata"]["generation"].as_i64() > own.as_i64(),
+        "{own} then {}",
+        r["metadata"]["generation"]
+    );
+    controller.abort();
 }

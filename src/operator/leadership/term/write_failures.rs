@@ -58,7 +58,7 @@ fn writes_work_again(fake: &fake_api::Shared) {
 fn tightened_and_evented(fake: &fake_api::Shared) -> bool {
     let f = fake.lock().unwrap();
     let tightened = f.reports.get("things.example.com").is_some_and(|r| {
-        r["status"]["observedGeneration"] == 2
+        r["status"]["crdGeneration"] == 2
             && r["status"]["conditions"].as_array().is_some_and(|c| {
                 c.iter()
                     .any(|c| c["type"] == "SchemaTightened" && c["status"] == "True")
