@@ -1,7 +1,9 @@
 //! The command line: parsing it and running its command, one-shot (`crate::cli`) or the
 //! operator (`crate::operator`). The only module that reaches both.
 
-use crate::cli::{apply_crd, audit, check, completions, diff, manifests, migrate, plan, validate};
+use crate::cli::{
+    apply_crd, audit, chart_test, check, completions, diff, manifests, migrate, plan, validate,
+};
 use crate::operator::command as controller;
 use crate::operator::uninstall_cleanup;
 use crate::program::{KUBECTL_PLUGIN_FILE, VERSION};
@@ -93,6 +95,14 @@ pub enum Command {
     /// Exit code 0: applied and served; 1: refused, or not served within --timeout;
     /// 2: no cluster to talk to.
     ApplyCrd(apply_crd::Args),
+    /// Check an installed operator from inside the cluster, as the Helm chart's `helm test`
+    /// does: its readiness endpoint answers 200 through its Service, and a SchemaAudit report
+    /// exists (listed with the Pod's ServiceAccount).
+    ///
+    /// Both are asked again every 2 s until --wait runs out.
+    /// Exit code 0: ready, and reports are written; 1: not within --wait; 2: usage or no
+    /// cluster to talk to.
+    ChartTest(chart_test::Args),
     /// Print a shell completion script, e.g. `crd-audit completions bash >
     /// ~/.local/share/bash-completion/completions/crd-audit`.
     Completions(completions::Args),
@@ -150,6 +160,7 @@ pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
         Command::UninstallCleanup(args) => uninstall_cleanup::run(&args),
         Command::Manifests(args) => manifests::run(&args),
         Command::ApplyCrd(args) => apply_crd::run(&args),
+        Command::ChartTest(args) => chart_test::run(&args),
     };
     ExitCode::from(code)
 }

@@ -606,6 +606,54 @@ fn the_dashboard_configmap_carries_the_dashboard_file() {
     assert_eq!(shipped, serde_json::from_str::<Value>(&file).unwrap());
 }
 
+/// `helm test`'s Pod (a test hook: not in manifests/) runs a command the binary has:
+/// `crd-audit chart-test --url <the metrics Service's /readyz> --wait 120s` parses (`--help`
+/// after it succeeds); the pod's component is its own (test), not the operator's.
+#[test]
+fn the_helm_test_pod_runs_a_command_of_the_binary() {
+    let Some(helm) = helm() else { return };
+    let objs = objects("render", &template(helm, &[]).unwrap());
+    let pods: Vec<&Value> = objs.iter().filter(|o| o["kind"] == "Pod").collect();
+    assert_eq!(pods.len(), 1, "the helm test Pod");
+    let pod = pods[0];
+    assert_eq!(pod["metadata"]["annotations"]["helm.sh/hook"], "test");
+    assert_eq!(
+        pod["metadata"]["labels"]["app.kubernetes.io/component"],
+        "test"
+    );
+    let args: Vec<&str> = pod["spec"]["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        args,
+        [
+            "chart-test",
+            "--url",
+            "http://crd-audit-metrics.crd-audit.svc:8080/readyz",
+            "--wait",
+            "120s"
+        ]
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_crd-audit"))
+        .args(&args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "crd-audit {args:?} --help: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plain = template(helm, &["--no-hooks"]).unwrap();
+    assert!(
+        !objects("render", &plain).iter().any(|o| o["kind"] == "Pod"),
+        "`helm template --no-hooks` (manifests/) renders the test Pod"
+    );
+}
+
 pub fn yaml_file(path: &str) -> Value {
     let text = std::fs::read_to_string(root().join(path)).unwrap();
     objects(path, &text).into_iter().next().unwrap()

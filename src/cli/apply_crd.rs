@@ -18,7 +18,8 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use serde_json::Value;
 use std::time::Duration;
 
-/// The field manager of the apply (the operator's, as DESIGN.md names it).
+/// The field manager of the apply: the operator's own (its reports and annotations are
+/// written under it too).
 pub const FIELD_MANAGER: &str = "crd-audit";
 
 /// How often the CRD and discovery are read while waiting.
@@ -35,7 +36,7 @@ pub struct Args {
 }
 
 /// A Go duration (`90s`, `2m`) or a whole number of seconds, at least one second.
-fn parse_timeout(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_timeout(text: &str) -> Result<Duration, String> {
     let parsed = match text.parse::<u64>() {
         Ok(seconds) => Some(Duration::from_secs(seconds)),
         Err(_) => crd_audit_engine::parse::duration(text)

@@ -116,7 +116,7 @@ struct Summary {
     already_migrated: bool,
 }
 
-/// A JSON line of a refused object (keys in the order DESIGN.md gives).
+/// A JSON line of a refused object (`-o json`; docs/reference/migrate.md shows the records).
 #[derive(serde::Serialize)]
 struct ObjectLine<'a> {
     record: &'static str,

@@ -4,6 +4,7 @@
 
 pub mod apply_crd;
 pub mod audit;
+pub mod chart_test;
 pub mod check;
 pub mod completions;
 pub mod crd_catalog;

@@ -14,6 +14,7 @@
 mod found;
 mod json;
 mod junit;
+mod markdown;
 mod sarif;
 mod text;
 
@@ -30,7 +31,8 @@ use std::io::Write;
 
 /// `--output`: `text` for people (one finding a line), `json` for machines (one object a line),
 /// `junit` for CI test reports (JUnit XML), `sarif` for code scanning (SARIF 2.1.0, as GitHub
-/// reads it).
+/// reads it), `markdown` for a pull request (a comment, or `$GITHUB_STEP_SUMMARY`: a bounded
+/// table, the worst first).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     #[default]
@@ -38,6 +40,7 @@ pub enum Format {
     Json,
     Junit,
     Sarif,
+    Markdown,
 }
 
 /// The command a sink writes for: JUnit names its package after it, SARIF declares its
@@ -73,6 +76,7 @@ pub fn new<'a>(format: Format, command: Command, out: impl Write + 'a) -> Box<dy
         Format::Json => Box::new(json::Json::new(out)),
         Format::Junit => Box::new(junit::Junit::new(out, command)),
         Format::Sarif => Box::new(sarif::Sarif::new(out, command)),
+        Format::Markdown => Box::new(markdown::Markdown::new(out, command)),
     }
 }
 
