@@ -212,7 +212,14 @@ fn the_cli_reference_and_man_pages_are_current() {
 #[test]
 fn the_docs_point_only_inside_the_repository() {
     let mut files = vec![root().join("README.md"), root().join("ARCHITECTURE.md")];
-    for dir in ["docs", "docs/reference", "charts/crd-audit"] {
+    for dir in [
+        "docs",
+        "docs/guides",
+        "docs/integrations",
+        "docs/reference",
+        "docs/development",
+        "charts/crd-audit",
+    ] {
         for e in std::fs::read_dir(root().join(dir)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "md" || x == "yaml") {
@@ -247,12 +254,12 @@ fn the_docs_point_only_inside_the_repository() {
     }
 }
 
-/// The engine crate's README quotes the agreement figures of the repository's README (which
-/// the tests that produce them assert): the same ones.
+/// The engine crate's README quotes the agreement figures of the book's page
+/// docs/reference/agreement.md (which the tests that produce them assert): the same ones.
 #[test]
 fn the_engine_readme_quotes_the_figures_of_the_readme() {
     let engine = std::fs::read_to_string(root().join("crates/crd-audit-engine/README.md")).unwrap();
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("docs/reference/agreement.md")).unwrap();
     let mut quoted = 0;
     for word in engine.split(|c: char| c.is_whitespace() || c == '|') {
         let word = word.trim_matches(|c: char| !c.is_ascii_digit());
@@ -264,7 +271,7 @@ fn the_engine_readme_quotes_the_figures_of_the_readme() {
         }
         assert!(
             readme.contains(word),
-            "the engine README quotes {word}, which README.md does not"
+            "the engine README quotes {word}, which docs/reference/agreement.md does not"
         );
         quoted += 1;
     }

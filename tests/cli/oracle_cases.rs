@@ -97,7 +97,7 @@ fn compare(case: &Path) -> Vec<String> {
 fn verdicts_agree_with_the_oracle() {
     let cases = cases();
     assert!(!cases.is_empty());
-    // README.md quotes these sizes.
+    // docs/reference/agreement.md quotes these sizes.
     let objects: usize = cases
         .iter()
         .map(|c| {
@@ -106,7 +106,11 @@ fn verdicts_agree_with_the_oracle() {
                 .unwrap_or(0)
         })
         .sum();
-    assert_eq!((cases.len(), objects), (15, 7747), "update README.md");
+    assert_eq!(
+        (cases.len(), objects),
+        (15, 7747),
+        "update docs/reference/agreement.md"
+    );
     let mut failures = Vec::new();
     for case in &cases {
         for d in compare(case) {
@@ -131,7 +135,11 @@ fn crd_checks_agree_with_the_oracle() {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     crds.sort();
-    assert_eq!(crds.len(), 15, "README.md quotes the number of CRDs");
+    assert_eq!(
+        crds.len(),
+        15,
+        "docs/reference/agreement.md quotes the number of CRDs"
+    );
     let mut failures = Vec::new();
     for crd in &crds {
         let name = crd.file_name().unwrap().to_string_lossy().to_string();
@@ -204,7 +212,11 @@ fn generated_crds_agree_with_the_oracle() {
         );
         let actual = lines(&text(&out.stdout));
         assert_eq!(actual.len(), expected.len(), "{name}");
-        assert_eq!(expected.len(), count, "{name}: README.md quotes the number");
+        assert_eq!(
+            expected.len(),
+            count,
+            "{name}: docs/reference/agreement.md quotes the number"
+        );
         for (ours, theirs) in actual.iter().zip(&expected) {
             let crd = theirs["crd"].as_str().unwrap_or("");
             if ours["crd"] != theirs["crd"] {
@@ -234,7 +246,11 @@ fn checks_by_release_agree_with_the_upstream_code() {
             &std::fs::read_to_string(dir.join(format!("expected-{release}.jsonl")))
                 .unwrap_or_else(|e| panic!("{}: {e}", dir.display())),
         );
-        assert_eq!(expected.len(), 60, "README.md quotes the number of CRDs");
+        assert_eq!(
+            expected.len(),
+            60,
+            "docs/reference/agreement.md quotes the number of CRDs"
+        );
         let out = run(
             &[
                 "check",

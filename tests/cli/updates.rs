@@ -298,7 +298,8 @@ fn kubernetes_version_picks_the_cel_environment_of_stored_rules() {
     );
 }
 
-/// The README's example of a tolerated and a stuck object, line for line.
+/// The book's example of a tolerated and a stuck object (docs/reference/updates.md shows
+/// docs/snippets/validate/stored.expected), line for line.
 #[test]
 fn the_readme_example_tells_tolerated_from_stuck() {
     let out = run(
@@ -312,13 +313,17 @@ fn the_readme_example_tells_tolerated_from_stuck() {
         None,
     );
     assert_eq!(out.status.code(), Some(1));
-    let readme =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
+    let readme = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/snippets/validate/stored.expected"),
+    )
+    .unwrap();
     let stdout = text(&out.stdout);
     let mut lines = 0;
     for line in stdout.lines().filter(|l| l.starts_with("examples/stored/")) {
-        assert!(readme.contains(line), "README.md lacks: {line}");
+        assert!(
+            readme.contains(line),
+            "docs/snippets/validate/stored.expected lacks: {line}"
+        );
         lines += 1;
     }
     assert_eq!(lines, 4, "{stdout}");

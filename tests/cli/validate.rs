@@ -300,7 +300,7 @@ fn corpus_through_the_command_line() {
         lines_total - aside
     );
     assert_eq!(same + aside, lines_total);
-    // The figure README.md quotes.
+    // The figure docs/reference/agreement.md quotes.
     assert_eq!(
         (same, lines_total - aside),
         (2149, 2149),

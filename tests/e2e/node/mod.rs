@@ -17,7 +17,7 @@
 //! - `helm upgrade` from the chart of the previous commit that changed it serves the current
 //!   report CRD.
 //!
-//! The README quotes the figures these tests measure (the time from `helm install` to every
+//! docs/development/testing.md quotes the figures these tests measure (the time from `helm install` to every
 //! report, the failover time) and the bounds they assert.
 
 use crate::support::*;
@@ -36,7 +36,7 @@ const CRD: &str = "widgets.node.example.com";
 /// after the lease duration, trying every retry period.
 const LEASE_DURATION: Duration = Duration::from_secs(15);
 const RETRY: Duration = Duration::from_secs(2);
-/// The bounds the README quotes.
+/// The bounds docs/development/testing.md quotes.
 const EVERY_REPORT_WITHIN: Duration = Duration::from_secs(60);
 const CHANGE_REPORTED_WITHIN: Duration = Duration::from_secs(30);
 
@@ -613,7 +613,7 @@ fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
     let changed = Instant::now();
     // (No gate probes here: the frozen replica stays behind the Service until its readiness
     // probe fails, and a review sent to it times out; failurePolicy Ignore lets the change
-    // through. The README says so.)
+    // through. docs/development/testing.md says so.)
     let (took_over, reported, _) =
         failover_loosened(env, None, stopped, changed, &|holder| holder != frozen);
     signal(pid, "CONT");

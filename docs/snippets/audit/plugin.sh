@@ -1,0 +1,3 @@
+# needs: cluster
+# exit: 1
+kubectl crd-audit audit

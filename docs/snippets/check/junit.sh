@@ -1,0 +1,2 @@
+# exit: 1
+crd-audit check -o junit examples/crds > crd-check.xml

@@ -1,0 +1,2 @@
+# exit: 1
+crd-audit check --kubernetes-version 1.30 examples/crds

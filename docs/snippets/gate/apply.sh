@@ -1,0 +1,2 @@
+# needs: cluster
+kubectl apply --validate=false -f examples/revisions/widgets-v2.yaml

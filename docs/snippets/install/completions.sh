@@ -1,0 +1,1 @@
+source <(crd-audit completions bash)

@@ -1,0 +1,2 @@
+# needs: cargo
+cargo install --locked --path .

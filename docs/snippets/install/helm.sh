@@ -1,0 +1,3 @@
+# needs: cluster
+helm install crd-audit charts/crd-audit --namespace crd-audit --create-namespace
+kubectl get schemaaudits

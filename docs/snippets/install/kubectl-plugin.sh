@@ -1,0 +1,2 @@
+# needs: cargo
+bash scripts/install-kubectl-plugin.sh

@@ -1,0 +1,1 @@
+crd-audit --version

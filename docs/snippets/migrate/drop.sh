@@ -1,0 +1,2 @@
+# needs: cluster
+kubectl apply -f docs/snippets/data/gizmos-without-v1alpha1.yaml

@@ -1,0 +1,2 @@
+# needs: cluster
+kubectl get crd gizmos.example.com -o jsonpath='{.status.storedVersions}'

@@ -1,0 +1,2 @@
+# needs: cluster
+crd-audit migrate gizmos.example.com --using-server

@@ -1,0 +1,2 @@
+# needs: cluster
+crd-audit uninstall-cleanup --dry-run

@@ -1,0 +1,2 @@
+# needs: cluster
+kubectl delete validatingwebhookconfiguration crd-audit

@@ -1,0 +1,2 @@
+# needs: cluster
+kubectl apply -k manifests/

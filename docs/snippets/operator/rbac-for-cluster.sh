@@ -1,0 +1,2 @@
+# needs: cluster
+crd-audit manifests --rbac-for-cluster

@@ -1,0 +1,2 @@
+# needs: cargo
+bash scripts/check-book.sh

@@ -1,0 +1,2 @@
+# needs: cargo
+bash .ci/run

@@ -1,0 +1,2 @@
+# exit: 1
+crd-audit validate --crd examples/crds -o json examples/objects

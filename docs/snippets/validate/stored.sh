@@ -1,0 +1,2 @@
+# exit: 1
+crd-audit validate --stored --crd examples/crds examples/stored

@@ -1,0 +1,3 @@
+# needs: cluster
+kill %1
+bash tests/testenv/down.sh "$KUBECONFIG"
