@@ -11,6 +11,7 @@
 
 mod support;
 
+mod book;
 mod chart;
 mod cli;
 mod image;
