@@ -95,6 +95,7 @@ internal_modules!(
     go, k8s, guard, cause, schema, crd, cel, validate, structural, diff,
 );
 
+pub mod conversion;
 pub mod load;
 mod release;
 

@@ -384,6 +384,49 @@ impl CrdValidator {
         Ok((version, schema, structure))
     }
 
+    /// What the API server does to an object of one of this CRD's versions (the object's
+    /// `apiVersion` names which, served or not) when it decodes it, or has converted another
+    /// version to it: pruning of unknown fields and of `null`s that are neither nullable nor
+    /// defaulted, at the version's schema, and the checks of embedded resources; with
+    /// `defaults`, the version's defaults too (applied when an object is decoded, never right
+    /// after a conversion). Returns the pruned fields, or the error the server answers.
+    pub fn coerce(&self, obj: &mut Value, defaults: bool) -> Result<Vec<String>, String> {
+        let api_version = text_at(obj, &["apiVersion"]);
+        let version = api_version
+            .split_once('/')
+            .filter(|(g, _)| *g == self.group)
+            .and_then(|(_, ver)| self.versions.iter().find(|v| v.name == ver))
+            .ok_or_else(|| {
+                format!(
+                    "{api_version} is not a version of the CRD {}",
+                    self.crd_name
+                )
+            })?;
+        let structure = match &version.schema {
+            Ok(s) => s.as_ref().and_then(|s| s.structure.as_ref()),
+            Err(e) => {
+                return Err(format!(
+                    "the schema of version {} cannot be read: {e}",
+                    version.name
+                ));
+            }
+        };
+        let pruned = if self.preserve_unknown_fields {
+            prune::prune_metadata(obj, structure)
+        } else {
+            prune::prune_object(obj, structure, true)
+        };
+        if let Some(st) = structure {
+            if let Some(e) = embedded::request_error(st, obj) {
+                return Err(e);
+            }
+            if defaults {
+                defaulting::apply(st, obj);
+            }
+        }
+        Ok(pruned)
+    }
+
     /// Decoding as the server does it (pruning, nulls, embedded resources), then defaulting.
     /// Returns the pruned fields, or the request error of an embedded resource.
     pub(super) fn decode(

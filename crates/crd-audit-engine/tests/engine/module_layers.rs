@@ -23,6 +23,8 @@ const LAYERS: &[&[&str]] = &[
     // The release judged by: its CEL environments, what its server drops from a CRD.
     &["release"],
     &["validate"],
+    // What the API server checks and restores in a conversion webhook's answer.
+    &["conversion"],
     &["structural"],
     &["diff"],
     &["fuzz"],

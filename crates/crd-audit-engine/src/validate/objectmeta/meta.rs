@@ -342,7 +342,7 @@ pub(super) fn validate_meta_parts(
 }
 
 /// Go's `strings.ToLower` (simple case mapping per rune), borrowed when nothing changes.
-pub(super) fn go_to_lower(s: &str) -> Cow<'_, str> {
+pub fn go_to_lower(s: &str) -> Cow<'_, str> {
     if !s.bytes().any(|b| b.is_ascii_uppercase() || b >= 0x80) {
         return Cow::Borrowed(s);
     }

@@ -53,7 +53,7 @@ mod tests;
 mod update;
 
 pub use decode::{embedded_request_cause, embedded_request_error, request_error};
-pub use meta::{prepare_for_create, validate_embedded_resource, validate_object_meta};
+pub use meta::{go_to_lower, prepare_for_create, validate_embedded_resource, validate_object_meta};
 pub use update::{
     finalizer_warnings, prepare_for_update, validate_object_meta_accessor,
     validate_object_meta_update,
