@@ -2,7 +2,8 @@
 //! operator (`crate::operator`). The only module that reaches both.
 
 use crate::cli::{
-    apply_crd, audit, chart_test, check, completions, diff, manifests, migrate, plan, validate,
+    apply_crd, audit, chart_test, check, completions, diff, manifests, migrate, plan, roundtrip,
+    validate,
 };
 use crate::operator::command as controller;
 use crate::operator::uninstall_cleanup;
@@ -69,6 +70,21 @@ pub enum Command {
     /// Exit code 0: storedVersions is the storage version alone; 1: stuck objects block it
     /// (listed); 2: errors.
     Migrate(migrate::Args),
+    /// Send every stored object of a CRD converted by a webhook through the webhook to each
+    /// other served version and back, as the API server would, and say what is lost.
+    ///
+    /// Writes nothing (the only write requests are dry runs). For each stored object and each
+    /// served version O other than the storage version S: `failed` when converting to O (a GET
+    /// at O) or back to S fails, or the webhook answers what the API server would refuse;
+    /// `invalid` when the object read at O is invalid under O's schema (a client that reads,
+    /// edits and writes it back at O is refused); `lossy` when a round trip changes it: S→O→S
+    /// (what an old client's read-modify-write stores; no request shows it, so the webhook is
+    /// called as the API server calls it) or O→S→O (a dry-run update at O), naming each field
+    /// lost, changed or added. Needs get and list on the objects, update for the dry runs, and
+    /// create on services/proxy for a webhook behind a Service reached from outside the
+    /// cluster.
+    /// Exit code 0: nothing lost (or no webhook: strategy None); 1: findings; 2: errors.
+    Roundtrip(roundtrip::Args),
     /// Run the in-cluster operator: audit every CRD and its objects continuously and keep a
     /// SchemaAudit report per CRD.
     Controller(controller::Args),
@@ -156,6 +172,7 @@ pub fn run(cli: Cli, bin_name: &str) -> ExitCode {
         Command::Plan(args) => plan::run(&args),
         Command::Audit(args) => audit::run(&args),
         Command::Migrate(args) => migrate::run(&args),
+        Command::Roundtrip(args) => roundtrip::run(&args),
         Command::Controller(args) => controller::run(&args),
         Command::UninstallCleanup(args) => uninstall_cleanup::run(&args),
         Command::Manifests(args) => manifests::run(&args),

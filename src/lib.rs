@@ -13,3 +13,4 @@ pub mod operator;
 pub mod packed_crd;
 pub mod program;
 pub mod release;
+pub mod roundtrip;

@@ -23,8 +23,9 @@ const LAYERS: &[&[&str]] = &[
     // What an audit is: configuration, judging an object, the report types.
     &["audit"],
     // The CRD change gate (served by the operator's process); storage version migration
-    // (run by `migrate` and by the operator).
-    &["gate", "migration"],
+    // (run by `migrate` and by the operator); conversion round trips (run by `roundtrip`
+    // and by the operator).
+    &["gate", "migration", "roundtrip"],
     // The one-shot commands and the operator: neither uses the other.
     &["cli", "operator"],
     // The command line, and the program's entry point.
@@ -352,8 +353,8 @@ fn operator_folder_uses(
 
 /// The operator's folders are layers: no folder (or top-level file) of `src/operator/`
 /// uses one that uses it back, directly or through others. The state of the tracked CRDs
-/// and what a report says sit low; the Controller's reconcile above the audits, reports and
-/// migrations it drives; the leadership term on top.
+/// and what a report says sit low; the Controller's reconcile above the audits, reports,
+/// migrations and conversion round trips it drives; the leadership term on top.
 #[test]
 fn operator_folders_form_layers() {
     let operator = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/operator");
@@ -364,6 +365,7 @@ fn operator_folders_form_layers() {
         "audits",
         "reports",
         "migrations",
+        "conversions",
         "crds",
         "leadership",
     ] {
@@ -380,7 +382,14 @@ fn operator_folders_form_layers() {
     }
     // Below the others: what a report says uses no other folder, and the state only that.
     let uses = |f: &str| -> Vec<&str> { folders[f].iter().map(String::as_str).collect() };
-    for folder in ["status", "state", "audits", "reports", "migrations"] {
+    for folder in [
+        "status",
+        "state",
+        "audits",
+        "reports",
+        "migrations",
+        "conversions",
+    ] {
         for upper in ["crds", "leadership"] {
             assert!(
                 !uses(folder).contains(&upper),
@@ -396,11 +405,17 @@ fn operator_folders_form_layers() {
         ("migrations", "audits"),
         ("reports", "migrations"),
         ("migrations", "reports"),
+        ("conversions", "audits"),
+        ("conversions", "reports"),
+        ("conversions", "migrations"),
+        ("audits", "conversions"),
+        ("reports", "conversions"),
+        ("migrations", "conversions"),
     ] {
         assert!(!uses(a).contains(&b), "{a} uses {b}: {:?}", uses(a));
     }
     for lower in ["status", "state"] {
-        for upper in ["audits", "reports", "migrations"] {
+        for upper in ["audits", "reports", "migrations", "conversions"] {
             assert!(
                 !uses(lower).contains(&upper),
                 "{lower} uses {upper}: {:?}",

@@ -75,6 +75,10 @@ pub struct Config {
     /// none of them is stuck, and then prunes `status.storedVersions` to it (what `crd-audit
     /// migrate` does), paced by `apiQps`.
     pub migrate_stored_versions: bool,
+    /// The leader round-trips the stored objects of every CRD converted by a webhook through
+    /// it (what `crd-audit roundtrip` does) after each change of the CRD and at the full
+    /// resync, paced by `apiQps` after every write: the report's `ConversionsLossless`.
+    pub audit_conversions: bool,
 }
 
 /// `gate`: the CRD change gate.
@@ -117,6 +121,7 @@ impl Default for Config {
             gate_match_conditions: Vec::new(),
             per_crd_metrics: true,
             migrate_stored_versions: false,
+            audit_conversions: false,
         }
     }
 }
@@ -232,7 +237,8 @@ fn key_error(key: &str, value: &serde_json::Value) -> Option<String> {
         | "redactValues"
         | "celEnabled"
         | "policyReports"
-        | "migrateStoredVersions" => read::<bool>(v).err().map(|e| e.to_string()),
+        | "migrateStoredVersions"
+        | "auditConversions" => read::<bool>(v).err().map(|e| e.to_string()),
         "maxListedObjects" | "validatorCacheMiB" => {
             return read::<usize>(v)
                 .err()

@@ -13,6 +13,7 @@
 //! (pruned now, or before), 1 when stuck objects block it (listed), 2 on errors (the CRD
 //! changed meanwhile, an interrupt, an unreachable or refusing server).
 
+use super::progress_bar::Bar;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
 use crate::cluster::client::{ClusterArgs, cli_runtime, connect};
 use crate::cluster::write_budget::{Priority, Writes};
@@ -69,7 +70,7 @@ pub struct Args {
     pub output: Output,
 }
 
-fn parse_qps(text: &str) -> Result<f64, String> {
+pub(crate) fn parse_qps(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(q) if q.is_finite() && (0.0..=1_000_000.0).contains(&q) => Ok(q),
         _ => Err(format!(
@@ -224,59 +225,6 @@ impl<W: Write> Report<W> {
     }
 }
 
-/// The progress bar on stderr (only on a terminal).
-struct Bar(Option<indicatif::ProgressBar>);
-
-impl Bar {
-    fn new(shown: bool) -> Bar {
-        Bar(shown.then(|| {
-            let bar = indicatif::ProgressBar::with_draw_target(
-                None,
-                indicatif::ProgressDrawTarget::stderr_with_hz(4),
-            );
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} {elapsed_precise} [{bar:30}] {human_pos}/{human_len} {msg}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar.enable_steady_tick(Duration::from_millis(250));
-            bar
-        }))
-    }
-
-    fn phase(&self, what: &str, total: u64) {
-        if let Some(b) = &self.0 {
-            b.set_position(0);
-            b.set_length(total);
-            b.set_message(what.to_string());
-        }
-    }
-
-    fn at(&self, n: u64) {
-        if let Some(b) = &self.0 {
-            b.set_position(n);
-            if b.length().is_some_and(|l| n > l) {
-                b.set_length(n);
-            }
-        }
-    }
-
-    fn suspend<T>(&self, f: impl FnOnce() -> T) -> T {
-        match &self.0 {
-            Some(b) => b.suspend(f),
-            None => f(),
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(b) = &self.0 {
-            b.finish_and_clear();
-        }
-    }
-}
-
 pub fn run(args: &Args) -> u8 {
     let runtime = match cli_runtime() {
         Ok(r) => r,
@@ -360,6 +308,13 @@ async fn migrate<W: Write>(
             release.minor,
             if release.ratchets() { " (ratcheting)" } else { "" }
         );
+        if target.definition.conversion_strategy == "Webhook" && !target.migrated() {
+            eprintln!(
+                "note: {} is converted by a webhook: each rewrite at {} goes through it; \
+                 `crd-audit roundtrip {}` shows first what a round trip through it loses",
+                target.crd, target.storage, target.crd
+            );
+        }
         match &server_api {
             Some(gv) => eprintln!(
                 "the server offers StorageVersionMigration ({gv}): --using-server has it rewrite the objects"

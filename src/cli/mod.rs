@@ -15,6 +15,8 @@ pub mod locate;
 pub mod manifests;
 pub mod migrate;
 pub mod plan;
+pub mod progress_bar;
+pub mod roundtrip;
 pub mod sink;
 pub mod updates;
 pub mod validate;

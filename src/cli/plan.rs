@@ -209,6 +209,17 @@ pub fn run(args: &Args) -> u8 {
             "note: {} converts versions with a webhook, which cannot run offline: objects are judged at the version they are read at",
             new.name
         );
+        let storage = |c: &Crd| c.storage_version().map(|v| v.name.clone());
+        if let Some(current) = &current
+            && storage(current) != storage(&new)
+        {
+            eprintln!(
+                "note: the storage version changes ({} -> {}): every object will be converted by the webhook when it is next written; once applied, `crd-audit roundtrip {}` shows what a round trip through it loses",
+                storage(current).unwrap_or_else(|| "none".into()),
+                storage(&new).unwrap_or_else(|| "none".into()),
+                new.name
+            );
+        }
     }
     let release = match (args.kubernetes_version.as_deref(), &cluster) {
         (Some(v), _) => match v.parse::<crate::release::KubeVersion>() {

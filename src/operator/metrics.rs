@@ -29,6 +29,15 @@ pub struct ClassLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FindingLabels {
+    pub crd: String,
+    pub finding: String,
+}
+
+/// The `finding` labels of `crd_audit_conversion_findings`, in the order of their counts.
+const CONVERSION_FINDINGS: [&str; 3] = ["lossy", "invalid", "failed"];
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct VerbLabels {
     pub verb: String,
 }
@@ -73,6 +82,9 @@ pub struct Metrics {
     /// `blocked` (the server refused objects), `crd_changed` (a new revision meanwhile),
     /// `failed`.
     pub storage_migrations: Family<ResultLabels, Counter>,
+    /// Objects the last conversion round trips of a CRD found (`auditConversions`), by
+    /// finding: `lossy`, `invalid`, `failed`.
+    pub conversion_findings: Family<FindingLabels, Gauge>,
     pub schema_changes: Family<ClassLabels, Counter>,
     pub validations: Counter,
     pub validation_duration: Histogram,
@@ -113,6 +125,9 @@ struct Totals {
     stored_versions: std::collections::HashMap<String, i64>,
     stored_versions_sum: i64,
     last_audit: std::collections::HashMap<String, f64>,
+    /// Conversion round trip findings (lossy, invalid, failed) per CRD, and their sums.
+    conversions: std::collections::HashMap<String, [i64; 3]>,
+    conversion_sums: [i64; 3],
 }
 
 impl Totals {
@@ -136,7 +151,23 @@ impl Totals {
         self.stored_versions_sum += n - old;
     }
 
+    fn set_conversions(&mut self, crd: &str, counts: [i64; 3]) {
+        let old = self
+            .conversions
+            .insert(crd.into(), counts)
+            .unwrap_or_default();
+        for ((s, new), old) in self.conversion_sums.iter_mut().zip(counts).zip(old) {
+            *s += new - old;
+        }
+    }
+
+    fn forget_conversions(&mut self, crd: &str) {
+        self.set_conversions(crd, [0; 3]);
+        self.conversions.remove(crd);
+    }
+
     fn forget(&mut self, crd: &str) {
+        self.forget_conversions(crd);
         let gone: Vec<(String, String)> = self
             .versions
             .keys()
@@ -171,6 +202,7 @@ impl Metrics {
             nonstructural_versions: Family::default(),
             stored_versions: Family::default(),
             storage_migrations: Family::default(),
+            conversion_findings: Family::default(),
             schema_changes: Family::default(),
             validations: Counter::default(),
             validation_duration: Histogram::new(exponential_buckets(0.000_01, 4.0, 10)),
@@ -218,6 +250,11 @@ impl Metrics {
             "crd_audit_storage_migrations",
             "Storage version migrations run by the leader (migrateStoredVersions), by result",
             m.storage_migrations.clone(),
+        );
+        registry.register(
+            "crd_audit_conversion_findings",
+            "Objects the last conversion round trips of a CRD found (auditConversions), by finding: lossy, invalid, failed",
+            m.conversion_findings.clone(),
         );
         registry.register(
             "crd_audit_schema_changes",
@@ -471,14 +508,64 @@ impl Metrics {
             .inc();
     }
 
+    /// Publishes what the last conversion round trips of a CRD found: objects lossy, invalid
+    /// and failed.
+    pub fn set_conversion_findings(&self, crd: &str, counts: [u64; 3]) {
+        let counts = counts.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        if let Some(mut t) = self.totals() {
+            t.set_conversions(crd, counts);
+            self.publish_conversion_totals(&t);
+            return;
+        }
+        for (finding, n) in CONVERSION_FINDINGS.iter().zip(counts) {
+            self.conversion_findings
+                .get_or_create(&FindingLabels {
+                    crd: crd.into(),
+                    finding: (*finding).into(),
+                })
+                .set(n);
+        }
+    }
+
+    /// Drops the conversion series of a CRD no longer round-tripped.
+    pub fn forget_conversion_findings(&self, crd: &str) {
+        if let Some(mut t) = self.totals() {
+            t.forget_conversions(crd);
+            self.publish_conversion_totals(&t);
+            return;
+        }
+        for finding in CONVERSION_FINDINGS {
+            self.conversion_findings.remove(&FindingLabels {
+                crd: crd.into(),
+                finding: finding.into(),
+            });
+        }
+    }
+
+    fn publish_conversion_totals(&self, t: &Totals) {
+        for (finding, n) in CONVERSION_FINDINGS.iter().zip(t.conversion_sums) {
+            let l = FindingLabels {
+                crd: String::new(),
+                finding: (*finding).into(),
+            };
+            if t.conversions.is_empty() {
+                self.conversion_findings.remove(&l);
+            } else {
+                self.conversion_findings.get_or_create(&l).set(n);
+            }
+        }
+    }
+
     /// Drops every series of a CRD that went away.
     pub fn forget_crd(&self, crd: &str, versions: &[String]) {
         if let Some(mut t) = self.totals() {
             t.forget(crd);
             self.publish_version_totals(&t);
             self.publish_crd_totals(&t);
+            self.publish_conversion_totals(&t);
             return;
         }
+        self.forget_conversion_findings(crd);
         for v in versions {
             let l = VersionLabels {
                 crd: crd.into(),
@@ -512,6 +599,7 @@ impl Metrics {
         self.blocked_objects.clear();
         self.nonstructural_versions.clear();
         self.stored_versions.clear();
+        self.conversion_findings.clear();
         self.schema_changes.clear();
         self.audit_duration.clear();
         self.last_audit.clear();

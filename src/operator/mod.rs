@@ -10,8 +10,8 @@
 //! - `audits` (the object audits, one task per CRD owned by the reconciles, and the cache of
 //!   compiled revisions), `reports` (the report's object, the queue and the writer of reports
 //!   and Events, the reports' watch, what an earlier operator reported, the policy reports)
-//!   and `migrations` (storage version migration, `migrateStoredVersions`), which do not use
-//!   each other;
+//!   `migrations` (storage version migration, `migrateStoredVersions`) and `conversions`
+//!   (conversion round trips, `auditConversions`), which do not use each other;
 //! - `state`: the tracked CRDs, and the one owner of their state;
 //! - `status`: what a `SchemaAudit` report says, computed (no I/O);
 //! - beside them at the bottom: `events` (the Event queue and its sink), `metrics`,
@@ -26,6 +26,7 @@
 
 pub mod audits;
 pub mod command;
+pub mod conversions;
 pub mod crds;
 pub mod events;
 #[cfg(test)]
@@ -166,6 +167,9 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
         );
         let release = crate::release::of_cluster(&client).await;
         parts.server.set_release(release.minor);
+        parts
+            .server
+            .set_in_cluster(origin == client::Origin::InCluster);
         tracing::info!(
             kubernetes = %format!("1.{}", release.minor),
             ratcheting = release.ratchets(),

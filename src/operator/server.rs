@@ -1,6 +1,7 @@
 //! What the API server of a leadership term offers, as far as the tasks need to know: its
 //! release (the CEL environments CRDs are checked and compiled in, whether updates are
-//! ratcheted) and whether it streams the initial state of a watch.
+//! ratcheted), whether it streams the initial state of a watch, and whether it is reached
+//! from inside the cluster.
 
 use crate::release::KubeVersion;
 use kube::runtime::watcher;
@@ -15,6 +16,9 @@ pub struct ServerInfo {
     release_minor: AtomicU32,
     /// The API server refused a streaming list: every watch lists with pages instead.
     streaming_refused: AtomicBool,
+    /// The operator runs inside the cluster (its client is the in-cluster ServiceAccount's):
+    /// a Service is dialled directly, not through the API server's service proxy.
+    in_cluster: AtomicBool,
 }
 
 impl ServerInfo {
@@ -59,6 +63,16 @@ impl ServerInfo {
             tracing::warn!(error = %e, "the API server refused a streaming list (WatchList turned off?); listing with pages");
         }
         true
+    }
+
+    /// Whether the operator runs inside the cluster: a Service is dialled directly.
+    pub fn in_cluster(&self) -> bool {
+        self.in_cluster.load(Ordering::Relaxed)
+    }
+
+    /// Whether the client is the in-cluster ServiceAccount's.
+    pub fn set_in_cluster(&self, in_cluster: bool) {
+        self.in_cluster.store(in_cluster, Ordering::Relaxed);
     }
 
     /// Whether the API server validates updates with ratcheting.

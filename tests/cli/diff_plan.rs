@@ -128,3 +128,54 @@ fn shipped_report_crd_equals_the_generated_one() {
         .value;
     assert_eq!(generated, shipped, "regenerate with: just manifests");
 }
+
+/// A CRD converted by a webhook whose storage version is `storage`.
+fn webhook_crd(storage: &str) -> String {
+    let version = |v: &str| {
+        format!(
+            r#"{{"name": "{v}", "served": true, "storage": {}, "schema": {{"openAPIV3Schema": {{"type": "object"}}}}}}"#,
+            v == storage
+        )
+    };
+    format!(
+        r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {{"name": "crontabs.stable.example.com"}},
+        "spec": {{"group": "stable.example.com", "scope": "Namespaced",
+            "names": {{"plural": "crontabs", "kind": "CronTab"}},
+            "versions": [{}, {}],
+            "conversion": {{"strategy": "Webhook", "webhook": {{"conversionReviewVersions": ["v1"],
+                "clientConfig": {{"url": "https://conv.example.com/convert"}}}}}}}}}}"#,
+        version("v1"),
+        version("v2")
+    )
+}
+
+#[test]
+fn plan_points_to_roundtrip_when_a_webhook_crd_changes_its_storage_version() {
+    let v1 = crate::common::temp_file("plan-webhook/v1.json", webhook_crd("v1").as_bytes());
+    let v2 = crate::common::temp_file("plan-webhook/v2.json", webhook_crd("v2").as_bytes());
+    let objects = crate::common::temp_file("plan-webhook/objects.yaml", b"");
+    let plan = |current: &std::path::Path| {
+        let out = run(
+            &[
+                "plan",
+                v2.to_str().unwrap(),
+                "--current",
+                current.to_str().unwrap(),
+                "--objects",
+                objects.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let changed = plan(&v1);
+    assert!(
+        changed.contains("the storage version changes (v1 -> v2)")
+            && changed.contains("`crd-audit roundtrip crontabs.stable.example.com`"),
+        "{changed}"
+    );
+    let same = plan(&v2);
+    assert!(!same.contains("roundtrip"), "{same}");
+}

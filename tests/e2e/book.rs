@@ -43,15 +43,35 @@ fn scratch(name: &str) -> (PathBuf, PathBuf) {
 }
 
 /// Runs the snippets `names` (paths under `docs/snippets/` without `.sh`) in one shell, in
-/// order, and checks each one's exit code and expected lines.
+/// order, and checks each one's exit code and expected lines. The cluster a snippet starts
+/// is stopped at the end.
 fn run_in_one_shell(sequence: &str, names: &[&str]) {
-    let (work, bin) = scratch(sequence);
-    let snippets = Path::new("docs/snippets");
-    let mut script = String::from(
-        "set +e\n\
-         stop() { kill $(jobs -p) 2>/dev/null; [ -n \"$KUBECONFIG\" ] && [ -d \"$(dirname \"$KUBECONFIG\")\" ] && bash tests/testenv/down.sh \"$KUBECONFIG\" >/dev/null 2>&1; }\n\
+    run_snippets(
+        sequence,
+        names,
+        "stop() { kill $(jobs -p) 2>/dev/null; [ -n \"$KUBECONFIG\" ] && [ -d \"$(dirname \"$KUBECONFIG\")\" ] && bash tests/testenv/down.sh \"$KUBECONFIG\" >/dev/null 2>&1; }\n\
          trap stop EXIT\n",
     );
+}
+
+/// Runs the snippets `names` in one shell on the cluster of `env` (set up by the test: the
+/// shell's `KUBECONFIG`, its kubectl on `PATH`), left running.
+fn run_on(env: &TestEnv, sequence: &str, names: &[&str]) {
+    let kubectl_dir = env.kubectl.parent().unwrap().display().to_string();
+    run_snippets(
+        sequence,
+        names,
+        &format!(
+            "export KUBECONFIG='{}'\nPATH='{kubectl_dir}':$PATH\n",
+            env.kubeconfig.display()
+        ),
+    );
+}
+
+fn run_snippets(sequence: &str, names: &[&str], prelude: &str) {
+    let (work, bin) = scratch(sequence);
+    let snippets = Path::new("docs/snippets");
+    let mut script = format!("set +e\n{prelude}");
     for (i, name) in names.iter().enumerate() {
         let path = snippets.join(format!("{name}.sh"));
         assert!(path.is_file(), "no snippet {}", path.display());
@@ -176,4 +196,100 @@ fn the_gate_from_a_laptop_runs_as_the_book_shows_it() {
             "walkthrough/7-stop",
         ],
     );
+}
+
+/// The worked example of the conversion round trips guide: `crontabs.stable.example.com`,
+/// stored at `v2` and served at `v1` too, converted by the tests' webhook
+/// (`support::conversion_webhook`) with three flaws on three of its four objects.
+#[test]
+fn the_conversion_round_trip_example_runs_as_the_book_shows_it() {
+    use crate::support::conversion_webhook::{ConversionWebhook, crontabs_crd};
+    use serde_json::json;
+    let _turn = shared_turn();
+    if !can_start_a_cluster() {
+        return;
+    }
+    let Some(env) = shared() else { return };
+    let group = "stable.example.com";
+    let webhook = ConversionWebhook::start();
+    apply(&env.admin, &crontabs_crd(group, &webhook.url, &webhook.ca));
+    wait_for("crontabs at v1 to be served", || {
+        env.admin.get(&format!("/apis/{group}/v1/crontabs")).ok()
+    });
+    let collection = format!("/apis/{group}/v2/namespaces/default/crontabs");
+    for (name, flaw, spec) in [
+        (
+            "nightly",
+            "",
+            json!({"schedule": "0 2 * * *", "priority": 1}),
+        ),
+        (
+            "reports",
+            "drop",
+            json!({"schedule": "0 6 * * 1", "priority": 5}),
+        ),
+        (
+            "cleanup",
+            "case",
+            json!({"schedule": "@hourly", "color": "Green"}),
+        ),
+        (
+            "legacy",
+            "refused",
+            json!({"schedule": "@daily", "size": "xl"}),
+        ),
+    ] {
+        let mut o = json!({"apiVersion": format!("{group}/v2"), "kind": "CronTab",
+            "metadata": {"name": name, "namespace": "default"}, "spec": spec});
+        if !flaw.is_empty() {
+            o["metadata"]["labels"] = json!({"flaw": flaw});
+        }
+        env.admin.create(&collection, &o).unwrap();
+    }
+    run_on(
+        env,
+        "roundtrip",
+        &["roundtrip/text", "roundtrip/json", "roundtrip/rbac"],
+    );
+    // The RBAC of the page is enough, and its update rule is needed: the run as the
+    // ServiceAccount it binds (impersonated by the admin's kubeconfig).
+    let mut kubeconfig = kube::config::Kubeconfig::read_from(&env.kubeconfig).unwrap();
+    for a in &mut kubeconfig.auth_infos {
+        if let Some(info) = a.auth_info.as_mut() {
+            info.impersonate = Some("system:serviceaccount:default:roundtrip".into());
+        }
+    }
+    let as_sa = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("roundtrip-as-sa.kubeconfig");
+    std::fs::write(&as_sa, serde_json::to_string(&kubeconfig).unwrap()).unwrap();
+    let as_sa = as_sa.display().to_string();
+    let crd = format!("crontabs.{group}");
+    let (code, out, err) = cli(&["roundtrip", &crd, "--kubeconfig", &as_sa], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.contains("2 lossy, 1 invalid, 0 failed"), "{out}");
+    let rules = "/apis/rbac.authorization.k8s.io/v1/clusterroles/crd-audit-roundtrip-crontabs";
+    let mut role = env.admin.get(rules).unwrap();
+    role["rules"][1]["verbs"] = json!(["get", "list"]);
+    env.admin.send_put(rules, &role).unwrap();
+    let (code, _, err) = wait_for("the narrower role to hold", || {
+        let r = cli(&["roundtrip", &crd, "--kubeconfig", &as_sa], &[]);
+        (r.0 == Some(2)).then_some(r)
+    });
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains(&format!("it needs update on crontabs.{group}")) && err.contains("forbidden"),
+        "{err}"
+    );
+    for path in [
+        rules.to_string(),
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/crd-audit-roundtrip-crontabs"
+            .into(),
+        "/api/v1/namespaces/default/serviceaccounts/roundtrip".into(),
+    ] {
+        env.admin.delete(&path).unwrap();
+    }
+    env.admin
+        .delete(&format!(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.{group}"
+        ))
+        .unwrap();
 }

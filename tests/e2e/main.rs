@@ -19,4 +19,5 @@ mod manifests;
 mod migrate;
 mod node;
 mod operator;
+mod roundtrip;
 mod testenv;

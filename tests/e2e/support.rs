@@ -5,6 +5,7 @@
 
 mod helm;
 pub use helm::*;
+pub mod conversion_webhook;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! (`reconcile`, `error`), what reading a CRD does (`revision`), and a CRD that went away
 //! (`removal`). [`Reconciler`] is the Controller's context: what the reconciles use, each
 //! part a handle of its own (the states, the object audits, the reports due, the migrations,
-//! what reading a revision takes).
+//! the conversion round trips, what reading a revision takes).
 
 pub mod error;
 pub mod reconcile;
@@ -11,6 +11,7 @@ pub mod revision;
 
 use crate::audit::config::GroupFilter;
 use crate::operator::audits::Auditor;
+use crate::operator::conversions::ConversionAuditor;
 use crate::operator::metrics::Metrics;
 use crate::operator::migrations::Migrator;
 use crate::operator::reports::due::DueReports;
@@ -32,6 +33,8 @@ pub struct Reconciler {
     pub reports: DueReports,
     /// Storage migrations (`migrateStoredVersions`), if on.
     pub migrations: Option<Migrator>,
+    /// Conversion round trips (`auditConversions`), if on.
+    pub conversions: Option<ConversionAuditor>,
     pub metrics: Arc<Metrics>,
     /// The error policy's failures in a row, by CRD.
     pub backoffs: error::Backoffs,

@@ -1,5 +1,6 @@
 //! The Controller's reconcile of one CRD, level-triggered: whatever woke it (the CRD
-//! watch, its report deleted, its object audit, a migration that ended, a retry), it brings the CRD's
+//! watch, its report deleted, its object audit, a migration or conversion check that ended,
+//! a retry), it brings the CRD's
 //! tracked state and report up to date. It reads the whole CRD only when the watch shows
 //! another UID or `resourceVersion` than the one read (`revision`), makes sure the audit of
 //! its objects runs for that revision (`audits::tasks`: started, started again after a bug,
@@ -80,12 +81,20 @@ pub async fn reconcile(meta: Arc<CrdMeta>, r: Arc<Reconciler>) -> Result<Action,
             crate::operator::migrations::ensure(m, &name, &revision, &storage, &status);
         }
     }
-    // Back when the report is due, or at the audit's next full resync.
-    Ok(match (wait, resync) {
-        (Some(a), Some(b)) => Action::requeue(a.min(b)),
-        (Some(d), None) | (None, Some(d)) => Action::requeue(d),
-        (None, None) => Action::await_change(),
-    })
+    let conversions = r.conversions.as_ref().and_then(|c| {
+        let (generation, webhook) = r.states.read(&name, |t| {
+            (t.crd().generation, t.crd().conversion_strategy == "Webhook")
+        })?;
+        crate::operator::conversions::ensure(c, &name, generation, webhook)
+    });
+    // Back when the report is due, at the audit's next full resync, or when the conversions
+    // are to be round-tripped again.
+    Ok(
+        match [wait, resync, conversions].into_iter().flatten().min() {
+            Some(d) => Action::requeue(d),
+            None => Action::await_change(),
+        },
+    )
 }
 
 /// The Controller's error policy, the one retry path of a failed reconcile: the CRD is

@@ -1,5 +1,5 @@
 //! A CRD that went away (deleted, gone while the CRD watch was down, or no longer audited):
-//! its object audit and migration stop, its metrics go, and its report is deleted (by the
+//! its object audit, migration and conversion round trips stop, its metrics go, and its report is deleted (by the
 //! writer task, retried with backoff, after any write of it still in flight).
 
 use crate::operator::crds::Reconciler;
@@ -13,6 +13,9 @@ impl Reconciler {
         self.backoffs.succeeded(name);
         if let Some(m) = &self.migrations {
             m.running.stop(name);
+        }
+        if let Some(c) = &self.conversions {
+            c.checks.stop(name);
         }
         self.audits.stop(name);
         let Some(versions) = self.states.crd_gone(name) else {

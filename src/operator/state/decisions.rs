@@ -90,6 +90,7 @@ pub(super) fn track(
         written: None,
         evented: None,
         resource_version: None,
+        conversions: None,
     };
     match (previous, change) {
         (Some(mut p), Some(change)) => {
@@ -111,6 +112,8 @@ pub(super) fn track(
             t.times = std::mem::take(&mut p.times);
             t.evented = p.evented.take();
             t.written = p.written.take();
+            // Checked again on the new revision; until then, what the last check found.
+            t.conversions = p.conversions.take();
         }
         _ => {
             if let Some(e) = earlier {
@@ -126,10 +129,24 @@ pub(super) fn track(
                     complete: !s.invalid_objects_truncated,
                 });
                 t.tightened_from = e.tightened_from;
+                t.conversions = e.status.as_ref().and_then(reported_conversions);
             }
         }
     }
     t
+}
+
+/// What an earlier operator's report said of the conversion round trips, if anything.
+fn reported_conversions(
+    s: &crate::audit::schema_audit::SchemaAuditStatus,
+) -> Option<crate::operator::status::conversions::Conversions> {
+    use crate::operator::status::conversions::{CONDITION, Conversions};
+    let c = s.conditions.iter().find(|c| c.type_ == CONDITION)?;
+    Some(Conversions::Reported {
+        status: c.status.clone(),
+        reason: c.reason.clone(),
+        message: c.message.clone(),
+    })
 }
 
 /// The CRD read again with the same revision and status (another `resourceVersion`: its
@@ -706,6 +723,77 @@ mod tests {
         assert_eq!(
             on_object(&mut t, judgement("a", &[], false)),
             vec![Effect::Annotate(key("a"), None)]
+        );
+    }
+
+    #[test]
+    fn conversion_findings_outlive_a_new_revision_and_a_restart() {
+        use crate::operator::status::conversions::{ConversionFindings, Conversions};
+        let mut t = track(revision(crd("u1", 1, &["v1"]), 1), None, None, None);
+        let found = Conversions::Checked(ConversionFindings {
+            generation: 1,
+            objects: 3,
+            lossy: 1,
+            ..Default::default()
+        });
+        t.conversions = Some(found.clone());
+        // A new generation keeps what the last check found until the next one ends.
+        let t2 = track(
+            revision(crd("u1", 2, &["v1"]), 2),
+            Some(t),
+            Some(change(false)),
+            None,
+        );
+        assert_eq!(t2.conversions, Some(found));
+        // A recreated CRD starts afresh.
+        let t3 = track(revision(crd("u2", 1, &["v1"]), 3), Some(t2), None, None);
+        assert_eq!(t3.conversions, None);
+        // A restart takes the condition the earlier report holds, as it was.
+        let mut status = t3.desired_status(50);
+        status
+            .conditions
+            .push(report_status::conversions::conversions_lossless(
+                &Conversions::Checked(ConversionFindings {
+                    generation: 1,
+                    objects: 3,
+                    failed: 3,
+                    ..Default::default()
+                }),
+                1,
+            ));
+        let earlier = Earlier {
+            status: Some(status),
+            ..Default::default()
+        };
+        let t4 = track(
+            revision(crd("u2", 1, &["v1"]), 4),
+            None,
+            None,
+            Some(earlier),
+        );
+        match &t4.conversions {
+            Some(Conversions::Reported { status, reason, .. }) => {
+                assert_eq!(
+                    (status.as_str(), reason.as_str()),
+                    ("False", "ConversionFailed")
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        let again = t4.desired_status(50);
+        let c = again
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "ConversionsLossless")
+            .unwrap();
+        assert_eq!(c.reason, "ConversionFailed");
+        assert_eq!(
+            report_status::condition_events(
+                Some(&report_status::condition_statuses(&again)),
+                &again
+            ),
+            Vec::new(),
+            "no Event again for what the earlier report said"
         );
     }
 }

@@ -43,6 +43,7 @@ pub use tracked::{Blocked, ReportedInvalid, Tracked};
 
 use crate::audit::judge::{Audit, Judgement, Key};
 use crate::audit::schema_audit::SchemaAuditStatus;
+use crate::operator::status::conversions::Conversions;
 use crate::operator::status::{ConditionEvent, LastChange};
 use crd_audit_engine::{CheckReport, Crd, size_limits};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -387,6 +388,32 @@ impl CrdStates {
     /// A storage migration of `crd` ended: the Controller reconciles the CRD (its report
     /// says what the migration did once the server says it).
     pub fn migration_ended(&self, crd: &str) {
+        self.wake(crd);
+    }
+
+    // ---------------------------------------------------------------- conversion round trips
+
+    /// Where the conversion round trips of `crd` stand (`None`: not checked, the CRD is not
+    /// converted by a webhook), told for its generation `generation`: recorded while the
+    /// tracked CRD is that generation (else the news is stale), and its reconcile woken when
+    /// that changes what the report says. A check that begins does not hide what an earlier
+    /// one found.
+    pub fn conversions(&self, crd: &str, generation: i64, now: Option<Conversions>) {
+        let mut tracked = self.lock();
+        let Some(t) = tracked
+            .get_mut(crd)
+            .filter(|t| t.crd().generation == generation)
+        else {
+            return;
+        };
+        if matches!(now, Some(Conversions::Checking)) && t.conversions.is_some() {
+            return;
+        }
+        if t.conversions == now {
+            return;
+        }
+        t.conversions = now;
+        drop(tracked);
         self.wake(crd);
     }
 

@@ -7,6 +7,7 @@
 
 use crate::audit::judge::{Audit, Key};
 use crate::audit::schema_audit::SchemaAuditStatus;
+use crate::operator::status::conversions::Conversions;
 use crate::operator::status::{self as report_status, Inputs, LastChange};
 use crate::packed_crd::PackedCrd;
 use crd_audit_engine::{CheckReport, Crd};
@@ -52,6 +53,9 @@ pub struct Tracked {
     /// The `resourceVersion` of the CRD as last read: the CRD is read again when the
     /// Controller sees another (a new generation, or a change of its status or labels).
     pub(super) resource_version: Option<String>,
+    /// The conversion round trips of the stored objects (`auditConversions`, a CRD
+    /// converted by a webhook); `None` otherwise.
+    pub(super) conversions: Option<Conversions>,
 }
 
 impl Tracked {
@@ -116,6 +120,10 @@ impl Tracked {
         self.resource_version.as_deref()
     }
 
+    pub fn conversions(&self) -> Option<&Conversions> {
+        self.conversions.as_ref()
+    }
+
     /// The status its report should have now (without times). `max_listed`:
     /// `maxListedObjects`.
     pub fn desired_status(&self, max_listed: usize) -> SchemaAuditStatus {
@@ -131,6 +139,7 @@ impl Tracked {
             audit_seconds: self.audit_seconds(),
             internal_errors: self.audit().internal_errors(),
             sizes: self.sizes(),
+            conversions: self.conversions(),
         });
         // Why the objects could not be judged: the reason of both conditions about them.
         if let Some(blocked) = self.blocked() {
@@ -155,6 +164,7 @@ impl Tracked {
             || self.check().has_findings()
             || self.check().internal_error.is_some()
             || self.last_change().is_some_and(|c| c.tightened)
+            || matches!(self.conversions(), Some(Conversions::Checked(f)) if f.any())
     }
 }
 

@@ -15,6 +15,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
+pub mod conversions;
 mod storage;
 mod summary;
 
@@ -134,6 +135,8 @@ pub struct Inputs<'a> {
     pub internal_errors: usize,
     /// The size limits the CRD exceeds as a manifest.
     pub sizes: &'a [crd_audit_engine::size_limits::Finding],
+    /// The conversion round trips (`auditConversions`, a CRD converted by a webhook).
+    pub conversions: Option<&'a conversions::Conversions>,
 }
 
 /// Whether each version's schema is structural, from the check's causes (causes under
@@ -324,6 +327,9 @@ fn conditions(i: &Inputs) -> Vec<Condition> {
             g,
         )
     });
+    if let Some(c) = i.conversions {
+        out.push(conversions::conversions_lossless(c, g));
+    }
     out
 }
 
@@ -495,6 +501,12 @@ pub fn condition_events(
         if c.status == "True" && was.as_deref().is_some_and(|w| w.starts_with("False")) {
             out.push((false, "StorageMigrated", c.message.clone()));
         }
+    }
+    if let Some((status, message)) = now(conversions::CONDITION)
+        && status == "False"
+        && was(conversions::CONDITION).as_deref() != Some("False")
+    {
+        out.push((true, "ConversionFindings", message));
     }
     if now("InstancesValid").is_some_and(|c| c.0 == "True")
         && was("InstancesValid").as_deref() == Some("False")

@@ -52,6 +52,7 @@ fn stuck_objects_are_counted_and_listed_first() {
             audit_seconds: None,
             internal_errors: 0,
             sizes: &[],
+            conversions: None,
         })
     };
     let st = report(true);
@@ -112,6 +113,7 @@ fn ready_reconciling_and_stalled_sum_up_the_conditions() {
             audit_seconds: None,
             internal_errors: 0,
             sizes: &[],
+            conversions: None,
         });
         let get = |ty: &str| {
             let c = st.conditions.iter().find(|c| c.type_ == ty).unwrap();
@@ -190,6 +192,7 @@ fn the_status_describes_the_reports_own_generation() {
         audit_seconds: None,
         internal_errors: 0,
         sizes: &[],
+        conversions: None,
     });
     let print = fingerprint(&st);
     observe_generation(&mut st, 2);
@@ -236,6 +239,7 @@ fn reports_are_bounded() {
         audit_seconds: Some(1.0),
         internal_errors: 0,
         sizes: &[],
+        conversions: None,
     });
     assert_eq!(st.invalid_objects.len(), 1000);
     assert!(st.invalid_objects_truncated);
@@ -284,6 +288,7 @@ fn a_restarted_operator_keeps_the_tightening() {
         audit_seconds: None,
         internal_errors: 0,
         sizes: &[],
+        conversions: None,
     });
     let mut times = BTreeMap::new();
     stamp(

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 mod at_rest;
 mod cel;
+mod conversions;
 mod gate;
 mod gitops;
 mod kubeconfigs;

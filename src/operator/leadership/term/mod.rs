@@ -3,7 +3,8 @@
 //! reconcile is `crds::reconcile`'s, with the [`crds::Reconciler`] as context. Beside it, one
 //! object audit per audited CRD (`audits`, started by the reconciles), the writer task of the
 //! reports and Events (`reports::writer`), the reports' watch (`reports::watch`), the policy
-//! report writers and the storage migrations: [`Parts::new`] wires them once, each handed
+//! report writers, the storage migrations and the conversion round trips: [`Parts::new`]
+//! wires them once, each handed
 //! what it uses, and nothing else holds them all.
 //!
 //! kube-runtime's unstable `for_stream` (the store is fed by a metadata watch whose
@@ -18,6 +19,7 @@ use crate::judging_pool::JudgingPool;
 use crate::operator::audits::Auditor;
 use crate::operator::audits::objects::{AuditHandle, AuditSettings, AuditUses};
 use crate::operator::audits::validators::Validators;
+use crate::operator::conversions::ConversionAuditor;
 use crate::operator::crds::Reconciler;
 use crate::operator::crds::reconcile::{REPORT_CRD, error_policy, reconcile};
 use crate::operator::crds::revision::RevisionReader;
@@ -110,6 +112,15 @@ impl Parts {
             resync: config.full_resync_interval,
             running: Default::default(),
         });
+        let conversions = config.audit_conversions.then(|| ConversionAuditor {
+            client: client.clone(),
+            pace: Writes::new(budget.clone(), Priority::ConversionCheck),
+            server: server.clone(),
+            metrics: metrics.clone(),
+            states: states.clone(),
+            resync: config.full_resync_interval,
+            checks: Default::default(),
+        });
         let policy = config.policy_reports.then(|| PolicyWriters {
             client: client.clone(),
             metrics: metrics.clone(),
@@ -145,6 +156,7 @@ impl Parts {
                 max_listed: config.max_listed_objects,
             },
             migrations,
+            conversions,
             metrics,
             backoffs: Default::default(),
             recovered: Arc::new(watch::Sender::new(0)),
@@ -227,6 +239,9 @@ impl LeadershipTerm {
         if let Some(m) = &self.reconciler.migrations {
             m.running.stop_all();
         }
+        if let Some(c) = &self.reconciler.conversions {
+            c.checks.stop_all();
+        }
         self.stopping.send_replace(true);
         let finishing = futures::future::join_all(self.finishing.iter_mut());
         if tokio::time::timeout(grace, finishing).await.is_err() {
@@ -253,6 +268,12 @@ impl Drop for LeadershipTerm {
             t.abort();
         }
         self.stop_object_audits();
+        if let Some(m) = &self.reconciler.migrations {
+            m.running.stop_all();
+        }
+        if let Some(c) = &self.reconciler.conversions {
+            c.checks.stop_all();
+        }
     }
 }
 

@@ -1,0 +1,3 @@
+# needs: cluster
+# exit: 1
+crd-audit roundtrip crontabs.stable.example.com
