@@ -40,16 +40,32 @@ POD_CIDR=10.244.0.0/24
 SERVICE_CIDR=10.0.0.0/24
 API_PORT=6443
 
+# What a node changes on the host beyond its run directory and network namespace (the
+# registry of nodes, the host's sysctls kubelet needs): node-host.sh.
+# shellcheck source=tests/testenv/node-host.sh
+. "$HERE/node-host.sh"
+
 RUN="${KUBE_TESTENV_RUN_DIR:-}"
 if [ -z "$RUN" ]; then RUN=$(mktemp -d "${TMPDIR:-/tmp}/crd-audit-node.XXXXXX"); echo owned > "$RUN/.node"; fi
 mkdir -p "$RUN"; RUN=$(cd "$RUN" && pwd -P)
-[ -f "$RUN/.node" ] || echo shared > "$RUN/.node"
-[ ! -e "$RUN/netns" ] || die "$RUN already holds a node (use node-down.sh first)"
-chmod 700 "$RUN"
 # Names of this run: the network namespace and the cgroup that holds the pods.
 SUFFIX=$(printf '%s' "$RUN" | cksum | cut -d' ' -f1)
 NETNS="crd-audit-node-${SUFFIX}"
 CGROUP_ROOT="/crd-audit-node-${SUFFIX}"
+# Nodes killed before their node-down.sh ran (SIGKILL, a crashed test run) are reaped first:
+# their leftover processes (found by their network namespace and cgroup, never by name),
+# containers, mounts, cgroups, network namespace and the sysctls they set. Then this node is
+# registered, with this script's PID and start time, so that a concurrent start does not take
+# it for a dead one before its first process runs.
+register() {
+  reap_dead_nodes
+  [ ! -e "$RUN/netns" ] || die "$RUN already holds a node (use node-down.sh first)"
+  printf 'RUN=%s\nNETNS=%s\nCGROUP_ROOT=%s\nUP=%s %s %s\n' "$RUN" "$NETNS" "$CGROUP_ROOT" \
+    "$$" "$(awk '{print $22}' /proc/$$/stat)" "$(readlink /proc/$$/exe)" > "$NODES/$SUFFIX"
+}
+with_host_lock register
+[ -f "$RUN/.node" ] || echo shared > "$RUN/.node"
+chmod 700 "$RUN"
 echo "$NETNS" > "$RUN/netns"
 echo "$CGROUP_ROOT" > "$RUN/cgroup-root"
 mkdir -p "$RUN/pki" "$RUN/logs" "$RUN/pids"
@@ -336,6 +352,12 @@ for d in /sys/fs/cgroup/*/; do
 done
 mkdir -p "$RUN/kubelet"
 : > "$RUN/resolv.conf"   # pods get no name servers: nothing leaves the namespace
+# kubelet runs with protectKernelDefaults: it checks the kernel tunables it needs
+# (KUBELET_SYSCTLS: vm.overcommit_memory, vm.panic_on_oom, kernel.panic, kernel.panic_on_oops,
+# kernel.keys.root_max*) and refuses to start unless they hold, instead of changing the host's.
+# None of them is per namespace, so this script records the host's values (the first node
+# does) and sets them; the last node-down.sh writes the recorded values back.
+with_host_lock record_and_set_sysctls
 cat > "$RUN/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -362,6 +384,7 @@ resolvConf: $RUN/resolv.conf
 clusterDomain: cluster.local
 volumePluginDir: $RUN/kubelet/volume-plugins
 serializeImagePulls: false
+protectKernelDefaults: true
 EOF
 log "starting kubelet and kube-proxy"
 # kubelet 1.20 links the in-tree image credential providers; the AWS one asks the EC2
