@@ -69,6 +69,8 @@ leftovers() {
   } | sort -un | grep -vx "$$" || true
 }
 
+stop dns-sync
+stop dnsmasq
 stop kubelet
 stop kube-proxy
 stop kube-scheduler

@@ -382,6 +382,7 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 resolvConf: $RUN/resolv.conf
 clusterDomain: cluster.local
+clusterDNS: [$NODE_IP]
 volumePluginDir: $RUN/kubelet/volume-plugins
 serializeImagePulls: false
 protectKernelDefaults: true
@@ -412,6 +413,33 @@ wait_until "the default ServiceAccount's token" kube-controller-manager default_
 # kube-proxy has written the kubernetes Service's rules.
 proxy_rules() { [[ "$("${IN[@]}" iptables -t nat -S KUBE-SERVICES)" == *"-d 10.0.0.1/32"* ]]; }
 wait_until "kube-proxy's rules" kube-proxy proxy_rules
+# ---------------------------------------------------------------- cluster DNS
+# The Services' names (<service>.<namespace>.svc.cluster.local), as a cluster's DNS serves
+# them to pods (kubelet's clusterDNS: the node's address): dnsmasq in the node's namespace
+# answers them from a hosts file, and nothing else (no upstream: a name outside
+# cluster.local gets no address, and no query leaves the namespace). A loop keeps the file in
+# step with the Services (every second; dnsmasq reads it again on SIGHUP).
+log "starting the cluster DNS ($NODE_IP:53, cluster.local)"
+mkdir -p "$RUN/dns"; : > "$RUN/dns/services"
+start dnsmasq "$(command -v dnsmasq)" --keep-in-foreground --user=root --no-resolv --no-hosts \
+  --listen-address="$NODE_IP" --bind-interfaces --port=53 --local=/cluster.local/ \
+  --addn-hosts="$RUN/dns/services" --pid-file= --log-facility=-
+start dns-sync --host "$(command -v bash)" -c '
+  run=$1 kubectl=$2
+  while :; do
+    if "$kubectl" --kubeconfig "$run/kubeconfig" get services --all-namespaces -o \
+      jsonpath="{range .items[*]}{.spec.clusterIP} {.metadata.name}.{.metadata.namespace}.svc.cluster.local{\"\n\"}{end}" \
+      > "$run/dns/services.next" 2>/dev/null; then
+      grep -v "^None " "$run/dns/services.next" > "$run/dns/services.new" || true
+      if ! cmp -s "$run/dns/services.new" "$run/dns/services"; then
+        mv "$run/dns/services.new" "$run/dns/services"
+        read -r pid _ < "$run/pids/dnsmasq" && kill -HUP "$pid"
+      fi
+    fi
+    sleep 1
+  done' dns-sync "$RUN" "$BIN_DIR/kubectl"
+dns_ready() { grep -q " kubernetes.default.svc.cluster.local\$" "$RUN/dns/services"; }
+wait_until "the cluster DNS's names" dns-sync dns_ready
 READY_MS=$(( $(date +%s%3N) - t_start ))
 
 # ---------------------------------------------------------------- env file
