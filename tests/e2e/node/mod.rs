@@ -20,7 +20,8 @@
 //!   the pre-delete Job in a pod, and nothing crd-audit wrote is left;
 //! - `helm upgrade` from the previous release (`upgrade`: the image and chart of the newest
 //!   commit whose chart or binary differ) to the current one, the gate answering every
-//!   `kubectl apply` during the rollout, serves the current report CRD.
+//!   `kubectl apply` during the rollout, serves the current report CRD;
+//! - the book's cluster snippets that call Helm (`snippets`).
 //!
 //! docs/development/testing.md quotes the figures these tests measure (the time from `helm
 //! install` to every report, the failover times) and the bounds they assert.
@@ -28,6 +29,7 @@
 use crate::support::*;
 
 mod failover;
+mod snippets;
 mod startup;
 mod upgrade;
 use failover::lease_holder;
