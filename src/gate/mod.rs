@@ -102,6 +102,8 @@ pub enum GateError {
 pub struct ServingGate {
     cert: Arc<ServingCert>,
     tasks: tokio::task::JoinSet<()>,
+    /// Set while the gate drains: every answer closes its connection.
+    draining: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl ServingGate {
@@ -113,6 +115,17 @@ impl ServingGate {
     /// Stops serving: the listener, the connections and the certificate's upkeep end.
     pub async fn stop(mut self) {
         self.tasks.shutdown().await;
+    }
+
+    /// Goes on answering for `period`, each answer closing its connection (`Connection:
+    /// close`), then stops. A pod being deleted leaves its Service's endpoints while it drains:
+    /// the API server's next reviews, on new connections, reach the other replicas, instead
+    /// of a listener that is gone (with failurePolicy Ignore, a change let through unjudged).
+    pub async fn drain(self, period: Duration) {
+        self.draining
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        tokio::time::sleep(period).await;
+        self.stop().await;
     }
 }
 
@@ -184,6 +197,22 @@ pub async fn start(
             }),
         )
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY));
+    let draining = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let closing = draining.clone();
+    let app = app.layer(axum::middleware::map_response(
+        move |mut response: axum::response::Response| {
+            let closing = closing.load(std::sync::atomic::Ordering::Relaxed);
+            async move {
+                if closing {
+                    response.headers_mut().insert(
+                        header::CONNECTION,
+                        axum::http::HeaderValue::from_static("close"),
+                    );
+                }
+                response
+            }
+        },
+    ));
     let acceptor = tokio_rustls::TlsAcceptor::from(tls::server_config(cert.clone()));
     tasks.spawn(serve(listener, acceptor, app));
     tracing::info!(
@@ -191,7 +220,11 @@ pub async fn start(
         path = webhook_config::PATH,
         "serving the CRD change gate"
     );
-    Ok(ServingGate { cert, tasks })
+    Ok(ServingGate {
+        cert,
+        tasks,
+        draining,
+    })
 }
 
 /// Accepts TLS connections and serves HTTP/1.1 on each, one task a connection (owned here:

@@ -59,6 +59,11 @@ use std::sync::Arc;
 /// How long a stopping operator gives its report writes in flight and its queued Events
 /// (within the pod's default termination grace period of 30 s).
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
+/// After SIGTERM a replica that serves the gate goes on answering for this long (each answer
+/// closing its connection) and says it is not ready, so that its pod leaves the Service's
+/// endpoints (kube-proxy's rules follow within a second or two) before its listener goes. The
+/// Lease is released first. Within the pod's grace period with SHUTDOWN_GRACE (30 s).
+const GATE_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Runs until SIGTERM/SIGINT. Errors are what stops the operator from starting.
 ///
@@ -149,6 +154,10 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
                 r = acquire(&mut elector, &metrics) => r?,
                 _ = &mut shutdown => {
                     tracing::info!("stopping");
+                    metrics.set_ready(false);
+                    if let Some(gate) = gate {
+                        gate.drain(GATE_DRAIN).await;
+                    }
                     return Ok(());
                 }
             }
@@ -210,14 +219,15 @@ pub async fn run(opts: Options) -> Result<(), RunError> {
             _ = &mut shutdown => {
                 webhook_config.abort();
                 controller.stop(SHUTDOWN_GRACE).await;
-                // The gate answers until the writes are done (a review in flight is cut).
-                if let Some(gate) = gate {
-                    gate.stop().await;
-                }
                 stand_down(&metrics);
-                tracing::info!("stopping");
+                // A standby leads at once; this replica's gate answers until the writes are
+                // done and then drains.
                 if elect {
                     elector.release().await;
+                }
+                tracing::info!("stopping");
+                if let Some(gate) = gate {
+                    gate.drain(GATE_DRAIN).await;
                 }
                 return Ok(());
             }

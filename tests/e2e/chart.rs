@@ -439,12 +439,14 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
                 .list("/apis/wgpolicyk8s.io/v1alpha2/clusterpolicyreports")
                 .unwrap()
                 .len();
-        let vwc = admin
-            .get("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit")
-            .is_ok();
-        let secret = admin
-            .get("/api/v1/namespaces/crd-audit/secrets/crd-audit-gate-tls")
-            .is_ok();
+        let vwc = !absent(
+            admin,
+            "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit",
+        );
+        let secret = !absent(
+            admin,
+            "/api/v1/namespaces/crd-audit/secrets/crd-audit-gate-tls",
+        );
         (annotated, audits, policy, vwc, secret)
     };
     assert_eq!(nothing_left(), (false, 0, 0, false, false));
@@ -466,7 +468,7 @@ fn the_chart_installs_grants_least_privilege_and_uninstalls_cleanly() {
     );
     for o in &objects {
         assert!(
-            admin.get(&path_of(o)).is_err(),
+            absent(admin, &path_of(o)),
             "{} left after helm uninstall",
             path_of(o)
         );

@@ -3,7 +3,9 @@
 //! processes.
 #![allow(dead_code)]
 
+mod absence;
 mod helm;
+pub use absence::*;
 pub use helm::*;
 pub mod conversion_webhook;
 
@@ -237,14 +239,19 @@ impl Rest {
         (resp.status().as_u16(), warnings)
     }
 
-    /// Every item of a collection (pages of 500).
+    /// Every item of a collection (pages of 500). An answer that is not a list (no `items`
+    /// array: the path names an object, or a Status) is an error, never an empty list.
     pub fn list(&self, path: &str) -> Result<Vec<Value>, ApiError> {
         let mut out = Vec::new();
         let mut cont = String::new();
         loop {
             let sep = if path.contains('?') { '&' } else { '?' };
             let page = self.get(&format!("{path}{sep}limit=500&continue={cont}"))?;
-            out.extend(page["items"].as_array().cloned().unwrap_or_default());
+            let items = page["items"].as_array().ok_or_else(|| ApiError {
+                status: 0,
+                message: format!("GET {path}: not a list: {page}"),
+            })?;
+            out.extend(items.iter().cloned());
             match page["metadata"]["continue"].as_str() {
                 Some(c) if !c.is_empty() => cont = c.to_string(),
                 _ => return Ok(out),

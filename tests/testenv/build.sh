@@ -8,7 +8,7 @@
 # stdout: exactly one line, the directory of the cached binaries (kube-apiserver, kubectl,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, pause, and with --node the
 # pause image pause.oci.tar). --node also installs the node's packages (containerd, runc, the
-# CNI plugins, iptables, conntrack, socat, buildah). Every binary is built by one `go build` in
+# CNI plugins, iptables, conntrack, socat, buildah, dnsmasq). Every binary is built by one `go build` in
 # one Go build cache, the first time any is missing.
 #
 # Concurrent runs take turns on a lock (flock on $CACHE/.lock): a second run waits for the
@@ -40,7 +40,7 @@ APT_DIR="${KUBE_TESTENV_APT_DIR:-/etc/apt}"   # where the existing apt configura
 DEFAULT_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 PKGS=(golang-${GOVER}-go etcd-server openssl curl ca-certificates util-linux
       golang-github-modern-go-reflect2-dev)
-NODE_PKGS=(containerd runc containernetworking-plugins iptables conntrack socat iproute2 buildah gcc libc6-dev)
+NODE_PKGS=(containerd runc containernetworking-plugins iptables conntrack socat iproute2 buildah gcc libc6-dev dnsmasq-base)
 BINARIES=(kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy)
 # The pause image's tag: build/pause/Makefile of the source (TAG = 3.4), with the revision
 # Kubernetes 1.20 ships (k8s.gcr.io/pause:3.4.1).

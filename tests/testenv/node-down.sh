@@ -3,25 +3,43 @@
 # made: its processes (the recorded ones, then every process left in its network namespace
 # or in its pods' cgroup), its containers, the mounts under the run directory, its cgroups,
 # its network namespace (and with it the bridge, the veths and every iptables rule of
-# kubelet and kube-proxy), the pods' log directories under /var/log, and the run directory.
+# kubelet and kube-proxy), the pods' log directories under /var/log, and the run directory;
+# then, once no other node is registered, it writes back the host's sysctls that node-up.sh
+# recorded before setting what kubelet requires (node-host.sh), and reaps any registered node
+# whose processes are all gone.
 # A recorded PID is signalled only while /proc/<pid> shows the same start time and
 # executable. KUBE_TESTENV_KEEP=1 keeps the run directory (logs, certificates).
+#
+#   node-down.sh --entry FILE   the node a registry entry ($CACHE/nodes/<n>) names, whether or
+#                               not its run directory is still there (what node-host.sh's
+#                               reaping of a node killed before node-down.sh ran calls).
 set -euo pipefail
 log() { echo "[node] $*" >&2; }
-ARG="${1:-}"
-[ -n "$ARG" ] || { echo "usage: node-down.sh RUN_DIR|KUBECONFIG" >&2; exit 2; }
-[ -f "$ARG" ] && ARG=$(dirname "$ARG")
-[ -d "$ARG" ] || { log "no run dir: $ARG"; exit 1; }
-RUN=$(cd "$ARG" && pwd -P)
-[ -f "$RUN/.node" ] || { log "$RUN was not made by node-up.sh"; exit 1; }
-NETNS=$(cat "$RUN/netns" 2>/dev/null || true)
-CGROUP_ROOT=$(cat "$RUN/cgroup-root" 2>/dev/null || true)
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE="${KUBE_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/crd-audit-testenv}"
+# shellcheck source=tests/testenv/node-host.sh
+. "$HERE/node-host.sh"
+RUN_GONE=0
+if [ "${1:-}" = --entry ]; then
+  ENTRY=${2:?--entry needs a file}
+  [ -f "$ENTRY" ] || { log "no registry entry $ENTRY"; exit 1; }
+  RUN=$(entry_value "$ENTRY" RUN)
+  NETNS=$(entry_value "$ENTRY" NETNS)
+  CGROUP_ROOT=$(entry_value "$ENTRY" CGROUP_ROOT)
+  [ -n "$RUN" ] || { log "$ENTRY names no run directory"; exit 1; }
+  if [ -f "$RUN/.node" ]; then RUN=$(cd "$RUN" && pwd -P); else RUN_GONE=1; fi
+else
+  ARG="${1:-}"
+  [ -n "$ARG" ] || { echo "usage: node-down.sh RUN_DIR|KUBECONFIG | --entry FILE" >&2; exit 2; }
+  [ -f "$ARG" ] && ARG=$(dirname "$ARG")
+  [ -d "$ARG" ] || { log "no run dir: $ARG"; exit 1; }
+  RUN=$(cd "$ARG" && pwd -P)
+  [ -f "$RUN/.node" ] || { log "$RUN was not made by node-up.sh"; exit 1; }
+  NETNS=$(cat "$RUN/netns" 2>/dev/null || true)
+  CGROUP_ROOT=$(cat "$RUN/cgroup-root" 2>/dev/null || true)
+  ENTRY="$NODES/$(printf '%s' "$RUN" | cksum | cut -d' ' -f1)"
+fi
 
-same_proc() {  # same_proc PID STARTTIME EXE
-  [ -r "/proc/$1/stat" ] || return 1
-  [ "$(awk '{print $22}' "/proc/$1/stat" 2>/dev/null)" = "$2" ] || return 1
-  [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$3" ] || return 1
-}
 stop() {  # stop NAME: SIGTERM, SIGKILL after 10 s
   local f="$RUN/pids/$1" pid st exe i
   [ -f "$f" ] || return 0
@@ -51,6 +69,8 @@ leftovers() {
   } | sort -un | grep -vx "$$" || true
 }
 
+stop dns-sync
+stop dnsmasq
 stop kubelet
 stop kube-proxy
 stop kube-scheduler
@@ -99,7 +119,7 @@ if [ -n "$NETNS" ] && [ -e "/run/netns/$NETNS" ]; then ip netns delete "$NETNS" 
 
 # The pods' logs (kubelet 1.20 writes them under /var/log/pods, with links in
 # /var/log/containers): those of this node's pods, by their UIDs.
-if [ -d "$RUN/kubelet/pods" ]; then
+if [ "$RUN_GONE" = 0 ] && [ -d "$RUN/kubelet/pods" ]; then
   for uid in $(ls "$RUN/kubelet/pods"); do
     for d in /var/log/pods/*_"$uid"; do [ -d "$d" ] && rm -rf "$d"; done
   done
@@ -110,12 +130,11 @@ done
 # Shim sockets of this run that no process listens on any more.
 if [ -d /run/containerd/s ]; then
   for s in /run/containerd/s/*; do
-    [ -S "$s" ] && [ "$s" -nt "$RUN/.node" ] && ! grep -q " $s\$" /proc/net/unix && rm -f "$s"
+    [ -S "$s" ] && { [ "$RUN_GONE" = 1 ] || [ "$s" -nt "$RUN/.node" ]; } && ! grep -q " $s\$" /proc/net/unix && rm -f "$s"
   done
 fi
 
 # Host paths the first node made (node-up.sh notes them in the cache), once no node uses them.
-CACHE="${KUBE_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/crd-audit-testenv}"
 HOST_STATE="$CACHE/host-paths"
 if [ -d "$HOST_STATE" ]; then
   if [ -e "$HOST_STATE/var-lib-kubelet" ] && ! grep -q ' /var/lib/kubelet/' /proc/net/unix; then
@@ -136,10 +155,20 @@ if [ -d "$HOST_STATE" ]; then
   fi
 fi
 
-if [ "${KUBE_TESTENV_KEEP:-0}" = 1 ]; then log "kept $RUN"
+if [ "$RUN_GONE" = 1 ]; then :
+elif [ "${KUBE_TESTENV_KEEP:-0}" = 1 ]; then log "kept $RUN"
 elif [ "$(cat "$RUN/.node" 2>/dev/null)" = owned ]; then rm -rf "$RUN"; log "removed $RUN"
 else
   (cd "$RUN" && rm -rf pki logs pids etcd-data apiserver-certs containerd cni kubelet netns cgroup-root \
      ./*.kubeconfig kubeconfig env resolv.conf apiserver.sock .node)
   log "cleaned $RUN"
 fi
+
+# The registry: this node is gone. Nodes killed before their node-down.sh ran are reaped, and
+# once no node is left the host's sysctls are written back as node-up.sh found them.
+unregister() {
+  rm -f "$ENTRY"
+  [ "${KUBE_TESTENV_REAPING:-0}" = 1 ] || reap_dead_nodes
+  restore_sysctls_if_last
+}
+with_host_lock unregister

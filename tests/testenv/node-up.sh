@@ -40,16 +40,32 @@ POD_CIDR=10.244.0.0/24
 SERVICE_CIDR=10.0.0.0/24
 API_PORT=6443
 
+# What a node changes on the host beyond its run directory and network namespace (the
+# registry of nodes, the host's sysctls kubelet needs): node-host.sh.
+# shellcheck source=tests/testenv/node-host.sh
+. "$HERE/node-host.sh"
+
 RUN="${KUBE_TESTENV_RUN_DIR:-}"
 if [ -z "$RUN" ]; then RUN=$(mktemp -d "${TMPDIR:-/tmp}/crd-audit-node.XXXXXX"); echo owned > "$RUN/.node"; fi
 mkdir -p "$RUN"; RUN=$(cd "$RUN" && pwd -P)
-[ -f "$RUN/.node" ] || echo shared > "$RUN/.node"
-[ ! -e "$RUN/netns" ] || die "$RUN already holds a node (use node-down.sh first)"
-chmod 700 "$RUN"
 # Names of this run: the network namespace and the cgroup that holds the pods.
 SUFFIX=$(printf '%s' "$RUN" | cksum | cut -d' ' -f1)
 NETNS="crd-audit-node-${SUFFIX}"
 CGROUP_ROOT="/crd-audit-node-${SUFFIX}"
+# Nodes killed before their node-down.sh ran (SIGKILL, a crashed test run) are reaped first:
+# their leftover processes (found by their network namespace and cgroup, never by name),
+# containers, mounts, cgroups, network namespace and the sysctls they set. Then this node is
+# registered, with this script's PID and start time, so that a concurrent start does not take
+# it for a dead one before its first process runs.
+register() {
+  reap_dead_nodes
+  [ ! -e "$RUN/netns" ] || die "$RUN already holds a node (use node-down.sh first)"
+  printf 'RUN=%s\nNETNS=%s\nCGROUP_ROOT=%s\nUP=%s %s %s\n' "$RUN" "$NETNS" "$CGROUP_ROOT" \
+    "$$" "$(awk '{print $22}' /proc/$$/stat)" "$(readlink /proc/$$/exe)" > "$NODES/$SUFFIX"
+}
+with_host_lock register
+[ -f "$RUN/.node" ] || echo shared > "$RUN/.node"
+chmod 700 "$RUN"
 echo "$NETNS" > "$RUN/netns"
 echo "$CGROUP_ROOT" > "$RUN/cgroup-root"
 mkdir -p "$RUN/pki" "$RUN/logs" "$RUN/pids"
@@ -336,6 +352,12 @@ for d in /sys/fs/cgroup/*/; do
 done
 mkdir -p "$RUN/kubelet"
 : > "$RUN/resolv.conf"   # pods get no name servers: nothing leaves the namespace
+# kubelet runs with protectKernelDefaults: it checks the kernel tunables it needs
+# (KUBELET_SYSCTLS: vm.overcommit_memory, vm.panic_on_oom, kernel.panic, kernel.panic_on_oops,
+# kernel.keys.root_max*) and refuses to start unless they hold, instead of changing the host's.
+# None of them is per namespace, so this script records the host's values (the first node
+# does) and sets them; the last node-down.sh writes the recorded values back.
+with_host_lock record_and_set_sysctls
 cat > "$RUN/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -360,8 +382,10 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 resolvConf: $RUN/resolv.conf
 clusterDomain: cluster.local
+clusterDNS: [$NODE_IP]
 volumePluginDir: $RUN/kubelet/volume-plugins
 serializeImagePulls: false
+protectKernelDefaults: true
 EOF
 log "starting kubelet and kube-proxy"
 # kubelet 1.20 links the in-tree image credential providers; the AWS one asks the EC2
@@ -389,6 +413,33 @@ wait_until "the default ServiceAccount's token" kube-controller-manager default_
 # kube-proxy has written the kubernetes Service's rules.
 proxy_rules() { [[ "$("${IN[@]}" iptables -t nat -S KUBE-SERVICES)" == *"-d 10.0.0.1/32"* ]]; }
 wait_until "kube-proxy's rules" kube-proxy proxy_rules
+# ---------------------------------------------------------------- cluster DNS
+# The Services' names (<service>.<namespace>.svc.cluster.local), as a cluster's DNS serves
+# them to pods (kubelet's clusterDNS: the node's address): dnsmasq in the node's namespace
+# answers them from a hosts file, and nothing else (no upstream: a name outside
+# cluster.local gets no address, and no query leaves the namespace). A loop keeps the file in
+# step with the Services (every second; dnsmasq reads it again on SIGHUP).
+log "starting the cluster DNS ($NODE_IP:53, cluster.local)"
+mkdir -p "$RUN/dns"; : > "$RUN/dns/services"
+start dnsmasq "$(command -v dnsmasq)" --keep-in-foreground --user=root --no-resolv --no-hosts \
+  --listen-address="$NODE_IP" --bind-interfaces --port=53 --local=/cluster.local/ \
+  --addn-hosts="$RUN/dns/services" --pid-file= --log-facility=-
+start dns-sync --host "$(command -v bash)" -c '
+  run=$1 kubectl=$2
+  while :; do
+    if "$kubectl" --kubeconfig "$run/kubeconfig" get services --all-namespaces -o \
+      jsonpath="{range .items[*]}{.spec.clusterIP} {.metadata.name}.{.metadata.namespace}.svc.cluster.local{\"\n\"}{end}" \
+      > "$run/dns/services.next" 2>/dev/null; then
+      grep -v "^None " "$run/dns/services.next" > "$run/dns/services.new" || true
+      if ! cmp -s "$run/dns/services.new" "$run/dns/services"; then
+        mv "$run/dns/services.new" "$run/dns/services"
+        read -r pid _ < "$run/pids/dnsmasq" && kill -HUP "$pid"
+      fi
+    fi
+    sleep 1
+  done' dns-sync "$RUN" "$BIN_DIR/kubectl"
+dns_ready() { grep -q " kubernetes.default.svc.cluster.local\$" "$RUN/dns/services"; }
+wait_until "the cluster DNS's names" dns-sync dns_ready
 READY_MS=$(( $(date +%s%3N) - t_start ))
 
 # ---------------------------------------------------------------- env file

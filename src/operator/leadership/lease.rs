@@ -5,6 +5,13 @@
 //! `RETRY` on its own task, never behind other writes, and stops acting as leader when it
 //! could not renew within `RENEW_DEADLINE`, which is shorter than the lease, so that no
 //! standby can take over while it still acts. On shutdown the holder releases the Lease.
+//!
+//! A Lease held under this replica's identity that this process never acquired is another
+//! process's: the one this one replaces in the same pod (the container restarted after a
+//! crash, which released nothing), or one running with the same `POD_NAME`. This process
+//! waits for it to expire like any other replica, so that two processes never act as leader
+//! at once, and a replica killed without releasing the Lease is replaced after the lease
+//! duration whichever replica takes over.
 
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
@@ -28,6 +35,9 @@ pub struct Elector {
     identity: String,
     /// The last record seen (holder, renew time) and when this replica first saw it.
     observed: Option<(Option<String>, Option<MicroTime>, Instant)>,
+    /// Whether this process has held the Lease: only then is a record naming its identity
+    /// its own.
+    acquired: bool,
 }
 
 /// Why this replica cannot take part in an election.
@@ -75,6 +85,7 @@ impl Elector {
             namespace: namespace.to_string(),
             identity: identity.to_string(),
             observed: None,
+            acquired: false,
         }
     }
 
@@ -106,7 +117,10 @@ impl Elector {
                 spec: Some(self.spec(0)),
             };
             return match self.api.create(&PostParams::default(), &lease).await {
-                Ok(_) => Ok(true),
+                Ok(_) => {
+                    self.acquired = true;
+                    Ok(true)
+                }
                 Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
                 Err(kube::Error::Api(s)) if s.code == 404 && s.message.contains("namespaces") => {
                     Err(ElectionError::NamespaceMissing(self.namespace.clone()))
@@ -123,7 +137,7 @@ impl Elector {
         };
         self.observed = Some((record.0, record.1, observed_at));
         let duration = Duration::from_secs(spec.lease_duration_seconds.unwrap_or(15).max(1) as u64);
-        let mine = holder.as_deref() == Some(self.identity.as_str());
+        let mine = self.acquired && holder.as_deref() == Some(self.identity.as_str());
         let free = holder.is_none() || observed_at.elapsed() > duration;
         if !mine && !free {
             return Ok(false);
@@ -139,7 +153,10 @@ impl Elector {
             .replace(&self.name, &PostParams::default(), &lease)
             .await
         {
-            Ok(_) => Ok(true),
+            Ok(_) => {
+                self.acquired = true;
+                Ok(true)
+            }
             Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
             Err(e) => Err(ElectionError::Api(e)),
         }
@@ -284,5 +301,31 @@ mod tests {
         // A release frees the Lease at once.
         b.release().await;
         assert!(a.try_acquire_or_renew().await.unwrap());
+    }
+
+    /// A process that finds the Lease under its own identity, held by the process it replaces
+    /// (a container restarted after SIGKILL: nothing was released), waits for the lease to
+    /// expire as any replica does; one that acquired it renews it.
+    #[tokio::test(start_paused = true)]
+    async fn a_restarted_process_waits_for_its_predecessors_lease_to_expire() {
+        let (client, _fake) = fake_api::start();
+        let mut killed = Elector::new(client.clone(), "crd-audit", "crd-audit", "pod-a");
+        assert!(killed.try_acquire_or_renew().await.unwrap());
+        assert!(
+            killed.try_acquire_or_renew().await.unwrap(),
+            "a holder renews"
+        );
+        drop(killed);
+        let mut restarted = Elector::new(client, "crd-audit", "crd-audit", "pod-a");
+        let started = Instant::now();
+        while !restarted.try_acquire_or_renew().await.unwrap() {
+            tokio::time::sleep(RETRY).await;
+        }
+        let waited = started.elapsed();
+        assert!(
+            waited > LEASE_DURATION && waited <= LEASE_DURATION + RETRY,
+            "{waited:?}"
+        );
+        assert!(restarted.try_acquire_or_renew().await.unwrap());
     }
 }

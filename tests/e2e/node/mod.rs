@@ -8,25 +8,35 @@
 //! One node serves the tests here, one after another (each takes the whole machine's turn):
 //! - the install: both pods ready, their probes passing, running as non-root with a
 //!   read-only root filesystem and the chart's seccomp profile (read from the processes
-//!   themselves); a report for every CRD; the gate, called by the API server through the
-//!   chart's Service with the self-managed certificate, warns `kubectl apply`; the metrics
-//!   read through the API server's proxy; the leader killed, the standby leading within the
-//!   Lease's timing while every `kubectl apply` meanwhile gets the gate's answer and a CRD
-//!   change made right after reaches its report within 30 s; `helm uninstall` runs the
-//!   pre-delete Job in a pod, and nothing crd-audit wrote is left;
-//! - `helm upgrade` from the chart of the previous commit that changed it serves the current
-//!   report CRD.
+//!   themselves); a report for every CRD; `helm test` passing; the startup probe holding a
+//!   replica that cannot become ready neither started nor ready, then started before ready
+//!   (`startup`); the gate, called by the API server through the chart's Service with the
+//!   self-managed certificate, warns `kubectl apply`; the metrics read as NOTES.txt says,
+//!   through the API server's proxy to the chart's metrics Service; failover (`failover`):
+//!   the leader's pod deleted (the Lease released: another leads within seconds, every
+//!   `kubectl apply` meanwhile getting the gate's answer), its container killed with SIGKILL
+//!   through containerd (nothing released: another leads after the Lease's expiry, not
+//!   before), its process frozen; `helm test` failing with no replica; `helm uninstall` runs
+//!   the pre-delete Job in a pod, and nothing crd-audit wrote is left;
+//! - `helm upgrade` from the previous release (`upgrade`: the image and chart of the newest
+//!   commit whose chart or binary differ) to the current one, the gate answering every
+//!   `kubectl apply` during the rollout, serves the current report CRD;
+//! - the book's cluster snippets that call Helm (`snippets`).
 //!
-//! docs/development/testing.md quotes the figures these tests measure (the time from `helm install` to every
-//! report, the failover time) and the bounds they assert.
+//! docs/development/testing.md quotes the figures these tests measure (the time from `helm
+//! install` to every report, the failover times) and the bounds they assert.
 
 use crate::support::*;
 
+mod failover;
+mod snippets;
+mod startup;
 mod upgrade;
+use failover::lease_holder;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const NAMESPACE: &str = "crd-audit";
@@ -38,6 +48,12 @@ const LEASE_DURATION: Duration = Duration::from_secs(15);
 const RETRY: Duration = Duration::from_secs(2);
 /// The bounds docs/development/testing.md quotes.
 const EVERY_REPORT_WITHIN: Duration = Duration::from_secs(60);
+/// A leader that releases the Lease (SIGTERM) is followed at the standby's next try: a retry
+/// period, and a second for kubelet to deliver the signal and the test to see the Lease.
+const RELEASED_WITHIN: Duration = Duration::from_secs(5);
+/// How late the test may see a change of the Lease (it reads it every quarter second, between
+/// other requests).
+const POLL: Duration = Duration::from_secs(1);
 const CHANGE_REPORTED_WITHIN: Duration = Duration::from_secs(30);
 
 /// The node, with the operator image loaded: (image repository, tag).
@@ -46,9 +62,15 @@ struct Node {
     image: (String, String),
 }
 
-fn node() -> Option<&'static Node> {
-    static NODE: OnceLock<Option<Node>> = OnceLock::new();
-    NODE.get_or_init(|| {
+/// The node the tests here share (started by the first to ask), until `stop_shared_node`.
+static NODE: Mutex<Option<Arc<Node>>> = Mutex::new(None);
+
+fn node() -> Option<Arc<Node>> {
+    let mut shared = NODE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(node) = shared.as_ref() {
+        return Some(node.clone());
+    }
+    let node = Arc::new({
         let env = start_node()?;
         stop_when_this_process_ends("tests/testenv/node-down.sh", &env.run_dir);
         let archive = crate::image::archive()?;
@@ -67,9 +89,18 @@ fn node() -> Option<&'static Node> {
         assert_eq!(reference, crate::image::REFERENCE);
         let (repository, tag) = reference.rsplit_once(':').unwrap();
         let image = (repository.to_string(), tag.to_string());
-        Some(Node { env, image })
-    })
-    .as_ref()
+        Node { env, image }
+    });
+    *shared = Some(node.clone());
+    Some(node)
+}
+
+/// Stops the shared node (node-down.sh), if one runs: for a test that must be the only node
+/// on the host (the host's sysctls are written back by the last node to go). Called in that
+/// test's turn, when no test here holds the node; the next test here starts another.
+pub fn stop_shared_node() {
+    let node = NODE.lock().unwrap_or_else(|e| e.into_inner()).take();
+    drop(node);
 }
 
 /// One test on the node at a time, and no other end-to-end test meanwhile.
@@ -128,7 +159,7 @@ impl Drop for Release<'_> {
 }
 
 /// The values an admin gives: two replicas, the gate warning, the image on the node.
-fn install_args<'a>(node: &'a Node, chart: &'a str, verb: &'a str) -> Vec<String> {
+fn install_args(image: &(String, String), chart: &str, verb: &str) -> Vec<String> {
     let mut args: Vec<String> = [
         verb,
         "crd-audit",
@@ -149,9 +180,9 @@ fn install_args<'a>(node: &'a Node, chart: &'a str, verb: &'a str) -> Vec<String
     .map(|s| s.to_string())
     .collect();
     args.push("--set".into());
-    args.push(format!("image.repository={}", node.image.0));
+    args.push(format!("image.repository={}", image.0));
     args.push("--set".into());
-    args.push(format!("image.tag={}", node.image.1));
+    args.push(format!("image.tag={}", image.1));
     if verb == "install" {
         args.push("--create-namespace".into());
     }
@@ -196,16 +227,6 @@ fn ready(pod: &Value) -> bool {
         c.iter()
             .any(|c| c["type"] == "Ready" && c["status"] == "True")
     })
-}
-
-fn lease_holder(admin: &Rest) -> Option<String> {
-    admin
-        .get(&format!(
-            "/apis/coordination.k8s.io/v1/namespaces/{NAMESPACE}/leases/crd-audit"
-        ))
-        .ok()?["spec"]["holderIdentity"]
-        .as_str()
-        .map(str::to_string)
 }
 
 /// The host PID of a container (`containerd://ID`), from the node's containerd.
@@ -324,88 +345,45 @@ fn destinations_refused_outside(env: &TestEnv) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn signal(pid: u32, sig: &str) {
-    let status = Command::new("kill")
-        .args([&format!("-{sig}"), &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill -{sig} {pid}");
-}
-
-/// While leadership moves: `kubectl apply --dry-run=server` of `probe` (if any) every half
-/// second, each of which must get the gate's warning, until a new holder of the Lease (`new_leader`)
-/// is seen and the report shows `reported` of the change made at `changed`. (time to the new
-/// leader from `since`, time to the report from `changed`, how many applies).
-fn watch_failover(
-    env: &TestEnv,
-    probe: Option<&Path>,
-    since: Instant,
-    changed: Instant,
-    new_leader: &dyn Fn(&str) -> bool,
-    reported: &dyn Fn(&Value) -> bool,
-) -> (Duration, Duration, usize) {
-    let admin = &env.admin;
-    let mut applies = 0;
-    let mut took_over = None;
-    let mut seen = None;
-    while took_over.is_none() || seen.is_none() {
-        assert!(
-            since.elapsed() < Duration::from_secs(90),
-            "after 90 s: new leader after {took_over:?}, report after {seen:?}"
-        );
-        if let Some(probe) = probe {
-            let (code, _, err) =
-                env.kubectl(&["apply", "--dry-run=server", "-f", probe.to_str().unwrap()]);
-            applies += 1;
-            assert_eq!(code, Some(0), "{err}");
-            assert!(
-                gate_lines(&err)
-                    .first()
-                    .is_some_and(|l| l.starts_with("Warning: crd-audit: ")
-                        && l.contains(" of 3 stored widgets become invalid under v1")),
-                "kubectl apply {:.1} s into the failover got no answer from the gate: {err}",
-                since.elapsed().as_secs_f64()
-            );
-        }
-        if took_over.is_none()
-            && lease_holder(admin).is_some_and(|h| !h.is_empty() && new_leader(&h))
-        {
-            took_over = Some(since.elapsed());
-        }
-        if seen.is_none() && report(admin, CRD).ok().is_some_and(|r| reported(&r)) {
-            seen = Some(changed.elapsed());
-        }
-        std::thread::sleep(Duration::from_millis(500));
+/// `helm test` of the release as NOTES.txt gives it, with the test Pod's log when `logs`:
+/// (success, stdout and stderr). (`--logs` fails after a passing test: the chart deletes the
+/// Pod once it succeeded, before Helm reads its log.)
+fn helm_test(env: &TestEnv, logs: bool) -> (bool, String) {
+    let mut args = vec![
+        "test",
+        "crd-audit",
+        "--namespace",
+        NAMESPACE,
+        "--timeout",
+        "4m",
+    ];
+    if logs {
+        args.push("--logs");
     }
-    (took_over.unwrap(), seen.unwrap(), applies)
+    let out = helm(env, &args);
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
-/// `watch_failover` for the change to maximum 5: one object invalid, the schema tightened.
-fn failover(
-    env: &TestEnv,
-    probe: Option<&Path>,
-    since: Instant,
-    changed: Instant,
-    new_leader: &dyn Fn(&str) -> bool,
-) -> (Duration, Duration, usize) {
-    watch_failover(env, probe, since, changed, new_leader, &|r| {
-        condition(r, "SchemaTightened").is_some_and(|(s, _)| s == "True")
-            && r["status"]["versions"][0]["invalidObjects"] == 1
-    })
-}
-
-/// `watch_failover` for the change back to maximum 10: every object valid again.
-fn failover_loosened(
-    env: &TestEnv,
-    probe: Option<&Path>,
-    since: Instant,
-    changed: Instant,
-    new_leader: &dyn Fn(&str) -> bool,
-) -> (Duration, Duration, usize) {
-    watch_failover(env, probe, since, changed, new_leader, &|r| {
-        condition(r, "InstancesValid").is_some_and(|(s, _)| s == "True")
-            && condition(r, "SchemaTightened").is_some_and(|(s, _)| s == "False")
-    })
+/// The path NOTES.txt gives admins to read the metrics (`kubectl get --raw PATH`), from the
+/// release's notes as `helm get notes` prints them.
+fn metrics_path_from_notes(env: &TestEnv) -> String {
+    let notes = helm_ok(
+        env,
+        &["get", "notes", "crd-audit", "--namespace", NAMESPACE],
+    );
+    notes
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("kubectl get --raw "))
+        .filter(|p| p.ends_with("/metrics"))
+        .unwrap_or_else(|| panic!("NOTES.txt gives no `kubectl get --raw .../metrics`:\n{notes}"))
+        .to_string()
 }
 
 /// The lines of the gate in kubectl's stderr.
@@ -456,7 +434,7 @@ fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
     let started = Instant::now();
     helm_ok(
         env,
-        &strs(&install_args(node, "charts/crd-audit", "install")),
+        &strs(&install_args(&node.image, "charts/crd-audit", "install")),
     );
     let installed = started.elapsed();
     wait_for_at_most("a report of every CRD", EVERY_REPORT_WITHIN, &mut || {
@@ -476,7 +454,7 @@ fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
         assert!(ready(pod), "{pod:#}");
         let spec = &pod["spec"];
         let container = &spec["containers"][0];
-        for probe in ["livenessProbe", "readinessProbe"] {
+        for probe in ["startupProbe", "livenessProbe", "readinessProbe"] {
             assert!(container[probe].is_object(), "no {probe}: {container:#}");
         }
         assert_eq!(
@@ -494,6 +472,33 @@ fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
         assert_eq!(caps, "0000000000000000", "no capability");
         assert!(root_ro, "the root filesystem is read-only");
     }
+
+    // `helm test`: the chart's test Pod finds a replica ready through the metrics Service (by
+    // its name, through the cluster's DNS) and a report, and passes (the failing case is at
+    // the end: no replica). Its Pod ran (kubelet's Started event) and is gone (deleted once it
+    // succeeded).
+    let (passed, out) = helm_test(env, false);
+    assert!(passed, "helm test: {out}");
+    assert!(
+        out.contains("TEST SUITE:     crd-audit-test") && !out.contains("Phase:          Failed"),
+        "{out}"
+    );
+    let test_pod_started = || {
+        events_in(admin, NAMESPACE, "Started")
+            .into_iter()
+            .filter(|e| {
+                e["regarding"]["name"] == "crd-audit-test"
+                    || e["involvedObject"]["name"] == "crd-audit-test"
+            })
+            .count()
+    };
+    assert_eq!(test_pod_started(), 1, "the test Pod never started");
+    assert!(absent(
+        admin,
+        &format!("/api/v1/namespaces/{NAMESPACE}/pods/crd-audit-test")
+    ));
+
+    startup::startup_probe_gates_readiness(env);
 
     // The gate: the API server calls it through the chart's Service, trusting the CA of the
     // self-managed certificate.
@@ -531,110 +536,31 @@ fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
         "{err}"
     );
 
-    // Metrics, read from a pod through the API server's proxy: the leader's per-CRD series.
+    // Metrics, read as NOTES.txt tells admins: the API server's proxy to the chart's metrics
+    // Service, which picks a replica; each answers, and the per-CRD series is served.
+    let metrics_path = metrics_path_from_notes(env);
+    assert_eq!(
+        metrics_path,
+        format!("/api/v1/namespaces/{NAMESPACE}/services/crd-audit-metrics:metrics/proxy/metrics")
+    );
+    let series = format!("crd_audit_objects{{crd=\"{CRD}\",version=\"v1\"}}");
+    let mut pages = Vec::new();
+    for _ in 0..10 {
+        let page = admin
+            .get_text(&metrics_path)
+            .expect("/metrics through the Service, by the API server's proxy");
+        assert!(page.contains("crd_audit_watches "), "{page}");
+        pages.push(metric(&page, &series));
+    }
+    assert!(
+        pages.contains(&Some(3.0)),
+        "{series} in none of 10 reads: {pages:?}"
+    );
     let leader = wait_for("a leader", || lease_holder(admin));
-    let page = admin
-        .get_text(&format!(
-            "/api/v1/namespaces/{NAMESPACE}/pods/{leader}:8080/proxy/metrics"
-        ))
-        .expect("/metrics through the API server's proxy");
-    assert!(
-        metric(
-            &page,
-            &format!("crd_audit_objects{{crd=\"{CRD}\",version=\"v1\"}}")
-        ) == Some(3.0),
-        "{page}"
-    );
-    assert!(page.contains("crd_audit_watches "), "{page}");
 
-    // Failover: the leader's pod is killed (`--grace-period=0 --force`). Another replica
-    // leads within the Lease's timing; every `kubectl apply` meanwhile gets the gate's
-    // answer; a CRD change made right after reaches its report within 30 s.
-    let (code, _, err) = env.kubectl(&[
-        "-n",
-        NAMESPACE,
-        "delete",
-        "pod",
-        &leader,
-        "--grace-period=0",
-        "--force",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
-    let killed = Instant::now();
-    let (code, _, err) = env.kubectl(&["apply", "-f", max5.to_str().unwrap()]);
-    let changed = Instant::now();
-    assert_eq!(code, Some(0), "{err}");
-    assert_eq!(gate_lines(&err).len(), 2, "the change right after: {err}");
-    let (took_over, reported, applies) = failover(env, Some(&max3), killed, changed, &|holder| {
-        holder != leader
-    });
-    eprintln!(
-        "FIGURE failover after the leader's pod was killed: another replica led {:.1} s later; \
-         the change reached its report {:.1} s after it was made; {applies} kubectl apply \
-         meanwhile, each warned",
-        took_over.as_secs_f64(),
-        reported.as_secs_f64()
-    );
-    assert!(
-        took_over <= LEASE_DURATION + RETRY + Duration::from_secs(2),
-        "another replica led {took_over:?} after the leader's pod was killed"
-    );
-    assert!(
-        reported <= CHANGE_REPORTED_WITHIN,
-        "the change reached its report after {reported:?}"
-    );
-    // The Deployment replaces the killed pod, which becomes a ready standby.
-    wait_for_at_most(
-        "two ready pods again",
-        Duration::from_secs(120),
-        &mut || {
-            let pods = operator_pods(admin);
-            (pods.len() == 2 && pods.iter().all(ready)).then_some(())
-        },
-    );
-
-    // A leader that stops without giving the Lease up (its process frozen, as a hung or cut
-    // off replica): a standby takes the Lease once it has gone unrenewed for the lease
-    // duration, and the frozen leader, thawed, does not act (it lost the Lease).
-    let frozen = wait_for("a leader", || lease_holder(admin));
-    let frozen_pod = operator_pods(admin)
-        .into_iter()
-        .find(|p| p["metadata"]["name"] == frozen.as_str())
-        .expect("the leader's pod");
-    let pid = container_pid(
-        env,
-        frozen_pod["status"]["containerStatuses"][0]["containerID"]
-            .as_str()
-            .unwrap(),
-    );
-    signal(pid, "STOP");
-    let stopped = Instant::now();
-    apply(admin, &widgets_crd(10));
-    let changed = Instant::now();
-    // (No gate probes here: the frozen replica stays behind the Service until its readiness
-    // probe fails, and a review sent to it times out; failurePolicy Ignore lets the change
-    // through. docs/development/testing.md says so.)
-    let (took_over, reported, _) =
-        failover_loosened(env, None, stopped, changed, &|holder| holder != frozen);
-    signal(pid, "CONT");
-    eprintln!(
-        "FIGURE failover after the leader froze: a standby led {:.1} s later; the change \
-         reached its report {:.1} s after it was made",
-        took_over.as_secs_f64(),
-        reported.as_secs_f64()
-    );
-    assert!(
-        took_over >= LEASE_DURATION - RETRY && took_over <= LEASE_DURATION + 2 * RETRY,
-        "a standby led {took_over:?} after the leader froze (lease {LEASE_DURATION:?}, retry {RETRY:?})"
-    );
-    assert!(
-        reported <= CHANGE_REPORTED_WITHIN,
-        "the change reached its report after {reported:?}"
-    );
-    // Thawed, the old leader stays a standby: the Lease stays with the new holder.
-    std::thread::sleep(Duration::from_secs(5));
-    let holder = lease_holder(admin).unwrap();
-    assert_ne!(holder, frozen, "the thawed replica took the Lease back");
+    failover::when_the_leader_is_deleted(env, &leader, &max5, &max3);
+    failover::when_the_leader_is_killed_by_the_runtime(env);
+    failover::when_the_leader_freezes(env);
 
     // Nothing in the node sent to an address outside it.
     assert_eq!(
@@ -643,6 +569,34 @@ fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
         "packets sent outside the node, to: {}",
         destinations_refused_outside(env)
     );
+
+    // `helm test` fails when no replica runs: the Deployment scaled to 0, the test Pod finds
+    // no replica ready behind the metrics Service within its wait, and fails (its Pod stays,
+    // Failed, with its log).
+    let (code, _, err) = env.kubectl(&[
+        "-n",
+        NAMESPACE,
+        "scale",
+        "deployment/crd-audit",
+        "--replicas=0",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    wait_for("the operator's pods to go", || {
+        operator_pods(admin).is_empty().then_some(())
+    });
+    let (passed, out) = helm_test(env, true);
+    assert!(!passed, "helm test passed with no replica: {out}");
+    let test_pod = admin
+        .get(&format!(
+            "/api/v1/namespaces/{NAMESPACE}/pods/crd-audit-test"
+        ))
+        .expect("the failed test Pod stays");
+    assert_eq!(
+        test_pod["status"]["phase"], "Failed",
+        "{:#}",
+        test_pod["status"]
+    );
+    assert!(out.contains("is not ready"), "the test Pod's log: {out}");
 
     // Uninstall: the pre-delete Job runs in a pod; nothing crd-audit wrote is left.
     helm_ok(
@@ -671,14 +625,9 @@ fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
         !started.is_empty(),
         "the pre-delete Job's pod never started"
     );
-    let left = |path: &str| admin.get(path).is_ok();
-    assert!(
-        admin
-            .list("/apis/crd-audit.dev/v1alpha1/schemaaudits")
-            .unwrap_or_default()
-            .is_empty(),
-        "SchemaAudits left"
-    );
+    let left = |path: &str| !absent(admin, path);
+    let audits = list_ok(admin, "/apis/crd-audit.dev/v1alpha1/schemaaudits");
+    assert!(audits.is_empty(), "SchemaAudits left: {audits:#?}");
     for path in [
         "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crd-audit"
             .to_string(),
@@ -693,11 +642,10 @@ fn the_chart_runs_in_pods_gates_fails_over_and_uninstalls() {
     // The Lease the cleanup held goes with the release (garbage collection), so that an
     // install right after elects a leader at once.
     wait_for("the Lease to go", || {
-        admin
-            .get(&format!(
-                "/apis/coordination.k8s.io/v1/namespaces/{NAMESPACE}/leases/crd-audit"
-            ))
-            .is_err()
-            .then_some(())
+        absent(
+            admin,
+            &format!("/apis/coordination.k8s.io/v1/namespaces/{NAMESPACE}/leases/crd-audit"),
+        )
+        .then_some(())
     });
 }

@@ -197,7 +197,7 @@ fn the_report_crd_can_be_deleted_and_applied_again() {
     wait_for_at_most(
         "the report CRD deleted within 30 s",
         Duration::from_secs(30),
-        &mut || admin.get(report_crd).is_err().then_some(()),
+        &mut || absent(admin, report_crd).then_some(()),
     );
     std::thread::sleep(Duration::from_secs(3));
     apply_file(admin, "manifests/schemaaudit-crd.yaml");
