@@ -218,7 +218,10 @@ pub(crate) fn report_crd_served(raw: &Value) -> Option<bool> {
 }
 
 async fn earlier_report(rv: &RevisionReader, crd: &Arc<Crd>) -> Option<Earlier> {
-    let report = rv.earlier.take(&rv.client, &rv.metrics, &crd.name).await?;
+    let report = rv
+        .earlier
+        .take(&rv.client, &rv.metrics, &crd.name, crd.generation)
+        .await?;
     let owned = report
         .metadata
         .owner_references

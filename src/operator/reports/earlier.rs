@@ -6,9 +6,13 @@
 //! that (created while the operator runs, or seen again after a relist) is read with a GET, as
 //! is every CRD when the LIST fails. A report that cannot be decoded (written by hand, or by a
 //! release with other required fields) is skipped with a warning naming it: the others are
-//! still read from the list. While they wait, each report's recorded revision (its schemas,
-//! tens of kilobytes of JSON, ten times that decoded) is kept deflated: 2,000 reports held
-//! decoded took 650 MB.
+//! still read from the list.
+//!
+//! A report's recorded revision (the CRD's schemas, tens of kilobytes of JSON, ten times that
+//! decoded) is needed only when the CRD changed while no operator ran, to diff that change:
+//! while they wait, the listed reports keep only the revision's generation, and the CRD whose
+//! generation is another reads its report again, whole, with a GET. Holding the revisions (even
+//! deflated) made a restart on 2,000 reports peak higher than a first start.
 
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::pages::each_listed;
@@ -17,35 +21,48 @@ use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use std::collections::HashMap;
 use tokio::sync::Mutex;
 
-/// Reports per page of the LIST: a page is held whole while it is read.
-const PAGE: u32 = 100;
+/// Reports per page of the LIST: a page is held whole, decoded, while it is read (a report
+/// with its recorded revision decodes to about half a megabyte).
+const PAGE: u32 = 20;
 
-/// A listed report waiting for its CRD: the report without its recorded revision, and the
-/// revision's JSON, deflated.
+/// A listed report waiting for its CRD: the report without its recorded revision, and what the
+/// revision said of the CRD's generation.
 struct Waiting {
     report: SchemaAudit,
-    revision: Option<Vec<u8>>,
+    recorded: Recorded,
+}
+
+/// What a listed report recorded of its CRD's revision.
+#[derive(Debug, PartialEq)]
+enum Recorded {
+    /// No revision.
+    Nothing,
+    /// A revision of this generation.
+    Generation(i64),
+    /// A revision without a generation that can be read.
+    Unreadable,
 }
 
 impl Waiting {
     fn new(mut report: SchemaAudit) -> Waiting {
-        let revision = report
-            .spec
-            .audited_revision
-            .take()
-            .and_then(|r| serde_json::to_vec(&r).ok())
-            .map(|json| crate::packed_crd::deflate(&json));
-        Waiting { report, revision }
+        let recorded = match report.spec.audited_revision.take() {
+            None => Recorded::Nothing,
+            Some(r) => r
+                .get("generation")
+                .and_then(serde_json::Value::as_i64)
+                .map_or(Recorded::Unreadable, Recorded::Generation),
+        };
+        Waiting { report, recorded }
     }
 
-    /// The report as it was listed.
-    fn report(self) -> SchemaAudit {
-        let mut report = self.report;
-        report.spec.audited_revision = self.revision.and_then(|packed| {
-            let json = crate::packed_crd::inflate(&packed).ok()?;
-            serde_json::from_slice(&json).ok()
-        });
-        report
+    /// The report as listed, when what it recorded is all the CRD at `generation` needs: its
+    /// revision is of that generation (or it has none). `None`: read it whole.
+    fn for_generation(self, generation: i64) -> Option<SchemaAudit> {
+        match self.recorded {
+            Recorded::Nothing => Some(self.report),
+            Recorded::Generation(g) if g == generation => Some(self.report),
+            _ => None,
+        }
     }
 }
 
@@ -67,12 +84,15 @@ pub struct EarlierReports {
 }
 
 impl EarlierReports {
-    /// The report an earlier operator wrote under `name`, if any (whichever CRD it was about).
+    /// The report an earlier operator wrote under `name`, if any (whichever CRD it was about),
+    /// for the CRD of that name at `generation`. Its recorded revision is there when it is of
+    /// another generation (the CRD changed while no operator ran); otherwise it may be left out.
     pub async fn take(
         &self,
         client: &kube::Client,
         metrics: &Metrics,
         name: &str,
+        generation: i64,
     ) -> Option<SchemaAudit> {
         {
             let mut state = self.state.lock().await;
@@ -87,7 +107,11 @@ impl EarlierReports {
                 };
             }
             if let State::Listed(reports) = &mut *state {
-                return reports.remove(name).map(Waiting::report);
+                let waiting = reports.remove(name)?;
+                if let Some(report) = waiting.for_generation(generation) {
+                    return Some(report);
+                }
+                // Its CRD changed while no operator ran: the recorded revision is read below.
             }
         }
         let api: Api<SchemaAudit> = Api::all(client.clone());
@@ -107,7 +131,7 @@ impl EarlierReports {
     }
 }
 
-/// Every report, listed as plain objects and decoded one by one.
+/// Every report, listed as plain objects and decoded one by one, without their revisions.
 async fn list(client: &kube::Client) -> Result<HashMap<String, Waiting>, kube::Error> {
     let api: Api<DynamicObject> =
         Api::all_with(client.clone(), &ApiResource::erase::<SchemaAudit>(&()));
@@ -118,9 +142,20 @@ async fn list(client: &kube::Client) -> Result<HashMap<String, Waiting>, kube::E
         let Some(name) = r.metadata.name.clone() else {
             return;
         };
+        // The revision's generation is all that waits: the schemas are not copied.
+        let generation = match r.data.get_mut("spec").and_then(|s| s.as_object_mut()) {
+            Some(spec) => spec.remove("auditedRevision").map(|rev| {
+                rev.get("generation")
+                    .and_then(serde_json::Value::as_i64)
+                    .map_or(Recorded::Unreadable, Recorded::Generation)
+            }),
+            None => None,
+        };
         match serde_json::to_value(r).and_then(serde_json::from_value::<SchemaAudit>) {
             Ok(report) => {
-                reports.insert(name, Waiting::new(report));
+                let mut waiting = Waiting::new(report);
+                waiting.recorded = generation.unwrap_or(Recorded::Nothing);
+                reports.insert(name, waiting);
             }
             Err(e) => {
                 tracing::warn!(report = %name, error = %e, "an earlier report cannot be decoded; its CRD starts without its history");
@@ -133,7 +168,7 @@ async fn list(client: &kube::Client) -> Result<HashMap<String, Waiting>, kube::E
 
 #[cfg(test)]
 mod tests {
-    use super::{SchemaAudit, Waiting};
+    use super::{Recorded, SchemaAudit, Waiting};
     use crate::operator::crds::Reconciler;
     use crate::operator::fake_api;
     use serde_json::{Value, json};
@@ -251,26 +286,66 @@ mod tests {
         assert_eq!(fake.lock().unwrap().report_gets, 2);
     }
 
-    /// A listed report waits with its recorded revision deflated, and is taken back whole.
+    /// A listed report waits without its recorded revision: the generation it recorded says
+    /// whether the CRD needs it (then its report is read again, whole).
     #[test]
-    fn a_waiting_report_keeps_its_revision_deflated() {
+    fn a_waiting_report_keeps_only_its_revisions_generation() {
         let mut report: SchemaAudit =
             serde_json::from_value(earlier_report("apples", "u-a")).unwrap();
-        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
-            "properties": {"size": {"type": "string", "enum": ["small", "medium"]}}}}});
-        let versions: Vec<Value> = (0..50)
-            .map(|i| json!({"name": format!("v{i}"), "schema": {"openAPIV3Schema": schema}}))
-            .collect();
-        let revision =
-            json!({"generation": 1, "uid": "u-a", "scope": "Namespaced", "versions": versions});
-        report.spec.audited_revision = Some(revision.clone());
-        let waiting = Waiting::new(report);
+        report.spec.audited_revision =
+            Some(json!({"generation": 3, "uid": "u-a", "scope": "Namespaced", "versions": []}));
+        let waiting = Waiting::new(report.clone());
         assert!(waiting.report.spec.audited_revision.is_none());
-        let packed = waiting.revision.as_ref().unwrap().len();
-        let json = serde_json::to_vec(&revision).unwrap().len();
-        assert!(packed * 10 < json, "{packed} of {json} bytes");
-        let back = waiting.report();
-        assert_eq!(back.spec.audited_revision, Some(revision));
+        assert_eq!(waiting.recorded, Recorded::Generation(3));
+        let back = waiting.for_generation(3).unwrap();
         assert_eq!(back.status.unwrap().observed_generation, Some(2));
+        assert!(Waiting::new(report.clone()).for_generation(4).is_none());
+        report.spec.audited_revision = Some(json!({"uid": "u-a", "versions": []}));
+        assert!(Waiting::new(report.clone()).for_generation(3).is_none());
+        report.spec.audited_revision = None;
+        assert!(Waiting::new(report).for_generation(3).is_some());
+    }
+
+    /// A CRD changed while no operator ran (its report's revision is of generation 1, the CRD
+    /// of 2, with a narrower enum): its report is read again whole, with a GET, and the change
+    /// is diffed: a tightening from generation 1. A CRD whose report's revision is of its own
+    /// generation is not read again.
+    #[tokio::test(start_paused = true)]
+    async fn a_crd_changed_while_no_operator_ran_reads_its_report_whole() {
+        let (client, fake) = fake_api::start();
+        let schema = |sizes: Value| {
+            json!({"type": "object", "properties": {"spec": {"type": "object",
+                "properties": {"size": {"type": "string", "enum": sizes}}}}})
+        };
+        let revision = |generation: i64, uid: &str| {
+            json!({"generation": generation, "uid": uid, "scope": "Namespaced",
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": schema(json!(["small", "large"]))}}]})
+        };
+        {
+            let mut f = fake.lock().unwrap();
+            let mut changed = earlier_report("apples", "u-a");
+            changed["status"]["conditions"] = json!([]);
+            changed["status"]
+                .as_object_mut()
+                .unwrap()
+                .remove("lastSchemaChange");
+            changed["status"]["observedGeneration"] = json!(1);
+            changed["spec"]["auditedRevision"] = revision(1, "u-a");
+            f.reports.insert("apples.example.com".into(), changed);
+            let mut same = earlier_report("pears", "u-p");
+            same["spec"]["auditedRevision"] = revision(2, "u-p");
+            f.reports.insert("pears.example.com".into(), same);
+        }
+        let parts = fake_api::term(client);
+        let ctx = parts.reconciler.clone();
+        let mut apples = crd("apples", "u-a", 2);
+        apples["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = schema(json!(["small"]));
+        ctx.read_revision(apples).await;
+        assert!(remembers_the_tightening(&ctx, "apples"));
+        assert_eq!(reads(&fake), (1, 1));
+        ctx.read_revision(crd("pears", "u-p", 2)).await;
+        assert!(remembers_the_tightening(&ctx, "pears"));
+        assert_eq!(reads(&fake), (1, 1));
     }
 }
