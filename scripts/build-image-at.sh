@@ -9,9 +9,10 @@
 # (localhost/crd-audit:<commit, 12 digits>). stderr: what was built and how long it took.
 # Cache: ${CRD_AUDIT_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/crd-audit-images}/
 #   <commit>.tar   the archive (kept; a later run prints it at once)
-#   target/        the cargo target directory of these builds, kept between commits (the
-#                  dependencies are built once; a newer previous commit rebuilds the crates
-#                  that changed)
+# The build shares the caller's cargo target directory (CARGO_TARGET_DIR, else this checkout's
+# target/): the dependencies that scripts/build-static.sh built for the working tree (the
+# same flags and, most often, the same Cargo.lock) are not built again, only the workspace's
+# crates of that commit (they sit beside the working tree's, under other hashes).
 #   .lock          one build at a time
 # The worktree is made under a temporary directory and removed afterwards.
 set -euo pipefail
@@ -37,6 +38,8 @@ fi
 started=$(date +%s)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/crd-audit-image-at.XXXXXX")
 repo=$(pwd)
+target_dir=${CARGO_TARGET_DIR:-$repo/target}
+case $target_dir in /*) ;; *) target_dir=$repo/$target_dir ;; esac
 cleanup() {
     git -C "$repo" worktree remove --force "$tmp/src" >/dev/null 2>&1 || true
     rm -rf "$tmp"
@@ -46,8 +49,11 @@ trap cleanup EXIT
 git worktree add --detach --quiet "$tmp/src" "$commit" >&2
 (
     cd "$tmp/src"
-    export CARGO_TARGET_DIR=$cache/target
-    # The binary says which commit it is (build.rs reads the worktree's HEAD).
+    export CARGO_TARGET_DIR=$target_dir
+    # The binary says which commit it is. Named here, not read by build.rs from the worktree's
+    # HEAD: the build script's output is cached in the shared target directory, keyed to the
+    # working tree's HEAD, and would name the working tree's commit.
+    export CRD_AUDIT_GIT_COMMIT=${commit:0:12}
     bash scripts/build-static.sh "$tmp/crd-audit" >&2
     CRD_AUDIT_IMAGE=$image CRD_AUDIT_STATIC_BIN=$tmp/crd-audit bash scripts/build-image.sh "$tmp/image.tar" >/dev/null
 )

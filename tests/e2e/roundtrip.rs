@@ -22,7 +22,7 @@ use std::time::Duration;
 
 /// Runs `crd-audit roundtrip CRD -o json --kubeconfig K ...`: exit code, the finding lines,
 /// the summary line, stderr.
-fn roundtrip(
+pub fn roundtrip(
     kubeconfig: &Path,
     crd: &str,
     args: &[&str],
@@ -60,7 +60,7 @@ fn finished(child: std::process::Child) -> (Option<i32>, Vec<Value>, Value, Stri
 }
 
 /// A crontab at `v2` (the storage version) with a flaw (`""`: sound).
-fn crontab(group: &str, ns: &str, name: &str, flaw: &str, spec: Value) -> Value {
+pub fn crontab(group: &str, ns: &str, name: &str, flaw: &str, spec: Value) -> Value {
     let mut o = json!({"apiVersion": format!("{group}/v2"), "kind": "CronTab",
         "metadata": {"name": name, "namespace": ns}, "spec": spec});
     if !flaw.is_empty() {
@@ -70,9 +70,9 @@ fn crontab(group: &str, ns: &str, name: &str, flaw: &str, spec: Value) -> Value 
 }
 
 /// Findings by object name: (finding, version, roundTrip, fields as `path change`).
-type Found = BTreeMap<String, BTreeSet<(String, String, String, Vec<String>)>>;
+pub type Found = BTreeMap<String, BTreeSet<(String, String, String, Vec<String>)>>;
 
-fn found(findings: &[Value]) -> Found {
+pub fn found(findings: &[Value]) -> Found {
     let mut by = Found::new();
     for f in findings {
         let fields = f["fields"]

@@ -28,6 +28,7 @@
 
 use crate::support::*;
 
+mod conversions;
 mod failover;
 mod snippets;
 mod startup;

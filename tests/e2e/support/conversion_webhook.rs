@@ -1,5 +1,5 @@
 //! A conversion webhook of the tests' own, served over TLS on 127.0.0.1 (the API server calls
-//! it by `url`, trusting its CA), for the CRD of [`crontabs_crd`]: `v2` is the storage version
+//! it by `url`, trusting its CA; or, run in a pod by the example, behind a Service), for the CRD of [`crontabs_crd`]: `v2` is the storage version
 //! (it has `spec.priority`), `v1` the older one (`spec.cronSpec` for `v2`'s `spec.schedule`,
 //! no priority). Sound, it keeps a `v2` object's priority in an annotation while the object is
 //! at `v1` and puts it back, so that nothing is lost either way. An object labelled
@@ -74,8 +74,14 @@ pub fn crontabs_crd(group: &str, url: &str, ca: &str) -> Value {
 impl ConversionWebhook {
     /// Serves the webhook on a free port of 127.0.0.1.
     pub fn start() -> ConversionWebhook {
+        ConversionWebhook::serve("127.0.0.1:0", &[])
+    }
+
+    /// Serves the webhook on `addr`, its certificate naming 127.0.0.1 and `dns_names` (a
+    /// Service's `NAME.NAMESPACE.svc`, for a webhook run in a pod).
+    pub fn serve(addr: &str, dns_names: &[String]) -> ConversionWebhook {
         let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        let mut params = CertificateParams::new(dns_names.to_vec()).unwrap();
         params
             .subject_alt_names
             .push(rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap()));
@@ -99,7 +105,7 @@ impl ConversionWebhook {
             .build()
             .unwrap();
         let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .block_on(tokio::net::TcpListener::bind(addr))
             .unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let calls: Arc<Mutex<BTreeMap<String, usize>>> = Arc::default();
