@@ -49,6 +49,19 @@ fn webhook_pod(env: &TestEnv, image: &(String, String), bin_dir: &Path) -> Strin
         admin,
         &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": WEBHOOK_NS}}),
     );
+    // A pod in a new namespace is refused until its ServiceAccount has its token (1.20's
+    // token controller makes it a moment after the namespace).
+    wait_for(
+        "the namespace's default ServiceAccount and its token",
+        || {
+            admin
+                .get(&format!(
+                    "/api/v1/namespaces/{WEBHOOK_NS}/serviceaccounts/default"
+                ))
+                .ok()
+                .filter(|sa| sa["secrets"][0]["name"].is_string())
+        },
+    );
     apply(
         admin,
         &json!({"apiVersion": "v1", "kind": "Service",
@@ -61,6 +74,7 @@ fn webhook_pod(env: &TestEnv, image: &(String, String), bin_dir: &Path) -> Strin
         &json!({"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": WEBHOOK, "namespace": WEBHOOK_NS, "labels": {"app": WEBHOOK}},
             "spec": {
+                "automountServiceAccountToken": false,
                 "containers": [{"name": "webhook",
                     "image": format!("{}:{}", image.0, image.1), "imagePullPolicy": "Never",
                     "command": ["/webhook/conversion_webhook", "--serve", "0.0.0.0:8443",

@@ -146,6 +146,14 @@ fn the_gate_warns_denies_and_steps_aside() {
             ],
         );
         serving(&c);
+        // The configuration at `url` may still be the previous process's (the same URL): wait
+        // for this one's own write (its CA bundle and failure policy), so that the API server
+        // calls this gate as this process configures it.
+        wait_for("this process's webhook configuration", || {
+            c.log_text()
+                .contains("wrote the gate's ValidatingWebhookConfiguration")
+                .then_some(())
+        });
         configured(&s, &url);
         c
     };
@@ -193,7 +201,7 @@ fn the_gate_warns_denies_and_steps_aside() {
     let c = start("deny");
     let before = generation(&s);
     let (code, err) = kubectl_apply(&s, 2, false);
-    assert_ne!(code, Some(0), "{err}");
+    assert_ne!(code, Some(0), "{err}\n{}", c.log_text());
     assert!(
         err.contains("admission webhook \"gate.crd-audit.dev\" denied the request: crd-audit: this change makes 3 stored things stuck (every update refused), first gate/a under v1: spec.tier: Required value"),
         "{err}"
