@@ -17,6 +17,27 @@ use std::time::Duration;
 /// The API server's deadline for a conversion webhook's answer (not configurable).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The largest answer read from a webhook: one object converted (etcd holds objects of at most
+/// 1.5 MiB by default), many times over. A larger answer is the webhook's failure, not this
+/// process's memory.
+const MAX_ANSWER: usize = 64 << 20;
+
+/// A response body, read whole up to `limit` bytes; past it, an error saying so.
+async fn read_at_most<B>(body: B, limit: usize) -> Result<Bytes, String>
+where
+    B: hyper::body::Body<Data = Bytes>,
+    B::Error: std::fmt::Display + Send + Sync + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(c) => Ok(c.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(format!("the answer is larger than {} MiB", limit >> 20))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Where a CRD's conversion webhook is, from `spec.conversion.webhook.clientConfig`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -154,7 +175,7 @@ impl Webhook {
                 let answered = tokio::time::timeout(TIMEOUT, async {
                     let response = client.request(request).await.map_err(describe)?;
                     let (parts, body) = response.into_parts();
-                    let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
+                    let body = read_at_most(body, MAX_ANSWER).await?;
                     Ok::<_, String>((parts, body))
                 })
                 .await;
@@ -183,7 +204,7 @@ impl Webhook {
                     let response = client.send(request.map(kube::client::Body::from)).await;
                     let response = response.map_err(|e| crate::cluster::client::describe(&e))?;
                     let (parts, body) = response.into_parts();
-                    let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
+                    let body = read_at_most(body, MAX_ANSWER).await?;
                     Ok::<_, String>((parts, body))
                 })
                 .await;
@@ -305,6 +326,18 @@ fn direct(url: &str, server_name: Option<String>, ca_bundle: &[u8]) -> Result<We
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// An answer past the bound is an error that says so, read no further than the bound.
+    #[tokio::test]
+    async fn an_answer_past_the_bound_is_refused() {
+        let small = Full::new(Bytes::from(vec![b'x'; 1000]));
+        assert_eq!(read_at_most(small, 1000).await.unwrap().len(), 1000);
+        let large = Full::new(Bytes::from(vec![b'x'; (2 << 20) + 1]));
+        assert_eq!(
+            read_at_most(large, 2 << 20).await,
+            Err("the answer is larger than 2 MiB".to_string())
+        );
+    }
 
     #[test]
     fn a_webhook_is_found_by_url_or_service() {
