@@ -73,7 +73,7 @@ fn gate_lines(stderr: &str) -> Vec<&str> {
 
 #[test]
 fn the_gate_warns_denies_and_steps_aside() {
-    let Some(s) = Scenario::shared("gate") else {
+    let Some(s) = Scenario::shared_alone("gate") else {
         return;
     };
     install(&s);

@@ -52,6 +52,15 @@ impl Scenario<'static> {
         let turn = Turn::Shared(shared_turn());
         Some(Scenario::new(shared()?, name, turn))
     }
+
+    /// A scenario on the shared server with no other end-to-end test running meanwhile: for
+    /// one whose cluster-wide objects the other scenarios' operators would remove (they share
+    /// its ServiceAccount and the default names: an operator with the gate off deletes the
+    /// gate's ValidatingWebhookConfiguration `crd-audit` it finds).
+    fn shared_alone(name: &str) -> Option<Scenario<'static>> {
+        let turn = Turn::Own(own_server());
+        Some(Scenario::new(shared()?, name, turn))
+    }
 }
 
 impl<'a> Scenario<'a> {
