@@ -8,7 +8,8 @@
 //! - `loader_cases` (data in `tests/data/loader/`), `serialize`: documents in and out;
 //! - `proptest_keywords`, `fuzz_smoke`: property tests and the fuzz corpora replayed;
 //! - `panic_hook`: the panic guard and a program's hook (in a child process of its own);
-//! - `module_layers`: the engine's modules form layers.
+//! - `module_layers`: the engine's modules form layers;
+//! - `conversion_coerce`: a converted object pruned and defaulted at its version.
 
 mod common;
 mod layers;
@@ -19,6 +20,7 @@ mod cel_suite;
 mod conformance_check;
 mod conformance_prune;
 mod conformance_validate;
+mod conversion_coerce;
 mod fuzz_smoke;
 mod loader_cases;
 mod module_layers;

@@ -2,7 +2,6 @@
 //! the Prometheus text format, `/healthz` and `/readyz`.
 
 use crd_audit_engine::Class;
-use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -11,58 +10,11 @@ use prometheus_client::registry::Registry;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct CrdLabels {
-    pub crd: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct VersionLabels {
-    pub crd: String,
-    pub version: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ClassLabels {
-    pub crd: String,
-    pub class: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct FindingLabels {
-    pub crd: String,
-    pub finding: String,
-}
-
 /// The `finding` labels of `crd_audit_conversion_findings`, in the order of their counts.
 const CONVERSION_FINDINGS: [&str; 3] = ["lossy", "invalid", "failed"];
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct VerbLabels {
-    pub verb: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ResultLabels {
-    pub result: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct KindLabels {
-    pub kind: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ReconcileErrorLabels {
-    pub kind: String,
-    pub cause: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct BuildLabels {
-    pub version: String,
-    pub commit: String,
-}
+mod labels;
+pub use labels::*;
 
 fn audit_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.01, 4.0, 10))
