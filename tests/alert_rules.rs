@@ -119,7 +119,7 @@ fn every_alert_is_tested_and_has_a_runbook() {
 fn the_alerts_read_metrics_the_operator_exports() {
     // The names the operator registers (a family without series is not encoded, so the
     // registrations are read).
-    let source = std::fs::read_to_string(root().join("src/operator/metrics.rs")).unwrap();
+    let source = std::fs::read_to_string(root().join("src/operator/metrics/mod.rs")).unwrap();
     let families: Vec<&str> = source
         .split('"')
         .filter(|s| s.starts_with("crd_audit_") && !s.contains(' '))
