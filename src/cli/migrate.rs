@@ -15,7 +15,7 @@
 
 use super::progress_bar::Bar;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
-use crate::cluster::client::{ClusterArgs, cli_runtime, connect};
+use crate::cluster::client::{ClusterArgs, connect};
 use crate::cluster::write_budget::{Priority, Writes};
 use crate::migration::{self, MigrationError, Prune, Refusal, Rewrite, Target};
 use crate::release::KubeVersion;
@@ -226,24 +226,10 @@ impl<W: Write> Report<W> {
 }
 
 pub fn run(args: &Args) -> u8 {
-    let runtime = match cli_runtime() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_INPUT_ERROR;
-        }
-    };
-    let release = match args
-        .kubernetes_version
-        .as_deref()
-        .map(str::parse::<KubeVersion>)
-        .transpose()
+    let (runtime, release) = match super::cluster_command_start(args.kubernetes_version.as_deref())
     {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: --kubernetes-version: {e}");
-            return EXIT_INPUT_ERROR;
-        }
+        Ok(started) => started,
+        Err(code) => return code,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let stdout = std::io::stdout();

@@ -6,7 +6,7 @@
 use super::migrate::Output;
 use super::progress_bar::Bar;
 use super::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT_ERROR};
-use crate::cluster::client::{ClusterArgs, Origin, cli_runtime, config};
+use crate::cluster::client::{ClusterArgs, Origin, config};
 use crate::cluster::write_budget::{Priority, Writes};
 use crate::release::KubeVersion;
 use crate::roundtrip::{self, Checker, Finding, Kind, Strategy};
@@ -84,24 +84,10 @@ fn line(format: Output, f: &Finding) -> String {
 }
 
 pub fn run(args: &Args) -> u8 {
-    let runtime = match cli_runtime() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_INPUT_ERROR;
-        }
-    };
-    let release = match args
-        .kubernetes_version
-        .as_deref()
-        .map(str::parse::<KubeVersion>)
-        .transpose()
+    let (runtime, release) = match super::cluster_command_start(args.kubernetes_version.as_deref())
     {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: --kubernetes-version: {e}");
-            return EXIT_INPUT_ERROR;
-        }
+        Ok(started) => started,
+        Err(code) => return code,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let bar = Bar::new(!args.no_progress && std::io::stderr().is_terminal());
