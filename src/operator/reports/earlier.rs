@@ -12,13 +12,11 @@
 //! decoded) is needed only when the CRD changed while no operator ran, to diff that change:
 //! while they wait, the listed reports keep only the revision's generation, and the CRD whose
 //! generation is another reads its report again, whole, with a GET. Holding the revisions (even
-//! deflated) made a restart on 2,000 reports peak higher than a first start, and so did holding
-//! the rest decoded: a waiting report is kept as deflated JSON and decoded when it is taken.
+//! deflated) made a restart on 2,000 reports peak higher than a first start.
 
 use crate::audit::schema_audit::SchemaAudit;
 use crate::cluster::pages::each_listed;
 use crate::operator::metrics::Metrics;
-use crate::packed_crd::{deflate, inflate};
 use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use std::collections::HashMap;
 use tokio::sync::Mutex;
@@ -27,12 +25,10 @@ use tokio::sync::Mutex;
 /// with its recorded revision decodes to about half a megabyte).
 const PAGE: u32 = 20;
 
-/// A listed report waiting for its CRD: the report without its recorded revision, as deflated
-/// JSON, and what the revision said of the CRD's generation. The reports wait until their
-/// CRDs' first reconciles, which take minutes at 2,000 CRDs: decoded, their findings and
-/// conditions alone held a restart's peak a few MiB above a first start's.
+/// A listed report waiting for its CRD: the report without its recorded revision, and what the
+/// revision said of the CRD's generation.
 struct Waiting {
-    packed: Vec<u8>,
+    report: SchemaAudit,
     recorded: Recorded,
 }
 
@@ -48,8 +44,6 @@ enum Recorded {
 }
 
 impl Waiting {
-    /// A whole report waiting (the LIST takes the revision out before decoding instead).
-    #[cfg(test)]
     fn new(mut report: SchemaAudit) -> Waiting {
         let recorded = match report.spec.audited_revision.take() {
             None => Recorded::Nothing,
@@ -58,40 +52,16 @@ impl Waiting {
                 .and_then(serde_json::Value::as_i64)
                 .map_or(Recorded::Unreadable, Recorded::Generation),
         };
-        Waiting::packing(&report, recorded)
-    }
-
-    /// `report` (already without its revision) packed, with what its revision recorded.
-    fn packing(report: &SchemaAudit, recorded: Recorded) -> Waiting {
-        let json = serde_json::to_vec(report).expect("a decoded report serializes");
-        Waiting {
-            packed: deflate(&json),
-            recorded,
-        }
+        Waiting { report, recorded }
     }
 
     /// The report as listed, when what it recorded is all the CRD at `generation` needs: its
     /// revision is of that generation (or it has none). `None`: read it whole.
     fn for_generation(self, generation: i64) -> Option<SchemaAudit> {
         match self.recorded {
-            Recorded::Nothing => self.unpacked(),
-            Recorded::Generation(g) if g == generation => self.unpacked(),
+            Recorded::Nothing => Some(self.report),
+            Recorded::Generation(g) if g == generation => Some(self.report),
             _ => None,
-        }
-    }
-
-    /// The report again. It was packed from a decoded report, so this fails only if memory
-    /// was corrupted; the report is then read whole, as any other that cannot be used.
-    fn unpacked(self) -> Option<SchemaAudit> {
-        let decoded = inflate(&self.packed)
-            .map_err(|e| e.to_string())
-            .and_then(|json| serde_json::from_slice(&json).map_err(|e| e.to_string()));
-        match decoded {
-            Ok(report) => Some(report),
-            Err(e) => {
-                tracing::warn!(error = %e, "a listed report could not be unpacked; reading it again");
-                None
-            }
         }
     }
 }
@@ -183,8 +153,9 @@ async fn list(client: &kube::Client) -> Result<HashMap<String, Waiting>, kube::E
         };
         match serde_json::to_value(r).and_then(serde_json::from_value::<SchemaAudit>) {
             Ok(report) => {
-                let recorded = generation.unwrap_or(Recorded::Nothing);
-                reports.insert(name, Waiting::packing(&report, recorded));
+                let mut waiting = Waiting::new(report);
+                waiting.recorded = generation.unwrap_or(Recorded::Nothing);
+                reports.insert(name, waiting);
             }
             Err(e) => {
                 tracing::warn!(report = %name, error = %e, "an earlier report cannot be decoded; its CRD starts without its history");
@@ -324,31 +295,15 @@ mod tests {
         report.spec.audited_revision =
             Some(json!({"generation": 3, "uid": "u-a", "scope": "Namespaced", "versions": []}));
         let waiting = Waiting::new(report.clone());
+        assert!(waiting.report.spec.audited_revision.is_none());
         assert_eq!(waiting.recorded, Recorded::Generation(3));
         let back = waiting.for_generation(3).unwrap();
-        assert!(back.spec.audited_revision.is_none());
-        let mut without = report.clone();
-        without.spec.audited_revision = None;
-        assert_eq!(
-            serde_json::to_value(&back).unwrap(),
-            serde_json::to_value(&without).unwrap()
-        );
         assert_eq!(back.status.unwrap().observed_generation, Some(2));
         assert!(Waiting::new(report.clone()).for_generation(4).is_none());
         report.spec.audited_revision = Some(json!({"uid": "u-a", "versions": []}));
         assert!(Waiting::new(report.clone()).for_generation(3).is_none());
         report.spec.audited_revision = None;
         assert!(Waiting::new(report).for_generation(3).is_some());
-    }
-
-    /// A waiting report whose bytes are damaged is not used: its CRD reads it again whole.
-    #[test]
-    fn a_waiting_report_that_cannot_be_unpacked_is_read_again() {
-        let report: SchemaAudit = serde_json::from_value(earlier_report("apples", "u-a")).unwrap();
-        assert!(Waiting::new(report.clone()).for_generation(2).is_some());
-        let mut damaged = Waiting::new(report);
-        damaged.packed.truncate(damaged.packed.len() / 2);
-        assert!(damaged.for_generation(2).is_none());
     }
 
     /// A CRD changed while no operator ran (its report's revision is of generation 1, the CRD
