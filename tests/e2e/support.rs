@@ -5,32 +5,18 @@
 
 mod absence;
 mod helm;
+mod turns;
 pub use absence::*;
 pub use helm::*;
+pub use turns::*;
 pub mod conversion_webhook;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-/// Who has the API servers when. The scenarios on a shared server run side by side, each
-/// in its own API group and namespace (`shared`, `shared_apiext`); a test that needs a server
-/// of its own (it restarts the server, changes cluster-wide RBAC, or needs a pristine
-/// cluster) runs alone: two servers starting on 2 cores only make both slow.
-static TURNS: RwLock<()> = RwLock::new(());
-
-/// The turn of a test with a server of its own: no other end-to-end test runs meanwhile.
-pub fn own_server() -> RwLockWriteGuard<'static, ()> {
-    TURNS.write().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The turn of a scenario on a shared server: beside the other such scenarios.
-pub fn shared_turn() -> RwLockReadGuard<'static, ()> {
-    TURNS.read().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The kube-apiserver 1.20 that the scenarios share, started by the first one to ask (with
 /// the shipped manifests applied) and stopped when the test process ends. `None` as `start`.

@@ -379,7 +379,7 @@ impl NodeTraces {
 /// (`protectKernelDefaults`: kubelet checks them and changes nothing itself).
 #[test]
 fn a_node_leaves_nothing_behind() {
-    let _turn = own_server();
+    let _turn = node_lane();
     if std::env::var("CRD_AUDIT_E2E").as_deref() == Ok("off") {
         return;
     }
@@ -439,7 +439,7 @@ fn a_node_leaves_nothing_behind() {
 /// whose node-down.sh leaves the host as it was before the first node.
 #[test]
 fn the_next_start_reaps_a_killed_node() {
-    let _turn = own_server();
+    let _turn = node_lane();
     if std::env::var("CRD_AUDIT_E2E").as_deref() == Ok("off") {
         return;
     }

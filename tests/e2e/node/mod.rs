@@ -5,7 +5,8 @@
 //! installs it: `helm install --wait`, two replicas, `gate.mode: warn`, the image loaded into
 //! the node (`tests/testenv/node-load-image.sh`) and run with `imagePullPolicy: Never`.
 //!
-//! One node serves the tests here, one after another (each takes the whole machine's turn):
+//! One node serves the tests here, one after another (each takes the node's lane, beside the
+//! tests on API servers of their own):
 //! - the install: both pods ready, their probes passing, running as non-root with a
 //!   read-only root filesystem and the chart's seccomp profile (read from the processes
 //!   themselves); a report for every CRD; `helm test` passing; the startup probe holding a
@@ -104,14 +105,9 @@ pub fn stop_shared_node() {
     drop(node);
 }
 
-/// One test on the node at a time, and no other end-to-end test meanwhile.
-fn node_turn() -> (
-    std::sync::RwLockWriteGuard<'static, ()>,
-    std::sync::MutexGuard<'static, ()>,
-) {
-    static ONE: Mutex<()> = Mutex::new(());
-    let turn = own_server();
-    (turn, ONE.lock().unwrap_or_else(|e| e.into_inner()))
+/// One test on the node at a time, beside the tests on servers (`node_lane`).
+fn node_turn() -> std::sync::MutexGuard<'static, ()> {
+    node_lane()
 }
 
 fn helm(env: &TestEnv, args: &[&str]) -> std::process::Output {

@@ -13,56 +13,26 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const REPORT_CRD: &str = "charts/crd-audit/crds";
-/// What makes the image and the chart: a commit that changes none of these makes the same
-/// release.
-const RELEASE_INPUTS: &[&str] = &[
-    "charts/crd-audit",
-    "src",
-    "crates",
-    "config",
-    "build.rs",
-    "Cargo.toml",
-    "Cargo.lock",
-    "Dockerfile",
-    "scripts/build-static.sh",
-    "scripts/build-image.sh",
-];
-
-/// Whether the chart or the binary of `a` differs from `b`'s (the working tree's when `None`).
-fn release_differs(a: &str, b: Option<&str>) -> bool {
-    !Command::new("git")
-        .args(["diff", "--quiet", a])
-        .args(b)
-        .arg("--")
-        .args(RELEASE_INPUTS)
-        .status()
-        .unwrap()
-        .success()
-}
-
-/// The release an admin upgrades from: the commit (first parents, from HEAD) that made the
-/// newest chart and binary other than the working tree's. Commits after it that change
-/// neither (tests, docs) make the same release, and pick the same commit, whose image the
-/// cache then holds.
+/// The release an admin upgrades from (`scripts/previous-release.sh`: the commit that made the
+/// newest chart and binary other than the working tree's; `.ci/run` builds its image before
+/// the tests with the same script).
 fn previous_release_commit() -> String {
-    let out = Command::new("git")
-        .args(["log", "--first-parent", "--format=%H"])
+    let out = Command::new("bash")
+        .arg("scripts/previous-release.sh")
         .output()
-        .expect("git");
-    assert!(out.status.success(), "git log: {out:?}");
-    let commits = String::from_utf8(out.stdout).unwrap();
-    let mut commits = commits.lines();
-    let newest = commits
-        .find(|c| release_differs(c, None))
-        .expect("a commit whose chart or binary differs (the checkout needs its history)");
-    let mut made = newest;
-    for c in commits {
-        if release_differs(c, Some(newest)) {
-            break;
-        }
-        made = c;
-    }
-    made.to_string()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "scripts/previous-release.sh: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let commit = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert_eq!(
+        commit.len(),
+        40,
+        "scripts/previous-release.sh printed {commit:?}"
+    );
+    commit
 }
 
 /// `git archive` of the chart at `commit`, under `dir`: the chart's path.

@@ -42,7 +42,7 @@ struct Scenario<'a> {
 }
 
 enum Turn {
-    Shared(#[allow(dead_code)] std::sync::RwLockReadGuard<'static, ()>),
+    Shared(#[allow(dead_code)] SharedTurn),
     Own(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, ()>),
 }
 
