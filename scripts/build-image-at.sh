@@ -3,16 +3,12 @@
 # worktree of that commit, its own scripts/build-static.sh and scripts/build-image.sh, and the
 # archive cached by commit id, so that CI builds it once per commit.
 #
-#   scripts/build-image-at.sh [--binary-only] COMMIT
+#   scripts/build-image-at.sh COMMIT
 #
 # stdout: two words, the archive's path and the image reference it holds
-# (localhost/crd-audit:<commit, 12 digits>); with --binary-only, the static binary's path (no
-# image is built: .ci/run builds the binary beside its other builds, before buildah is
-# installed, and the upgrade test later makes the image of it). stderr: what was built and how
-# long it took.
+# (localhost/crd-audit:<commit, 12 digits>). stderr: what was built and how long it took.
 # Cache: ${CRD_AUDIT_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/crd-audit-images}/
 #   <commit>.tar   the archive (kept; a later run prints it at once)
-#   <commit>.bin   the static binary it holds (kept; an image is made of it without a build)
 # The build shares the caller's cargo target directory (CARGO_TARGET_DIR, else this checkout's
 # target/): the dependencies that scripts/build-static.sh built for the working tree (the
 # same flags and, most often, the same Cargo.lock) are not built again, only the workspace's
@@ -21,9 +17,7 @@
 # The worktree is made under a temporary directory and removed afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-binary_only=false
-if [ "${1:-}" = --binary-only ]; then binary_only=true; shift; fi
-[ $# = 1 ] || { echo "usage: scripts/build-image-at.sh [--binary-only] COMMIT" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: scripts/build-image-at.sh COMMIT" >&2; exit 2; }
 commit=$(git rev-parse --verify --quiet "$1^{commit}") || { echo "error: no commit $1 here" >&2; exit 1; }
 cache=${CRD_AUDIT_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/crd-audit-images}
 mkdir -p "$cache"
@@ -35,13 +29,7 @@ if ! flock -n 9; then
     echo "another run is building an image in $cache; waiting for it" >&2
     flock 9
 fi
-binary=$cache/$commit.bin
-if $binary_only && [ -s "$binary" ]; then
-    echo "binary of $commit: $binary (cached)" >&2
-    echo "$binary"
-    exit 0
-fi
-if ! $binary_only && [ -s "$archive" ]; then
+if [ -s "$archive" ]; then
     echo "image $image of $commit: $archive (cached)" >&2
     echo "$archive $image"
     exit 0
@@ -59,28 +47,15 @@ cleanup() {
 }
 trap cleanup EXIT
 git worktree add --detach --quiet "$tmp/src" "$commit" >&2
-if [ ! -s "$binary" ]; then
-    (
-        cd "$tmp/src"
-        export CARGO_TARGET_DIR=$target_dir
-        # The binary says which commit it is. Named here, not read by build.rs from the
-        # worktree's HEAD: the build script's output is cached in the shared target directory,
-        # keyed to the working tree's HEAD, and would name the working tree's commit.
-        export CRD_AUDIT_GIT_COMMIT=${commit:0:12}
-        bash scripts/build-static.sh "$tmp/crd-audit" >&2
-    )
-    # Whole or not at all: a run stopped while copying leaves no half binary in the cache.
-    cp "$tmp/crd-audit" "$binary.part"
-    mv "$binary.part" "$binary"
-    echo "binary of $commit: $binary, built in $(( $(date +%s) - started )) s" >&2
-fi
-if $binary_only; then
-    echo "$binary"
-    exit 0
-fi
 (
     cd "$tmp/src"
-    CRD_AUDIT_IMAGE=$image CRD_AUDIT_STATIC_BIN=$binary bash scripts/build-image.sh "$tmp/image.tar" >/dev/null
+    export CARGO_TARGET_DIR=$target_dir
+    # The binary says which commit it is. Named here, not read by build.rs from the worktree's
+    # HEAD: the build script's output is cached in the shared target directory, keyed to the
+    # working tree's HEAD, and would name the working tree's commit.
+    export CRD_AUDIT_GIT_COMMIT=${commit:0:12}
+    bash scripts/build-static.sh "$tmp/crd-audit" >&2
+    CRD_AUDIT_IMAGE=$image CRD_AUDIT_STATIC_BIN=$tmp/crd-audit bash scripts/build-image.sh "$tmp/image.tar" >/dev/null
 )
 mv "$tmp/image.tar" "$archive"
 echo "image $image of $commit: $archive, built in $(( $(date +%s) - started )) s" >&2

@@ -8,8 +8,8 @@
 #   scripts/previous-release.sh
 #
 # stdout: the commit's full id. The upgrade test (tests/e2e/node/upgrade.rs) upgrades from
-# it; .ci/run builds its image (scripts/build-image-at.sh) beside the other builds, before the
-# tests. Fails when no commit differs (a shallow clone: the upgrade test needs the history).
+# it (its image built by scripts/build-image-at.sh). Fails when no commit differs (a shallow
+# clone: the upgrade test needs the history).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

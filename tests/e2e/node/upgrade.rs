@@ -14,8 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 const REPORT_CRD: &str = "charts/crd-audit/crds";
 /// The release an admin upgrades from (`scripts/previous-release.sh`: the commit that made the
-/// newest chart and binary other than the working tree's; `.ci/run` builds its image before
-/// the tests with the same script).
+/// newest chart and binary other than the working tree's).
 fn previous_release_commit() -> String {
     let out = Command::new("bash")
         .arg("scripts/previous-release.sh")
