@@ -47,6 +47,9 @@ cleanup() {
 }
 trap cleanup EXIT
 git worktree add --detach --quiet "$tmp/src" "$commit" >&2
+# That commit's build-static.sh may not leave out what cargo set for a crate that runs this.
+# shellcheck source=scripts/lib/crate-env.sh
+source scripts/lib/crate-env.sh
 (
     cd "$tmp/src"
     export CARGO_TARGET_DIR=$target_dir
@@ -54,7 +57,7 @@ git worktree add --detach --quiet "$tmp/src" "$commit" >&2
     # HEAD: the build script's output is cached in the shared target directory, keyed to the
     # working tree's HEAD, and would name the working tree's commit.
     export CRD_AUDIT_GIT_COMMIT=${commit:0:12}
-    bash scripts/build-static.sh "$tmp/crd-audit" >&2
+    without_crate_env bash scripts/build-static.sh "$tmp/crd-audit" >&2
     CRD_AUDIT_IMAGE=$image CRD_AUDIT_STATIC_BIN=$tmp/crd-audit bash scripts/build-image.sh "$tmp/image.tar" >/dev/null
 )
 mv "$tmp/image.tar" "$archive"

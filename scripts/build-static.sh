@@ -98,7 +98,11 @@ if [ "$target" != "$host" ]; then
 fi
 
 # The image runs the operator: glibc's malloc (feature system-allocator, src/allocator.rs).
-RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --target "$target" -p crd-audit --features system-allocator
+# Run from a test or a build script, the build matches the ones made outside them.
+# shellcheck source=scripts/lib/crate-env.sh
+source scripts/lib/crate-env.sh
+without_crate_env env RUSTFLAGS="-C target-feature=+crt-static" \
+    cargo build --release --locked --target "$target" -p crd-audit --features system-allocator
 bin=${CARGO_TARGET_DIR:-target}/$target/release/crd-audit
 if [ "$target" = "$host" ]; then
     if ! ldd "$bin" 2>&1 | grep -qE "statically linked|not a dynamic executable"; then

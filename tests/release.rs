@@ -1,7 +1,8 @@
 //! The release workflow (.github/workflows/release.yml) agrees with what it ships: the krew
 //! manifest's platforms, the platforms the workflow builds binaries and the image for, and the
 //! targets scripts/build-static.sh supports are one set; every script the workflow runs
-//! exists; its Rust release is the Dockerfile's.
+//! exists; its Rust release is the Dockerfile's. And scripts/build-static.sh, run by a test
+//! (the e2e tests build the image), builds without what cargo set for that test.
 
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -308,4 +309,65 @@ fn the_workflow_builds_with_the_dockerfiles_rust() {
         from.contains(&format!(" rust:{rust}-")),
         "the Dockerfile builds with {from:?}, {WORKFLOW} with Rust {rust}"
     );
+}
+
+/// A variable cargo sets for a crate it builds or runs, as some dependencies' build scripts
+/// watch them (`CARGO` itself, the cargo that runs the tests, is not one).
+fn is_crate_variable(name: &str) -> bool {
+    name == "OUT_DIR"
+        || name.starts_with("CARGO_PKG_")
+        || name.starts_with("CARGO_MANIFEST_")
+        || name.starts_with("CARGO_BIN_")
+        || [
+            "CARGO_CRATE_NAME",
+            "CARGO_PRIMARY_PACKAGE",
+            "CARGO_TARGET_TMPDIR",
+            "CARGO_RUSTC_CURRENT_DIR",
+        ]
+        .contains(&name)
+}
+
+/// This test runs under `cargo test`, with the variables cargo sets for it: the environment
+/// scripts/lib/crate-env.sh leaves to the cargo build of scripts/build-static.sh has none of
+/// them, and keeps the rest.
+#[test]
+fn the_static_build_runs_without_what_cargo_set_for_the_test() {
+    let inherited: Vec<String> = std::env::vars().map(|(name, _)| name).collect();
+    assert!(
+        inherited.iter().any(|n| n == "CARGO_PKG_NAME")
+            && inherited.iter().any(|n| n == "CARGO_MANIFEST_DIR"),
+        "cargo test sets CARGO_PKG_NAME and CARGO_MANIFEST_DIR: {inherited:?}"
+    );
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            "source scripts/lib/crate-env.sh && without_crate_env env -0",
+        ])
+        .current_dir(root())
+        .env("OUT_DIR", "/tmp/out")
+        .env("CARGO_PRIMARY_PACKAGE", "1")
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .split('\0')
+        .filter_map(|entry| entry.split_once('=').map(|(name, _)| name.to_string()))
+        .collect();
+    let crate_variables: Vec<&String> = left.iter().filter(|n| is_crate_variable(n)).collect();
+    assert!(
+        crate_variables.is_empty(),
+        "left for cargo: {crate_variables:?}"
+    );
+    for kept in ["PATH", "HOME"] {
+        if std::env::var_os(kept).is_some() {
+            assert!(left.iter().any(|n| n == kept), "{kept} was removed");
+        }
+    }
+    if std::env::var_os("CARGO").is_some() {
+        assert!(left.iter().any(|n| n == "CARGO"), "CARGO was removed");
+    }
 }

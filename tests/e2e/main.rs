@@ -20,19 +20,50 @@ mod support;
 /// More threads than tests can wait on one turn (the node's lane has six tests).
 const TEST_THREADS: &str = "12";
 
-/// Sets `RUST_TEST_THREADS` to `TEST_THREADS` before libtest reads it (a function of the
-/// executable's `.init_array`: run before `main`), unless it is set.
+/// Before libtest reads the environment (a function of the executable's `.init_array`: run
+/// before `main`): sets `RUST_TEST_THREADS` to `TEST_THREADS` unless it is set, and removes
+/// what cargo set for this test crate (`is_crate_variable`), so that the cargo builds the tests
+/// start (the image's static binary, the webhook example, the previous release) match the
+/// builds made outside the tests instead of compiling most of the dependency tree again.
 #[used]
 #[unsafe(link_section = ".init_array")]
-static TEST_THREADS_UNLESS_SET: extern "C" fn() = {
+static BEFORE_MAIN: extern "C" fn() = {
     extern "C" fn set() {
-        if std::env::var_os("RUST_TEST_THREADS").is_none() {
-            // SAFETY: before main, no other thread runs to read or write the environment.
-            unsafe { std::env::set_var("RUST_TEST_THREADS", TEST_THREADS) };
+        // SAFETY: before main, no other thread runs to read or write the environment.
+        unsafe {
+            if std::env::var_os("RUST_TEST_THREADS").is_none() {
+                std::env::set_var("RUST_TEST_THREADS", TEST_THREADS);
+            }
+            let names: Vec<_> = std::env::vars_os()
+                .map(|(name, _)| name)
+                .filter(|name| name.to_str().is_some_and(is_crate_variable))
+                .collect();
+            for name in names {
+                std::env::remove_var(name);
+            }
         }
     }
     set
 };
+
+/// A variable cargo sets for the crate it builds or runs (scripts/lib/crate-env.sh names the
+/// same ones): some dependencies' build scripts watch them (ring's
+/// `rerun-if-env-changed=CARGO_PKG_NAME`), so a build that inherits them is not the build
+/// made without them. `CARGO` (the cargo that runs the tests) stays.
+fn is_crate_variable(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "OUT_DIR",
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_MANIFEST_LINKS",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+    ];
+    EXACT.contains(&name) || name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_BIN_EXE_")
+}
 
 mod book;
 mod chart;
@@ -44,3 +75,15 @@ mod node;
 mod operator;
 mod roundtrip;
 mod testenv;
+
+/// What the tests start (cargo builds, scripts, servers) inherits nothing cargo set for this
+/// test crate, and still the cargo that runs the tests.
+#[test]
+fn the_tests_children_inherit_nothing_cargo_set_for_this_crate() {
+    let left: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| is_crate_variable(name))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(std::env::var_os("CARGO").is_some(), "CARGO was removed");
+}
