@@ -344,7 +344,7 @@ fn the_static_build_runs_without_what_cargo_set_for_the_test() {
             "source scripts/lib/crate-env.sh && without_crate_env env -0",
         ])
         .current_dir(root())
-        .env("OUT_DIR", "/tmp/out")
+        .env("OUT_DIR", env!("CARGO_TARGET_TMPDIR"))
         .env("CARGO_PRIMARY_PACKAGE", "1")
         .output()
         .expect("bash");
