@@ -331,18 +331,34 @@ fn audit_and_validate_read_a_real_cluster() {
 
     // On a terminal (a pseudo-terminal from util-linux's `script`), stderr shows the
     // progress: objects read of the servers' count, and the CRD under way; stdout stays
-    // clean.
+    // clean. The terminal's type is the test's, not the runner's: on a `dumb` terminal, or
+    // with TERM unset, there is no bar (it moves the cursor), whatever the runner has.
     let json_out = env.run_dir.join("audit.json");
     let command = format!(
         "{} audit --kubeconfig {kc} --include-group {GROUP} -o json > {}",
         env!("CARGO_BIN_EXE_crd-audit"),
         json_out.display()
     );
-    let tty = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("COLUMNS", "200")
-        .output()
-        .expect("util-linux script");
+    let on_terminal = |term: Option<&str>| {
+        let mut script = Command::new("script");
+        script
+            .args(["-qec", &command, "/dev/null"])
+            .env("COLUMNS", "200");
+        match term {
+            Some(t) => script.env("TERM", t),
+            None => script.env_remove("TERM"),
+        };
+        script.output().expect("util-linux script")
+    };
+    let plain: Vec<_> = [Some("dumb"), None]
+        .map(|term| (term, on_terminal(term)))
+        .into();
+    let tty = on_terminal(Some("xterm-256color"));
+    for (term, out) in plain {
+        assert_eq!(out.status, tty.status, "TERM={term:?}: {out:?}");
+        let screen = text(&out.stdout);
+        assert!(!screen.contains(" objects, "), "TERM={term:?}: {screen}");
+    }
     let screen = text(&tty.stdout);
     assert!(
         screen.contains(&format!("{}/{} objects", MANY + 5, MANY + 5)),
