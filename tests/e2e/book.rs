@@ -90,16 +90,17 @@ fn run_snippets(sequence: &str, names: &[&str], prelude: &str) {
         .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let logs = logs_written(&work);
     for (i, name) in names.iter().enumerate() {
         let begin = format!("@@@ {i}\n");
         let end = format!("@@@ {i} exit ");
         let from = text
             .find(&begin)
-            .unwrap_or_else(|| panic!("{name} did not run:\n{text}"))
+            .unwrap_or_else(|| panic!("{name} did not run:\n{text}{logs}"))
             + begin.len();
         let to = text[from..]
             .find(&end)
-            .unwrap_or_else(|| panic!("{name} did not end:\n{text}"))
+            .unwrap_or_else(|| panic!("{name} did not end:\n{text}{logs}"))
             + from;
         let output = &text[from..to];
         let code: i32 = text[to + end.len()..]
@@ -112,17 +113,41 @@ fn run_snippets(sequence: &str, names: &[&str], prelude: &str) {
         assert_eq!(
             code,
             expected_exit(&source),
-            "{name} exited {code}:\n{output}"
+            "{name} exited {code}:\n{output}{logs}"
         );
         if let Ok(expected) = std::fs::read_to_string(snippets.join(format!("{name}.expected"))) {
             for line in expected.lines().filter(|l| !l.trim().is_empty()) {
                 assert!(
                     output.lines().any(|o| o.contains(line)),
-                    "{name}: no line of its output holds {line:?}:\n{output}"
+                    "{name}: no line of its output holds {line:?}:\n{output}{logs}"
                 );
             }
         }
     }
+}
+
+/// The end of each log the snippets wrote in `work` (the operator's `2>operator.log`), for a
+/// failure's message: a background command that stopped says why there.
+fn logs_written(work: &Path) -> String {
+    let mut logs: Vec<_> = std::fs::read_dir(work)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    logs.sort();
+    let mut text = String::new();
+    for log in logs {
+        let content = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<&str> = content.lines().collect();
+        text.push_str(&format!("\n--- the last lines of {}:\n", log.display()));
+        for line in &lines[lines.len().saturating_sub(40)..] {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
 }
 
 /// Whether the snippets may start the test cluster: end-to-end tests on, and (unless they are
