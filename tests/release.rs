@@ -9,6 +9,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
+#[path = "common/crate_variables.rs"]
+mod crate_variables;
+use crate_variables::is_crate_variable;
+
 const WORKFLOW: &str = ".github/workflows/release.yml";
 const KREW_MANIFEST: &str = "plugins/krew/crd-audit.yaml";
 
@@ -309,22 +313,6 @@ fn the_workflow_builds_with_the_dockerfiles_rust() {
         from.contains(&format!(" rust:{rust}-")),
         "the Dockerfile builds with {from:?}, {WORKFLOW} with Rust {rust}"
     );
-}
-
-/// A variable cargo sets for a crate it builds or runs, as some dependencies' build scripts
-/// watch them (`CARGO` itself, the cargo that runs the tests, is not one).
-fn is_crate_variable(name: &str) -> bool {
-    name == "OUT_DIR"
-        || name.starts_with("CARGO_PKG_")
-        || name.starts_with("CARGO_MANIFEST_")
-        || name.starts_with("CARGO_BIN_")
-        || [
-            "CARGO_CRATE_NAME",
-            "CARGO_PRIMARY_PACKAGE",
-            "CARGO_TARGET_TMPDIR",
-            "CARGO_RUSTC_CURRENT_DIR",
-        ]
-        .contains(&name)
 }
 
 /// This test runs under `cargo test`, with the variables cargo sets for it: the environment

@@ -46,24 +46,9 @@ static BEFORE_MAIN: extern "C" fn() = {
     set
 };
 
-/// A variable cargo sets for the crate it builds or runs (scripts/lib/crate-env.sh names the
-/// same ones): some dependencies' build scripts watch them (ring's
-/// `rerun-if-env-changed=CARGO_PKG_NAME`), so a build that inherits them is not the build
-/// made without them. `CARGO` (the cargo that runs the tests) stays.
-fn is_crate_variable(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "OUT_DIR",
-        "CARGO_MANIFEST_DIR",
-        "CARGO_MANIFEST_PATH",
-        "CARGO_MANIFEST_LINKS",
-        "CARGO_CRATE_NAME",
-        "CARGO_BIN_NAME",
-        "CARGO_PRIMARY_PACKAGE",
-        "CARGO_TARGET_TMPDIR",
-        "CARGO_RUSTC_CURRENT_DIR",
-    ];
-    EXACT.contains(&name) || name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_BIN_EXE_")
-}
+#[path = "../common/crate_variables.rs"]
+mod crate_variables;
+use crate_variables::is_crate_variable;
 
 mod book;
 mod chart;
@@ -85,5 +70,8 @@ fn the_tests_children_inherit_nothing_cargo_set_for_this_crate() {
         .filter(|name| is_crate_variable(name))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+    for name in ["CARGO_PKG_NAME", "CARGO_MANIFEST_DIR", "CARGO_CRATE_NAME"] {
+        assert!(std::env::var_os(name).is_none(), "{name} is left");
+    }
     assert!(std::env::var_os("CARGO").is_some(), "CARGO was removed");
 }
