@@ -139,7 +139,9 @@ fn logs_written(work: &Path) -> String {
     logs.sort();
     let mut text = String::new();
     for log in logs {
-        let content = std::fs::read_to_string(&log).unwrap_or_default();
+        // A log cut in the middle of a character is still read.
+        let content =
+            String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default()).into_owned();
         let lines: Vec<&str> = content.lines().collect();
         text.push_str(&format!("\n--- the last lines of {}:\n", log.display()));
         for line in &lines[lines.len().saturating_sub(40)..] {
